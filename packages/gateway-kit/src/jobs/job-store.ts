@@ -1,0 +1,111 @@
+import type { GatewayError } from '../contract/gateway-error.ts';
+import type { JobStatus } from '../contract/job.ts';
+
+/**
+ * A job as a {@link JobStore} keeps it: the contract's job resource plus what the gateway needs to
+ * run it and to scope it. Records are plain JSON-serialisable data so that any store can hold them.
+ */
+export interface StoredJob {
+  readonly jobId: string;
+  /** The principal that created the job; only it may read or cancel the job. */
+  readonly ownerId: string;
+  readonly invocationId: string;
+  readonly actionId: string;
+  readonly actionName: string;
+  readonly status: JobStatus;
+  /** Starts at 1 and grows by one with every change: the compare-and-set token. */
+  readonly version: number;
+  /** ISO 8601 UTC timestamps (`new Date().toISOString()`). */
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Set once cancellation was requested; never unset. */
+  readonly cancelRequested: boolean;
+  readonly deadlineAt?: string;
+  readonly outputText?: string;
+  readonly machineSummary?: string;
+  readonly dataSchemaVersion?: string;
+  readonly data?: Record<string, unknown>;
+  readonly error?: GatewayError;
+  /** Opaque JSON the gateway stores with the job (validated input, callbacks). Stores never read it. */
+  readonly payload?: Record<string, unknown>;
+}
+
+/** What {@link JobStore.create} needs: everything but the fields the store owns. */
+export type NewJob = Omit<StoredJob, 'version' | 'updatedAt' | 'cancelRequested' | 'status'> & {
+  readonly status: 'queued' | 'running';
+};
+
+/** The fields a transition may set. `status` must be a legal next state (see {@link canTransition}). */
+export interface JobUpdate {
+  readonly status?: JobStatus;
+  readonly outputText?: string;
+  readonly machineSummary?: string;
+  readonly dataSchemaVersion?: string;
+  readonly data?: Record<string, unknown>;
+  readonly error?: GatewayError;
+}
+
+/** The outcome of a compare-and-set operation. */
+export type JobWriteResult =
+  | { readonly ok: true; readonly job: StoredJob }
+  | {
+      readonly ok: false;
+      /** `not_found`: no such job; `conflict`: the version moved on; `invalid_transition`: the state machine forbids it. */
+      readonly reason: 'not_found' | 'conflict' | 'invalid_transition';
+      readonly job?: StoredJob;
+    };
+
+/**
+ * Where jobs live. The gateway relies on these guarantees, and the conformance suite
+ * (`jobStoreConformance` in `@svc/gateway-kit/testing`) checks them for any adapter:
+ *
+ * - `create` is atomic create-if-absent by `jobId` (two racing creates: one wins, both see it).
+ * - A job is readable by `get` as soon as `create` resolves.
+ * - `update` is a compare-and-set on `version` that also enforces the state machine
+ *   `queued → running | cancelled | failed`, `running → completed | failed | cancelled`;
+ *   terminal states never change, and every successful write increments `version`.
+ * - `requestCancel` atomically moves a queued or running job to `cancelled`, sets
+ *   `cancelRequested`, and notifies `onCancel` listeners of that job (on any instance that
+ *   shares the store); it returns `invalid_transition` for a terminal job.
+ * - Finished jobs are kept for the store's retention period, then removed; the store stays bounded.
+ */
+export interface JobStore {
+  create(job: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }>;
+  get(jobId: string): Promise<StoredJob | undefined>;
+  /** Compare-and-set. Without `status` it patches fields of a non-terminal job (progress). */
+  update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult>;
+  requestCancel(jobId: string): Promise<JobWriteResult>;
+  /** Calls `listener` once when cancellation of `jobId` is requested. Returns an unsubscribe function. */
+  onCancel(jobId: string, listener: () => void): () => void;
+  /** Releases timers and connections. */
+  close(): Promise<void>;
+}
+
+const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  queued: ['running', 'cancelled', 'failed'],
+  running: ['completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/**
+ * Whether the job state machine allows `from → to`.
+ *
+ * @example
+ * canTransition('queued', 'running'); // true
+ * canTransition('completed', 'failed'); // false
+ */
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/**
+ * Whether `status` is terminal (`completed`, `failed` or `cancelled`).
+ *
+ * @example
+ * isTerminal('cancelled'); // true
+ */
+export function isTerminal(status: JobStatus): boolean {
+  return TRANSITIONS[status].length === 0;
+}
