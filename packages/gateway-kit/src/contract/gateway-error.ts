@@ -28,7 +28,10 @@ export interface ErrorEnvelope {
 }
 
 /** A free-form JSON object (never an array or null). */
-export const JsonObjectSchema: v.GenericSchema<Record<string, unknown>> = v.record(v.string(), v.unknown());
+export const JsonObjectSchema: v.GenericSchema<Record<string, unknown>> = v.record(
+  v.string(),
+  v.unknown(),
+);
 
 /**
  * Schema of a {@link GatewayError}; unknown properties are rejected.

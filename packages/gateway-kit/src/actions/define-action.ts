@@ -1,0 +1,117 @@
+import type * as v from 'valibot';
+import type { Principal } from '../auth/principal.ts';
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { ExecutionMode, SideEffectLevel } from '../contract/manifest.ts';
+import type { ActionRejection } from './action-rejection.ts';
+
+/** A valibot schema whose input is a JSON object: an action's input must be an object. */
+export type ActionInputSchema = v.GenericSchema<Record<string, unknown>, unknown>;
+
+/** What an action's `run` learns about the invocation it serves. */
+export interface Invocation {
+  readonly invocationId: string;
+  readonly traceId?: string;
+  readonly idempotencyKey?: string;
+  readonly deadlineAt?: string;
+  readonly meeting: InvokeRequest['meeting'];
+  readonly session: InvokeRequest['session'];
+  readonly context: Record<string, unknown>;
+}
+
+/** The second argument of `run`. */
+export interface ActionContext {
+  readonly invocation: Invocation;
+  readonly principal: Principal;
+  /** Aborts when the client disconnects, the deadline passes or the action times out. */
+  readonly signal: AbortSignal;
+}
+
+/** A successful result: becomes a `completed` invoke response. */
+export interface ActionResult {
+  readonly outputText?: string;
+  readonly machineSummary?: string;
+  readonly dataSchemaVersion?: string;
+  readonly data?: Record<string, unknown>;
+}
+
+/** Everything `defineAction` accepts. Only `id`, `input` and `run` are required. */
+export interface ActionDefinition<TSchema extends ActionInputSchema> {
+  /** Stable identifier (`[a-z0-9][a-z0-9._-]*`, at most 128 characters). */
+  readonly id: string;
+  /** Name the hosted service may use instead of the id; defaults to `id`. */
+  readonly name?: string;
+  /** Short human title; defaults to `name`. */
+  readonly title?: string;
+  /** What the action does, for the meeting assistant to decide when to call it. */
+  readonly description?: string;
+  /** Valibot schema of `action.input`; published as JSON Schema in the manifest. */
+  readonly input: TSchema;
+  /** Defaults to `'sync'`. */
+  readonly executionMode?: ExecutionMode;
+  /** Defaults to `false`. */
+  readonly requiresApproval?: boolean;
+  /** Defaults to `'read'`. */
+  readonly sideEffectLevel?: SideEffectLevel;
+  /** Whether running twice with the same input has the effect of running once. Defaults to `false`. */
+  readonly idempotent?: boolean;
+  /** Upper bound for one run in milliseconds, applied even without a `deadlineAt`. Defaults to 30 000. */
+  readonly timeoutMs?: number;
+  readonly run: (
+    input: v.InferOutput<TSchema>,
+    context: ActionContext,
+  ) => ActionResult | ActionRejection | Promise<ActionResult | ActionRejection>;
+}
+
+/** A defined action, with every default filled in. */
+export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
+  readonly id: string;
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input: TSchema;
+  readonly executionMode: ExecutionMode;
+  readonly requiresApproval: boolean;
+  readonly sideEffectLevel: SideEffectLevel;
+  readonly idempotent: boolean;
+  readonly timeoutMs: number;
+  // Method syntax (bivariant) so actions with different input types fit in one `actions` list.
+  run(
+    input: v.InferOutput<TSchema>,
+    context: ActionContext,
+  ): ActionResult | ActionRejection | Promise<ActionResult | ActionRejection>;
+}
+
+/**
+ * Declares an action the gateway offers. `run` receives the input already validated by `input`
+ * (typed from the schema) and answers with a result, or refuses with {@link reject}.
+ *
+ * @example
+ * import * as v from 'valibot';
+ * const lookupAccount = defineAction({
+ *   id: 'lookup-account',
+ *   title: 'Look up an account',
+ *   description: 'Finds a customer account by id.',
+ *   input: v.object({ accountId: v.string() }),
+ *   sideEffectLevel: 'read',
+ *   idempotent: true,
+ *   run: async ({ accountId }) => ({ outputText: `Account ${accountId} is active.` }),
+ * });
+ */
+export function defineAction<TSchema extends ActionInputSchema>(
+  definition: ActionDefinition<TSchema>,
+): Action<TSchema> {
+  const name = definition.name ?? definition.id;
+  return Object.freeze({
+    id: definition.id,
+    name,
+    title: definition.title ?? name,
+    description: definition.description ?? '',
+    input: definition.input,
+    executionMode: definition.executionMode ?? 'sync',
+    requiresApproval: definition.requiresApproval ?? false,
+    sideEffectLevel: definition.sideEffectLevel ?? 'read',
+    idempotent: definition.idempotent ?? false,
+    timeoutMs: definition.timeoutMs ?? 30_000,
+    run: definition.run,
+  });
+}

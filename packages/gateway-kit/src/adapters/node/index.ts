@@ -1,0 +1,4 @@
+export type { RunningServer, ServeOptions } from './serve.ts';
+export { serve } from './serve.ts';
+export type { NodeHandlerOptions } from './to-node-handler.ts';
+export { toNodeHandler } from './to-node-handler.ts';

@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../../gateway/create-gateway.ts';
+import { handlerOf } from '../../gateway/handle-call.ts';
+import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+
+/** Options of {@link toNodeHandler}. */
+export interface NodeHandlerOptions {
+  /**
+   * Trust `X-Forwarded-Proto` / `X-Forwarded-Host` when deriving absolute URLs (behind a proxy you
+   * control). Defaults to `false`. Irrelevant when `gateway.url` is configured.
+   */
+  readonly trustProxy?: boolean;
+}
+
+/** A request as frameworks hand it over: Express and others may have parsed the body already. */
+type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean };
+
+function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> {
+  // Express' body parsers consume the stream and leave the result on `req.body`.
+  if (req.body !== undefined && (req._body === true || req.readableEnded)) {
+    const body = req.body;
+    if (typeof body === 'string')
+      return Promise.resolve({ kind: 'bytes', bytes: Buffer.from(body) });
+    if (body instanceof Uint8Array) return Promise.resolve({ kind: 'bytes', bytes: body });
+    return Promise.resolve({ kind: 'parsed', value: body });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (result: BodyReadResult): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEnd);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > limit) {
+        // Stop buffering at once; the reply closes the connection (see writeReply).
+        req.pause();
+        finish({ kind: 'too_large' });
+      } else chunks.push(chunk);
+    };
+    const onEnd = (): void =>
+      finish({
+        kind: 'bytes',
+        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total),
+      });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onEnd);
+  });
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): GatewayCall {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  let controller: AbortController | undefined;
+  return {
+    method: req.method ?? 'GET',
+    path: query === -1 ? url : url.slice(0, query),
+    header: (name) => firstHeader(req.headers[name]),
+    readBody: (limit) => readNodeBody(req, limit),
+    // Created on first use: only a running action needs to learn of a disconnect.
+    get signal() {
+      if (!controller) {
+        const created = new AbortController();
+        controller = created;
+        res.once('close', () => {
+          if (!res.writableFinished)
+            created.abort(new DOMException('The client disconnected.', 'AbortError'));
+        });
+      }
+      return controller.signal;
+    },
+    get origin() {
+      const forwardedProto = trustProxy
+        ? firstHeader(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim()
+        : undefined;
+      const forwardedHost = trustProxy
+        ? firstHeader(req.headers['x-forwarded-host'])?.split(',')[0]?.trim()
+        : undefined;
+      const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+      const proto =
+        forwardedProto === 'https' || forwardedProto === 'http'
+          ? forwardedProto
+          : encrypted
+            ? 'https'
+            : 'http';
+      return `${proto}://${forwardedHost ?? req.headers.host ?? 'localhost'}`;
+    },
+  };
+}
+
+function writeReply(res: ServerResponse, reply: GatewayReply): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (reply.body !== null) {
+    headers['content-length'] =
+      typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
+  }
+  // An unread remainder (413) would otherwise be parsed as the next request on this connection.
+  if (reply.status === 413) headers.connection = 'close';
+  res.writeHead(reply.status, headers);
+  res.end(reply.body ?? undefined);
+}
+
+/**
+ * Turns a gateway into a `node:http` request listener. Also works as Express/Connect middleware
+ * (a body already parsed by `express.json()` is used as is) and, through `reply.raw`, in Fastify.
+ * Node's own objects are adapted directly, without building Web `Request`/`Response` objects.
+ *
+ * @example
+ * import { createServer } from 'node:http';
+ * createServer(toNodeHandler(gateway)).listen(8787);
+ * // Express: app.use('/gateway', toNodeHandler(gateway)) with gateway.url set.
+ */
+export function toNodeHandler(
+  gateway: Gateway,
+  options: NodeHandlerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const handle = handlerOf(gateway);
+  const trustProxy = options.trustProxy ?? false;
+  return (req, res) => {
+    handle(toCall(req as NodeRequest, res, trustProxy)).then(
+      (reply) => writeReply(res, reply),
+      () =>
+        writeReply(res, {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":true}}',
+        }),
+    );
+  };
+}

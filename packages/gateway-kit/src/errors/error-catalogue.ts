@@ -1,0 +1,83 @@
+import type { GatewayError } from '../contract/gateway-error.ts';
+
+/** A code from the gateway's own catalogue (docs/errors.md). */
+export type GatewayErrorCode =
+  | 'malformed_json'
+  | 'unauthorized'
+  | 'not_found'
+  | 'job_not_found'
+  | 'method_not_allowed'
+  | 'job_not_cancellable'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'invalid_request'
+  | 'unknown_action'
+  | 'invalid_input'
+  | 'internal_error'
+  | 'unavailable'
+  | 'deadline_exceeded';
+
+/** One catalogue entry: the HTTP status it is answered with, retryability and default message. */
+export interface CatalogueEntry {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly message: string;
+}
+
+/**
+ * Every error code the gateway itself produces, with its HTTP status and whether the same request
+ * may be retried. This is the closed catalogue documented in docs/errors.md. Codes answered inside
+ * a 200 `rejected` response have status 200.
+ */
+export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> = {
+  malformed_json: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
+  unauthorized: { status: 401, retryable: false, message: 'Missing or invalid bearer token.' },
+  not_found: { status: 404, retryable: false, message: 'No such route.' },
+  job_not_found: { status: 404, retryable: false, message: 'No such job.' },
+  method_not_allowed: {
+    status: 405,
+    retryable: false,
+    message: 'Method not allowed on this route.',
+  },
+  job_not_cancellable: { status: 409, retryable: false, message: 'The job has already finished.' },
+  payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
+  unsupported_media_type: {
+    status: 415,
+    retryable: false,
+    message: 'The request body must be sent as application/json.',
+  },
+  invalid_request: {
+    status: 422,
+    retryable: false,
+    message: 'The request does not match the contract.',
+  },
+  unknown_action: { status: 422, retryable: false, message: 'The gateway has no such action.' },
+  invalid_input: { status: 422, retryable: false, message: 'The action input is invalid.' },
+  internal_error: { status: 500, retryable: false, message: 'The action failed unexpectedly.' },
+  unavailable: { status: 503, retryable: true, message: 'The gateway is temporarily unavailable.' },
+  deadline_exceeded: {
+    status: 200,
+    retryable: true,
+    message: 'The action did not finish before its deadline.',
+  },
+};
+
+/**
+ * Builds a catalogue error, optionally overriding `retryable` or the message and adding details.
+ *
+ * @example
+ * gatewayError('unknown_action'); // { code: 'unknown_action', message: 'The gateway has no such action.', retryable: false }
+ */
+export function gatewayError(
+  code: GatewayErrorCode,
+  overrides: { message?: string; retryable?: boolean; details?: Record<string, unknown> } = {},
+): GatewayError {
+  const entry = GATEWAY_ERRORS[code];
+  const error: GatewayError = {
+    code,
+    message: overrides.message ?? entry.message,
+    retryable: overrides.retryable ?? entry.retryable,
+  };
+  if (overrides.details) error.details = overrides.details;
+  return error;
+}

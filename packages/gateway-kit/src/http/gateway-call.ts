@@ -1,0 +1,31 @@
+/**
+ * The gateway core's view of one HTTP exchange. It is deliberately smaller than `Request` and
+ * `Response`: the `fetch` entry point adapts Web objects to it, and runtime adapters (node:http)
+ * adapt their native objects directly, so the hot path allocates no Web streams it does not need.
+ */
+export interface GatewayCall {
+  readonly method: string;
+  /** Path without query string, as sent (percent-encoded). */
+  readonly path: string;
+  /** A request header by lower-case name. */
+  header(name: string): string | undefined;
+  /** Reads the body, stopping as soon as more than `limit` bytes arrived. */
+  readBody(limit: number): Promise<BodyReadResult>;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal | undefined;
+  /** `scheme://host[:port]` the request was addressed to, for absolute URLs in answers. */
+  readonly origin: string;
+}
+
+/** The outcome of reading a request body. `parsed` is a body a framework already decoded. */
+export type BodyReadResult =
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array }
+  | { readonly kind: 'parsed'; readonly value: unknown }
+  | { readonly kind: 'too_large' };
+
+/** What the core answers; adapters turn it into their native response. */
+export interface GatewayReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | null;
+}

@@ -1,0 +1,48 @@
+/** The deepest nesting a request body may have; deeper bodies are refused before validation. */
+export const MAX_JSON_DEPTH = 64;
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Why a body could not be used as JSON. */
+export type JsonProblem = 'invalid_json' | 'too_deep' | 'forbidden_key';
+
+/**
+ * Decodes and parses a JSON body, then refuses bodies nested deeper than {@link MAX_JSON_DEPTH}
+ * or carrying a `__proto__` key anywhere: such keys are never legitimate data, and refusing them
+ * means no later spread or merge can be turned into prototype pollution.
+ */
+export function parseJsonBody(
+  bytes: Uint8Array,
+): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return { ok: false, problem: 'invalid_json' };
+  }
+  const problem = inspect(value, 0);
+  return problem ? { ok: false, problem } : { ok: true, value };
+}
+
+/** Checks an already-parsed value (bodies decoded by a framework) with the same rules. */
+export function inspectJsonValue(value: unknown): JsonProblem | undefined {
+  return inspect(value, 0);
+}
+
+function inspect(value: unknown, depth: number): JsonProblem | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= MAX_JSON_DEPTH) return 'too_deep';
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = inspect(item, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return 'forbidden_key';
+    const problem = inspect((value as Record<string, unknown>)[key], depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}

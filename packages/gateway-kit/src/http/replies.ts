@@ -1,0 +1,36 @@
+import type { GatewayError } from '../contract/gateway-error.ts';
+import { GATEWAY_ERRORS, type GatewayErrorCode, gatewayError } from '../errors/error-catalogue.ts';
+import type { GatewayReply } from './gateway-call.ts';
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;
+
+/** A JSON reply that must not be cached. */
+export function jsonReply(
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): GatewayReply {
+  return {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS },
+    body: JSON.stringify(body),
+  };
+}
+
+/** An error envelope reply for a catalogue code, with the code's HTTP status. */
+export function errorReply(
+  code: GatewayErrorCode,
+  overrides?: { message?: string; retryable?: boolean; details?: Record<string, unknown> },
+  headers?: Record<string, string>,
+): GatewayReply {
+  return envelopeReply(GATEWAY_ERRORS[code].status, gatewayError(code, overrides), headers);
+}
+
+/** An error envelope reply: `{ error }` and nothing else. */
+export function envelopeReply(
+  status: number,
+  error: GatewayError,
+  headers?: Record<string, string>,
+): GatewayReply {
+  return jsonReply(status, { error }, headers);
+}

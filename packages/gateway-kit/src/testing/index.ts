@@ -1,0 +1,4 @@
+export type { InvokeBodyOverrides } from './invoke-body.ts';
+export { invokeBody } from './invoke-body.ts';
+export type { TestClient, TestClientOptions, TestResponse } from './test-client.ts';
+export { createTestClient } from './test-client.ts';

@@ -1,0 +1,38 @@
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+
+/** Overrides for {@link invokeBody}: top-level fields, and nested objects merged one level deep. */
+export type InvokeBodyOverrides = Partial<
+  Omit<InvokeRequest, 'meeting' | 'session' | 'action' | 'callbacks'>
+> & {
+  readonly meeting?: Partial<InvokeRequest['meeting']>;
+  readonly session?: Partial<InvokeRequest['session']>;
+  readonly action?: Partial<InvokeRequest['action']>;
+  readonly callbacks?: InvokeRequest['callbacks'];
+};
+
+let sequence = 0;
+
+/**
+ * Builds a valid invoke request body, with a fresh `invocationId`, for the action `actionId`.
+ *
+ * @example
+ * const body = invokeBody('lookup-account', { accountId: 'acc_42' });
+ * const withDeadline = invokeBody('lookup-account', { accountId: 'acc_42' }, { deadlineAt: '2030-01-01T00:00:00Z' });
+ */
+export function invokeBody(
+  actionId: string,
+  input: Record<string, unknown> = {},
+  overrides: InvokeBodyOverrides = {},
+): InvokeRequest {
+  sequence += 1;
+  const { meeting, session, action, callbacks, ...top } = overrides;
+  return {
+    invocationId: `inv_test_${sequence}`,
+    context: {},
+    ...top,
+    meeting: { id: 'meeting_test', roomName: 'Test room', ...meeting },
+    session: { id: 'session_test', mode: 'active', ...session },
+    action: { id: actionId, input, ...action },
+    callbacks: { ...callbacks },
+  } as InvokeRequest;
+}

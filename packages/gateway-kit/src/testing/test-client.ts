@@ -1,0 +1,63 @@
+import type { Gateway } from '../gateway/create-gateway.ts';
+
+/** A response as the test client returns it: status, headers and the JSON body (or `null`). */
+export interface TestResponse<TBody = unknown> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: TBody;
+}
+
+/** Options of {@link createTestClient}. */
+export interface TestClientOptions {
+  /** Bearer token sent with every request; omit to send none. */
+  readonly token?: string;
+  /** Base URL the requests are addressed to. Defaults to `http://gateway.test`. */
+  readonly baseUrl?: string;
+}
+
+/** The in-process client returned by {@link createTestClient}. */
+export interface TestClient {
+  /** Any request, with the client's token unless `init.headers` sets `authorization`. */
+  request(path: string, init?: RequestInit): Promise<TestResponse>;
+  manifest(): Promise<TestResponse>;
+  /** POSTs `body` (serialised as JSON) to `/v1/invoke`. */
+  invoke(body: unknown): Promise<TestResponse>;
+  job(jobId: string): Promise<TestResponse>;
+  cancel(jobId: string): Promise<TestResponse>;
+}
+
+/**
+ * Calls a gateway in-process through `gateway.fetch` — no server, no port.
+ *
+ * @example
+ * const client = createTestClient(gateway, { token: 'test-token' });
+ * const { status, body } = await client.invoke(invokeBody('lookup-account', { accountId: 'acc_42' }));
+ */
+export function createTestClient(gateway: Gateway, options: TestClientOptions = {}): TestClient {
+  const baseUrl = options.baseUrl ?? 'http://gateway.test';
+  const request = async (path: string, init: RequestInit = {}): Promise<TestResponse> => {
+    const headers = new Headers(init.headers);
+    if (options.token !== undefined && !headers.has('authorization')) {
+      headers.set('authorization', `Bearer ${options.token}`);
+    }
+    const response = await gateway.fetch(new Request(new URL(path, baseUrl), { ...init, headers }));
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text ? JSON.parse(text) : null,
+    };
+  };
+  return {
+    request,
+    manifest: () => request('/v1/manifest'),
+    invoke: (body) =>
+      request('/v1/invoke', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    job: (jobId) => request(`/v1/jobs/${encodeURIComponent(jobId)}`),
+    cancel: (jobId) => request(`/v1/jobs/${encodeURIComponent(jobId)}/cancel`, { method: 'POST' }),
+  };
+}
