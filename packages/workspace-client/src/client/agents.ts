@@ -1,0 +1,42 @@
+import {
+  type SharedAgent,
+  type SharedAgentInput,
+  SharedAgentInputSchema,
+  SharedAgentSchema,
+} from '../schemas/agent.js';
+import { parseOrThrow } from '../schemas/issues.js';
+import type { RequestOptions } from './options.js';
+import { encodePathKey } from './path-key.js';
+import { readList, readOne } from './read-body.js';
+import type { Transport } from './transport.js';
+
+/** `client.agents`: shared agents of the workspace. */
+export interface AgentsResource {
+  /** `GET /agents`: every shared agent. */
+  list(options?: RequestOptions): Promise<SharedAgent[]>;
+  /** `POST /agents`: create or replace the agent with this `slug`. */
+  upsert(agent: SharedAgentInput, options?: RequestOptions): Promise<SharedAgent>;
+  /** `DELETE /agents/:slug`. Rejects with `NotFoundError` when no such agent exists. */
+  delete(slug: string, options?: RequestOptions): Promise<void>;
+}
+
+/** Builds `client.agents` on a transport. */
+export function createAgentsResource(transport: Transport): AgentsResource {
+  const validate = transport.validateResponses;
+  return {
+    async list(options) {
+      const body = await transport.request('GET', '/agents', undefined, options);
+      return readList(body, 'agents', SharedAgentSchema, validate);
+    },
+    async upsert(agent, options) {
+      const input = parseOrThrow(SharedAgentInputSchema, agent, 'request', 'shared agent');
+      const body = await transport.request('POST', '/agents', input, options);
+      const names = { singular: 'agent', identity: 'name', subject: 'POST /agents' };
+      return readOne(body, names, SharedAgentSchema, validate) ?? { ...input };
+    },
+    async delete(slug, options) {
+      const key = encodePathKey(slug, 'slug');
+      await transport.request('DELETE', `/agents/${key}`, undefined, options);
+    },
+  };
+}

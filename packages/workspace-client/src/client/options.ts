@@ -1,0 +1,80 @@
+import type { WorkspaceError } from '../errors/workspace-error.js';
+
+/** A workspace key, or a function returning one (called before each attempt). */
+export type ApiKey = string | (() => string | Promise<string>);
+
+/**
+ * Retry policy. Retries happen on network errors, timeouts and HTTP 408, 429, 500, 502, 503
+ * and 504 — never on 409 or any other 4xx.
+ */
+export interface RetryPolicy {
+  /** Retries after the first attempt. Default `2`; `0` disables retries. */
+  limit?: number | undefined;
+  /** First backoff delay; doubles each retry. Default `500` ms. */
+  baseDelayMs?: number | undefined;
+  /** Cap of one backoff delay. Default `8000` ms. */
+  maxDelayMs?: number | undefined;
+  /**
+   * Longest server-requested wait (`Retry-After` / `retry-after-ms`) that is honoured.
+   * Above it the call fails at once with the error (a `RateLimitError` for 429) carrying
+   * `retryAfterMs`. Default `60000` ms.
+   */
+  maxRetryAfterMs?: number | undefined;
+  /** Randomise each backoff delay by ±25 % so many clients do not retry in step. Default `true`. */
+  jitter?: boolean | undefined;
+}
+
+/** What `onRetry` is told before the client waits and tries again. */
+export interface RetryEvent {
+  /** 1 for the first retry, 2 for the second, ... */
+  readonly attempt: number;
+  /** How long the client waits before the retry, in ms. */
+  readonly delayMs: number;
+  /** Why the previous attempt failed (secret-free). */
+  readonly error: WorkspaceError;
+  readonly method: string;
+  /** Path below `/api/v1/org`, e.g. `/debriefs`. */
+  readonly path: string;
+}
+
+/** Options of `createWorkspaceClient`. */
+export interface WorkspaceClientOptions {
+  /**
+   * Service base address, e.g. `https://svc.example.com`. Requests go to
+   * `{baseUrl}/api/v1/org/...` (a `baseUrl` already ending in `/api/v1/org` is accepted).
+   */
+  baseUrl: string | URL;
+  /**
+   * The workspace key (sent as `Authorization: Bearer <key>`), or an async function returning
+   * a short-lived token. Never logged and never part of an error.
+   */
+  apiKey: ApiKey;
+  /** A `fetch` implementation to use instead of `globalThis.fetch`. */
+  fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Per-attempt timeout in ms, or `false`. Default `30000`. */
+  timeout?: number | false | undefined;
+  /** Timeout of a whole call (every attempt and wait) in ms, or `false`. Default `120000`. */
+  totalTimeout?: number | false | undefined;
+  /** Retry policy, or a number as shorthand for `{ limit }`. */
+  retry?: RetryPolicy | number | undefined;
+  /** Called before each retry wait. Exceptions thrown by it are ignored. */
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** Validate response bodies against the tolerant reader schemas. Default `true`. */
+  validateResponses?: boolean | undefined;
+  /** Extra request headers. Keep them CORS-safelisted if the client runs in a browser. */
+  headers?: Record<string, string> | undefined;
+  /**
+   * Allow a string workspace key in a browser. The key is a workspace-admin secret: prefer an
+   * async `apiKey` that fetches a short-lived token from your own backend.
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+}
+
+/** Per-call options, accepted as the last argument of every method. */
+export interface RequestOptions {
+  /** Abort the call (also interrupts a retry wait at once). */
+  signal?: AbortSignal | undefined;
+  timeout?: number | false | undefined;
+  totalTimeout?: number | false | undefined;
+  retry?: RetryPolicy | number | undefined;
+}

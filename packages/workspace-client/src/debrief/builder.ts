@@ -1,0 +1,83 @@
+import type { DebriefAudience, DebriefInput } from '../schemas/debrief.js';
+import {
+  type DebriefDraft,
+  type DebriefPageDraft,
+  type DebriefSectionDraft,
+  defineDebrief,
+} from './define-debrief.js';
+
+/** Fields of `debrief(...)`: the draft without pages and sections, which are added by calls. */
+export type DebriefBuilderInit = Omit<DebriefDraft, 'pages' | 'sections'>;
+
+/** A section added with the builder; `pageIndex` defaults to the page added last. */
+export type BuilderSectionDraft = Omit<DebriefSectionDraft, 'pageIndex'> & {
+  pageIndex?: number | undefined;
+};
+
+/** Fluent debrief builder returned by `debrief(...)`. Every method returns the builder. */
+export interface DebriefBuilder {
+  /** What the assistant says first. Defaults to the summary, or the title. */
+  opening(speech: string): DebriefBuilder;
+  /** Extra instructions for the assistant presenting the debrief. */
+  instructions(text: string): DebriefBuilder;
+  /** Appends a canvas page. */
+  page(page: DebriefPageDraft): DebriefBuilder;
+  /**
+   * Appends a spoken section shown over `pageIndex` (default: the last page added). Once
+   * any section is added, no default one-section-per-page list is generated.
+   */
+  section(section: BuilderSectionDraft): DebriefBuilder;
+  /** Restricts the audience to these groups. */
+  forGroups(groupSlugs: string[]): DebriefBuilder;
+  /** Validates and returns the debrief (see `defineDebrief`); throws listing every problem. */
+  build(): DebriefInput;
+}
+
+/**
+ * Starts a fluent debrief. `build()` applies the same defaults and checks as `defineDebrief`.
+ *
+ * @example
+ * ```ts
+ * const weekly = debrief({ externalId: debriefExternalId('weekly', '2025-w01'), title: 'Week 1' })
+ *   .opening('Good morning — here is last week in two minutes.')
+ *   .page({ title: 'Revenue', html: '<h1>€1.2M</h1>' })
+ *   .section({ title: 'Revenue', speech: 'Revenue grew eight percent.' })
+ *   .build();
+ * ```
+ */
+export function debrief(init: DebriefBuilderInit): DebriefBuilder {
+  const draft: DebriefDraft = { ...init, pages: [] };
+  const pages: DebriefPageDraft[] = [];
+  const sections: DebriefSectionDraft[] = [];
+  const builder: DebriefBuilder = {
+    opening(speech) {
+      draft.openingSpeech = speech;
+      return builder;
+    },
+    instructions(text) {
+      draft.instructions = text;
+      return builder;
+    },
+    page(page) {
+      pages.push(page);
+      return builder;
+    },
+    section(section) {
+      sections.push({ ...section, pageIndex: section.pageIndex ?? Math.max(0, pages.length - 1) });
+      return builder;
+    },
+    forGroups(groupSlugs) {
+      const audience: DebriefAudience = { type: 'groups', groupSlugs: [...groupSlugs] };
+      draft.audience = audience;
+      return builder;
+    },
+    build() {
+      return defineDebrief({
+        ...draft,
+        pages: [...pages],
+        ...(sections.length > 0 ? { sections: [...sections] } : {}),
+      });
+    },
+  };
+  return builder;
+}

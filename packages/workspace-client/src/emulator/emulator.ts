@@ -1,0 +1,289 @@
+import * as v from 'valibot';
+import { SharedAgentInputSchema } from '../schemas/agent.js';
+import { DebriefInputSchema } from '../schemas/debrief.js';
+import { toIssues } from '../schemas/issues.js';
+import { SharedSkillInputSchema } from '../schemas/skill.js';
+import { slugify } from '../schemas/slugify.js';
+import { corsHeaders, preflight } from './cors.js';
+import { errorResponse, jsonResponse } from './responses.js';
+
+/** A failure the emulator answers instead of handling the next matching request(s). */
+export interface EmulatorFault {
+  /** HTTP status to answer, e.g. 503 or 429. */
+  status: number;
+  /** How many matching requests fail. Default 1. */
+  times?: number | undefined;
+  /** Only requests with this method (e.g. `'POST'`). Default: any. */
+  method?: string | undefined;
+  /** Only requests whose path below `/api/v1/org` starts with this, e.g. `'/debriefs'`. */
+  path?: string | undefined;
+  /** Extra response headers, e.g. `{ 'retry-after': '2' }`. */
+  headers?: Record<string, string> | undefined;
+  /** Response body; default is an error envelope naming the status. */
+  body?: unknown;
+}
+
+/** One request the emulator received (the credential is not recorded). */
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path below `/api/v1/org`, e.g. `/skills/pricing`. */
+  readonly path: string;
+  /** Status answered. */
+  readonly status: number;
+}
+
+/** Contents of one workspace, as stored (copies). */
+export interface WorkspaceSnapshot {
+  skills: Record<string, unknown>[];
+  agents: Record<string, unknown>[];
+  debriefs: Record<string, unknown>[];
+}
+
+/** Options of `createWorkspaceEmulator`. */
+export interface WorkspaceEmulatorOptions {
+  /** Clock used for `createdAt` / `updatedAt`. Default `() => new Date()`. */
+  now?: (() => Date) | undefined;
+}
+
+/**
+ * A stateful, in-memory implementation of the workspace API as a Web-standard handler.
+ * Each bearer key selects its own isolated workspace; any non-empty key is accepted.
+ */
+export interface WorkspaceEmulator {
+  /** Answers one request to `.../api/v1/org/...` (any origin). */
+  handle(request: Request): Promise<Response>;
+  /** Queues a failure for the next matching request(s). */
+  failNext(fault: EmulatorFault): void;
+  /** A copy of what the workspace selected by `key` holds. */
+  workspace(key: string): WorkspaceSnapshot;
+  /** Requests received so far, oldest first. */
+  readonly requests: readonly RecordedRequest[];
+  /** Forgets every workspace, queued fault and recorded request. */
+  reset(): void;
+}
+
+type Row = Record<string, unknown>;
+interface Workspace {
+  skills: Map<string, Row>;
+  agents: Map<string, Row>;
+  debriefs: Map<string, Row>;
+}
+
+const PREFIX = '/api/v1/org';
+
+/**
+ * Creates an in-memory workspace API. Use it through `handle` (any runtime), the msw
+ * handlers in `@svc/workspace-client/mock`, or the HTTP server in
+ * `@svc/workspace-client/emulator/node` (also the `svc-workspace-emulator` bin).
+ *
+ * Behaviour where the contract is silent (see docs/workspace-emulator.md): bodies are
+ * validated with this package's writer schemas (422 with `error.details.issues`), upserts
+ * answer 201 when created and 200 when replaced with the saved object, deletes answer 204,
+ * lists are bare arrays, errors use `{ error: { code, message } }`, every answer has an
+ * `x-request-id`, and CORS preflights are answered.
+ *
+ * @example
+ * ```ts
+ * const emulator = createWorkspaceEmulator();
+ * const client = createWorkspaceClient({
+ *   baseUrl: 'http://emulator.local',
+ *   apiKey: 'wk_test_example',
+ *   fetch: (input, init) => emulator.handle(new Request(input, init)),
+ * });
+ * await client.skills.upsert({ name: 'Pricing', instructions: 'Quote list prices.' });
+ * emulator.workspace('wk_test_example').skills[0]?.slug; // 'pricing'
+ * ```
+ */
+export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}): WorkspaceEmulator {
+  const now = options.now ?? (() => new Date());
+  const workspaces = new Map<string, Workspace>();
+  let faults: (EmulatorFault & { remaining: number })[] = [];
+  const requests: RecordedRequest[] = [];
+  let counter = 0;
+
+  const workspaceFor = (key: string): Workspace => {
+    let found = workspaces.get(key);
+    if (found === undefined) {
+      found = { skills: new Map(), agents: new Map(), debriefs: new Map() };
+      workspaces.set(key, found);
+    }
+    return found;
+  };
+
+  const takeFault = (method: string, path: string): EmulatorFault | undefined => {
+    const fault = faults.find(
+      (candidate) =>
+        (candidate.method === undefined || candidate.method.toUpperCase() === method) &&
+        (candidate.path === undefined || path.startsWith(candidate.path)),
+    );
+    if (fault === undefined) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) faults = faults.filter((candidate) => candidate !== fault);
+    return fault;
+  };
+
+  const upsert = (
+    table: Map<string, Row>,
+    key: string,
+    input: Row,
+  ): { row: Row; created: boolean } => {
+    const previous = table.get(key);
+    const stamp = now().toISOString();
+    const row: Row = {
+      ...structuredClone(input),
+      id: previous?.id ?? `${counter.toString(36)}${Math.random().toString(36).slice(2, 10)}`,
+      createdAt: previous?.createdAt ?? stamp,
+      updatedAt: stamp,
+    };
+    table.set(key, row);
+    return { row: structuredClone(row), created: previous === undefined };
+  };
+
+  async function route(request: Request, path: string, workspace: Workspace): Promise<Response> {
+    const method = request.method.toUpperCase();
+    const [, resource, rawKey, ...rest] = path.split('/');
+    const collections = {
+      skills: workspace.skills,
+      agents: workspace.agents,
+      debriefs: workspace.debriefs,
+    };
+    if (resource === undefined || !(resource in collections) || rest.length > 0 || rawKey === '') {
+      return errorResponse(404, 'route_not_found', `No route for ${method} ${PREFIX}${path}`);
+    }
+    const name = resource as keyof typeof collections;
+    const table = collections[name];
+    const allowed = rawKey === undefined ? 'GET, POST' : name === 'debriefs' ? 'GET' : 'DELETE';
+    if (!allowed.split(', ').includes(method)) {
+      return errorResponse(
+        405,
+        'method_not_allowed',
+        `${method} is not supported on ${PREFIX}${path}`,
+        {
+          allow: allowed,
+        },
+      );
+    }
+    if (rawKey !== undefined) {
+      const key = decodeURIComponent(rawKey);
+      const found = table.get(key);
+      if (found === undefined) {
+        return errorResponse(404, 'not_found', `No ${name.slice(0, -1)} with key "${key}"`);
+      }
+      if (method === 'GET') return jsonResponse(200, found);
+      table.delete(key);
+      return new Response(null, { status: 204 });
+    }
+    if (method === 'GET') return jsonResponse(200, [...table.values()]);
+
+    let body: unknown;
+    try {
+      body = JSON.parse(await request.text());
+    } catch {
+      return errorResponse(400, 'invalid_json', 'The request body is not valid JSON');
+    }
+    const schemas: Record<typeof name, v.GenericSchema> = {
+      skills: SharedSkillInputSchema,
+      agents: SharedAgentInputSchema,
+      debriefs: DebriefInputSchema,
+    };
+    const result = v.safeParse(schemas[name], body);
+    if (!result.success) {
+      const issues = toIssues(result.issues);
+      return errorResponse(
+        422,
+        'validation_failed',
+        `Invalid ${name.slice(0, -1)}`,
+        {},
+        { issues },
+      );
+    }
+    const input = result.output as Row;
+    let key: string;
+    if (name === 'debriefs') key = input.externalId as string;
+    else key = (input.slug as string | undefined) ?? slugify(input.name as string);
+    if (key === '') {
+      return errorResponse(
+        422,
+        'validation_failed',
+        'Cannot derive a slug from this name; send a slug',
+        {},
+        {
+          issues: [{ path: 'slug', message: 'Required because no slug can be derived from name' }],
+        },
+      );
+    }
+    const { row, created } = upsert(
+      table,
+      key,
+      name === 'debriefs' ? input : { ...input, slug: key },
+    );
+    return jsonResponse(created ? 201 : 200, row);
+  }
+
+  return {
+    get requests() {
+      return requests;
+    },
+    failNext(fault) {
+      faults.push({ ...fault, remaining: fault.times ?? 1 });
+    },
+    workspace(key) {
+      const workspace = workspaceFor(key);
+      return structuredClone({
+        skills: [...workspace.skills.values()],
+        agents: [...workspace.agents.values()],
+        debriefs: [...workspace.debriefs.values()],
+      });
+    },
+    reset() {
+      workspaces.clear();
+      faults = [];
+      requests.length = 0;
+    },
+    async handle(request) {
+      counter += 1;
+      const requestId = `req_emu_${counter.toString(36).padStart(6, '0')}`;
+      const url = new URL(request.url);
+      const at = url.pathname.indexOf(PREFIX);
+      const path = at === -1 ? url.pathname : url.pathname.slice(at + PREFIX.length) || '/';
+      const method = request.method.toUpperCase();
+      let response: Response;
+      if (method === 'OPTIONS') response = preflight(request);
+      else {
+        const fault = takeFault(method, path);
+        const auth = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+        if (fault !== undefined) {
+          response =
+            fault.body === undefined
+              ? errorResponse(
+                  fault.status,
+                  `http_${fault.status}`,
+                  `Injected failure ${fault.status}`,
+                  fault.headers,
+                )
+              : jsonResponse(fault.status, fault.body, fault.headers);
+        } else if (auth?.[1] === undefined) {
+          response = errorResponse(
+            401,
+            'unauthorized',
+            'Missing or malformed "Authorization: Bearer <workspace key>" header',
+            { 'www-authenticate': 'Bearer' },
+          );
+        } else if (at === -1) {
+          response = errorResponse(
+            404,
+            'route_not_found',
+            `No route for ${method} ${url.pathname}`,
+          );
+        } else {
+          response = await route(request, path, workspaceFor(auth[1]));
+        }
+      }
+      requests.push({ method, path, status: response.status });
+      const headers = new Headers(response.headers);
+      headers.set('x-request-id', requestId);
+      for (const [name, value] of Object.entries(corsHeaders(request))) headers.set(name, value);
+      return new Response(response.body, { status: response.status, headers });
+    },
+  };
+}

@@ -1,0 +1,8 @@
+export {
+  createWorkspaceEmulator,
+  type EmulatorFault,
+  type RecordedRequest,
+  type WorkspaceEmulator,
+  type WorkspaceEmulatorOptions,
+  type WorkspaceSnapshot,
+} from './emulator.js';

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { serveWorkspaceEmulator } from './serve.js';
+
+const usage = `Usage: svc-workspace-emulator [--port <n>] [--host <address>]
+
+Runs an in-memory workspace API at http://<host>:<port>/api/v1/org.
+Any "Authorization: Bearer <key>" is accepted; each key has its own workspace.
+
+  -p, --port   port to listen on (env PORT; default 4010, 0 picks a free port)
+      --host   address to bind (env HOST; default 127.0.0.1)
+  -h, --help   show this help`;
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+async function main(): Promise<void> {
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const rawPort = values.port ?? process.env.PORT ?? '4010';
+  const port = Number(rawPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`Invalid port "${rawPort}"\n\n${usage}`);
+    process.exit(2);
+  }
+  const server = await serveWorkspaceEmulator({ port, host: values.host ?? process.env.HOST });
+  console.log(`svc workspace emulator listening on ${server.url}`);
+  const stop = (): void => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

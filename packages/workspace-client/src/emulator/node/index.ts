@@ -1,0 +1,5 @@
+export {
+  type RunningEmulator,
+  type ServeEmulatorOptions,
+  serveWorkspaceEmulator,
+} from './serve.js';

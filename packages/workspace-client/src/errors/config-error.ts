@@ -1,0 +1,19 @@
+import { WorkspaceError } from './workspace-error.js';
+
+/**
+ * Thrown synchronously by `createWorkspaceClient` when its options are unusable:
+ * a missing or malformed `baseUrl`, a missing `apiKey`, or a workspace key used in a
+ * browser without `dangerouslyAllowBrowser: true`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   createWorkspaceClient({ baseUrl: 'not a url', apiKey: 'wk_test_example' });
+ * } catch (error) {
+ *   if (error instanceof WorkspaceConfigError) console.error(error.message);
+ * }
+ * ```
+ */
+export class WorkspaceConfigError extends WorkspaceError {
+  override name = 'WorkspaceConfigError';
+}

@@ -1,0 +1,40 @@
+import { type HttpHandler, http } from 'msw';
+import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator/emulator.js';
+
+export {
+  createWorkspaceEmulator,
+  type EmulatorFault,
+  type RecordedRequest,
+  type WorkspaceEmulator,
+  type WorkspaceEmulatorOptions,
+  type WorkspaceSnapshot,
+} from '../emulator/emulator.js';
+
+/** Options of `workspaceHandlers`. */
+export interface WorkspaceHandlersOptions {
+  /** Only intercept this origin (e.g. `'https://svc.example.com'`). Default: any origin. */
+  baseUrl?: string | undefined;
+  /** Emulator to answer with; a fresh one by default. */
+  emulator?: WorkspaceEmulator | undefined;
+}
+
+/**
+ * msw request handlers backed by a stateful workspace emulator, for your own tests.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createWorkspaceEmulator, workspaceHandlers } from '@svc/workspace-client/mock';
+ *
+ * const emulator = createWorkspaceEmulator();
+ * const server = setupServer(...workspaceHandlers({ emulator, baseUrl: 'https://svc.example.com' }));
+ * server.listen();
+ * // code under test publishes; then assert:
+ * emulator.workspace('wk_test_example').debriefs.length; // 1
+ * ```
+ */
+export function workspaceHandlers(options: WorkspaceHandlersOptions = {}): HttpHandler[] {
+  const emulator = options.emulator ?? createWorkspaceEmulator();
+  const origin = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
+  return [http.all(`${origin}/api/v1/org/*`, ({ request }) => emulator.handle(request))];
+}

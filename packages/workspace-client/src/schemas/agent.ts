@@ -1,0 +1,108 @@
+import * as v from 'valibot';
+import { nonEmptyString, slug, stringList, text, writerObject } from './common.js';
+import type { SharedStatus } from './skill.js';
+
+/** Persona a shared agent is based on (the contract's complete list). */
+export type BasePersonaId = 'svc-nova' | 'svc-classic';
+
+/** Which gateway actions the agent may call: all of them, or the `allowedActionIds` subset. */
+export type GatewayAccessMode = 'all' | 'subset';
+
+/** Base personas accepted by the writer. */
+export const BASE_PERSONA_IDS: readonly BasePersonaId[] = ['svc-nova', 'svc-classic'];
+
+/**
+ * A shared agent as you send it (`POST /agents`), keyed by `slug`.
+ * The contract does not say which fields are required; this client requires `name` and
+ * `slug` (the upsert key is never guessed for agents). `allowedActionIds` is accepted only
+ * with `gatewayAccessMode: 'subset'`, and is required then.
+ */
+export interface SharedAgentInput {
+  name: string;
+  slug: string;
+  description?: string | undefined;
+  basePersonaId?: BasePersonaId | undefined;
+  status?: SharedStatus | undefined;
+  gatewayAccessMode?: GatewayAccessMode | undefined;
+  allowedActionIds?: string[] | undefined;
+  selectedSkillSlugs?: string[] | undefined;
+}
+
+/**
+ * Strict writer schema of a shared agent (see `SharedAgentInput` for the rules).
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * v.parse(SharedAgentInputSchema, { name: 'Deal desk', slug: 'deal-desk', basePersonaId: 'svc-nova' });
+ * ```
+ */
+export const SharedAgentInputSchema: v.GenericSchema<SharedAgentInput> = v.pipe(
+  writerObject({
+    name: nonEmptyString,
+    slug,
+    description: v.optional(text),
+    basePersonaId: v.optional(
+      v.picklist(BASE_PERSONA_IDS, 'Must be one of "svc-nova", "svc-classic"'),
+    ),
+    status: v.optional(nonEmptyString),
+    gatewayAccessMode: v.optional(v.picklist(['all', 'subset'], 'Must be "all" or "subset"')),
+    allowedActionIds: v.optional(stringList),
+    selectedSkillSlugs: v.optional(v.array(slug, 'Expected an array of skill slugs')),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const input = dataset.value as Record<string, unknown> | null;
+    if (input === null || typeof input !== 'object') return;
+    const subset = input.gatewayAccessMode === 'subset';
+    if (!subset && input.allowedActionIds !== undefined) {
+      addIssue({
+        message: 'Only allowed with gatewayAccessMode "subset"',
+        path: [pathItem(input, 'allowedActionIds')],
+      });
+    }
+    if (subset && input.allowedActionIds === undefined) {
+      addIssue({
+        message: 'Required when gatewayAccessMode is "subset"',
+        path: [pathItem(input, 'allowedActionIds')],
+      });
+    }
+  }),
+);
+
+function pathItem(input: Record<string, unknown>, key: string): v.ObjectPathItem {
+  return { type: 'object', origin: 'value', input, key, value: input[key] };
+}
+
+/** A shared agent as the service returns it. Unknown fields are kept. */
+export interface SharedAgent {
+  name: string;
+  slug?: string | undefined;
+  description?: string | undefined;
+  basePersonaId?: BasePersonaId | (string & {}) | undefined;
+  status?: SharedStatus | undefined;
+  gatewayAccessMode?: GatewayAccessMode | (string & {}) | undefined;
+  allowedActionIds?: string[] | undefined;
+  selectedSkillSlugs?: string[] | undefined;
+  [field: string]: unknown;
+}
+
+/**
+ * Tolerant reader schema of a shared agent: only `name` is required; enum-like fields accept
+ * any string so new values from the service do not break old clients.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * v.parse(SharedAgentSchema, { name: 'Deal desk', basePersonaId: 'svc-future' });
+ * ```
+ */
+export const SharedAgentSchema: v.GenericSchema<SharedAgent> = v.looseObject({
+  name: v.string(),
+  slug: v.optional(v.string()),
+  description: v.optional(v.string()),
+  basePersonaId: v.optional(v.string()),
+  status: v.optional(v.string()),
+  gatewayAccessMode: v.optional(v.string()),
+  allowedActionIds: v.optional(v.array(v.string())),
+  selectedSkillSlugs: v.optional(v.array(v.string())),
+});

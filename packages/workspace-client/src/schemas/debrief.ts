@@ -1,0 +1,222 @@
+import * as v from 'valibot';
+import { nonEmptyString, stringList, text, writerObject } from './common.js';
+
+/** The debrief contract version this client writes. */
+export const DEBRIEF_CONTRACT_VERSION = 'svc-debrief-v1' as const;
+
+/** How the assistant delivers the debrief. The contract shows `manual`; others pass through. */
+export type DebriefDelivery = 'manual' | (string & {});
+/** How canvas pages are shown. The contract shows `replace`; others pass through. */
+export type CanvasDeliveryMode = 'replace' | (string & {});
+/** When a section is spoken. The contract shows `wait_for_prompt`; others pass through. */
+export type SectionDelivery = 'wait_for_prompt' | (string & {});
+/** Debrief status. The contract shows `ready`; others pass through. */
+export type DebriefStatus = 'ready' | (string & {});
+
+/** One canvas page: a title, the HTML shown on the canvas, and what is said over it. */
+export type DebriefPage = {
+  title: string;
+  html: string;
+  speech: string;
+};
+
+/** One spoken section, pointing at the canvas page shown while it is spoken. */
+export type DebriefSection = {
+  title: string;
+  speech: string;
+  /** Index into `contract.canvas.pages` (0-based). */
+  pageIndex: number;
+  delivery: SectionDelivery;
+};
+
+/** The `svc-debrief-v1` presentation contract. Every field is required by this writer. */
+export type DebriefContract = {
+  version: typeof DEBRIEF_CONTRACT_VERSION;
+  title: string;
+  summary: string;
+  svc: { openingSpeech: string; instructions: string; delivery: DebriefDelivery };
+  canvas: { title: string; deliveryMode: CanvasDeliveryMode; pages: DebriefPage[] };
+  sections: DebriefSection[];
+  actions: { speakToRoom: boolean; openCanvas: boolean };
+};
+
+/** Who sees the debrief. With `type: 'groups'`, `groupSlugs` lists the groups (at least one). */
+export type DebriefAudience = {
+  type: 'groups' | (string & {});
+  groupSlugs?: string[] | undefined;
+};
+
+/**
+ * A debrief as you send it (`POST /debriefs`), keyed by `externalId`: keep the same
+ * `externalId` to update the same debrief.
+ */
+export interface DebriefInput {
+  externalId: string;
+  source?: string | undefined;
+  title?: string | undefined;
+  summary?: string | undefined;
+  status?: DebriefStatus | undefined;
+  audience?: DebriefAudience | undefined;
+  contract: DebriefContract;
+}
+
+const page = writerObject({ title: nonEmptyString, html: nonEmptyString, speech: text });
+
+const section = writerObject({
+  title: nonEmptyString,
+  speech: text,
+  pageIndex: v.pipe(
+    v.number('Expected a number'),
+    v.integer('Must be an integer'),
+    v.minValue(0, 'Must be 0 or more'),
+  ),
+  delivery: nonEmptyString,
+});
+
+type PathItem = v.ObjectPathItem | v.ArrayPathItem;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Strict writer schema of the `svc-debrief-v1` contract. Besides field types it checks that
+ * there is at least one page and that every section's `pageIndex` points at a page.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * const result = v.safeParse(DebriefContractSchema, myContract);
+ * ```
+ */
+export const DebriefContractSchema: v.GenericSchema<DebriefContract> = v.pipe(
+  writerObject({
+    version: v.literal(DEBRIEF_CONTRACT_VERSION, `Must be "${DEBRIEF_CONTRACT_VERSION}"`),
+    title: nonEmptyString,
+    summary: text,
+    svc: writerObject({ openingSpeech: text, instructions: text, delivery: nonEmptyString }),
+    canvas: writerObject({
+      title: nonEmptyString,
+      deliveryMode: nonEmptyString,
+      pages: v.pipe(
+        v.array(page, 'Expected an array of pages'),
+        v.minLength(1, 'A debrief needs at least one canvas page'),
+      ),
+    }),
+    sections: v.array(section, 'Expected an array of sections'),
+    actions: writerObject({
+      speakToRoom: v.boolean('Expected a boolean'),
+      openCanvas: v.boolean('Expected a boolean'),
+    }),
+  }),
+  // Runs even when other fields failed, so cross-reference problems are reported together.
+  v.rawCheck(({ dataset, addIssue }) => {
+    const contract = dataset.value;
+    if (!isRecord(contract) || !isRecord(contract.canvas)) return;
+    const { pages } = contract.canvas;
+    const { sections } = contract;
+    if (!Array.isArray(pages) || !Array.isArray(sections)) return;
+    sections.forEach((item: unknown, index) => {
+      if (!isRecord(item)) return;
+      const { pageIndex } = item;
+      if (typeof pageIndex !== 'number' || !Number.isInteger(pageIndex) || pageIndex < 0) return;
+      if (pageIndex < pages.length) return;
+      const path: [PathItem, ...PathItem[]] = [
+        { type: 'object', origin: 'value', input: contract, key: 'sections', value: sections },
+        { type: 'array', origin: 'value', input: sections, key: index, value: item },
+        { type: 'object', origin: 'value', input: item, key: 'pageIndex', value: pageIndex },
+      ];
+      addIssue({
+        message: `Points at page ${pageIndex} but the canvas has ${pages.length} page${pages.length === 1 ? '' : 's'} (valid: 0–${pages.length - 1})`,
+        path,
+      });
+    });
+  }),
+);
+
+const audience = v.pipe(
+  writerObject({ type: nonEmptyString, groupSlugs: v.optional(stringList) }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const value = dataset.value;
+    if (!isRecord(value) || value.type !== 'groups') return;
+    if (Array.isArray(value.groupSlugs) && value.groupSlugs.length > 0) return;
+    addIssue({
+      message: 'An audience of type "groups" needs at least one group slug',
+      path: [
+        {
+          type: 'object',
+          origin: 'value',
+          input: value,
+          key: 'groupSlugs',
+          value: value.groupSlugs,
+        },
+      ],
+    });
+  }),
+);
+
+/**
+ * Strict writer schema of a debrief: `externalId` (non-empty, at most 256 characters) and a
+ * complete `contract` are required; unknown fields and `organizationId` are refused.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * const issues = v.safeParse(DebriefInputSchema, draft).issues;
+ * ```
+ */
+export const DebriefInputSchema: v.GenericSchema<DebriefInput> = writerObject({
+  externalId: v.pipe(
+    nonEmptyString,
+    v.maxLength(256, 'Must be at most 256 characters'),
+    // "." and ".." cannot be addressed in a URL path (GET /debriefs/:externalId).
+    v.check((value) => value !== '.' && value !== '..', 'Must not be "." or ".."'),
+  ),
+  source: v.optional(text),
+  title: v.optional(text),
+  summary: v.optional(text),
+  status: v.optional(nonEmptyString),
+  audience: v.optional(audience),
+  contract: DebriefContractSchema,
+});
+
+/** A debrief as the service returns it. Unknown fields (ids, timestamps, ...) are kept. */
+export interface Debrief {
+  externalId: string;
+  source?: string | undefined;
+  title?: string | undefined;
+  summary?: string | undefined;
+  status?: DebriefStatus | undefined;
+  audience?:
+    | ({ type: string; groupSlugs?: string[] | undefined } & Record<string, unknown>)
+    | undefined;
+  contract?: (Partial<DebriefContract> & Record<string, unknown>) | undefined;
+  [field: string]: unknown;
+}
+
+/**
+ * Tolerant reader schema of a debrief: only `externalId` is required (the contract promises
+ * it); known fields are type-checked when present, unknown fields are kept, and the contract
+ * body is read loosely so newer contract fields never break this client.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * v.parse(DebriefSchema, { externalId: 'weekly-2025-w01', id: 'db_1' });
+ * ```
+ */
+export const DebriefSchema: v.GenericSchema<Debrief> = v.looseObject({
+  externalId: v.string(),
+  source: v.optional(v.string()),
+  title: v.optional(v.string()),
+  summary: v.optional(v.string()),
+  status: v.optional(v.string()),
+  audience: v.optional(
+    v.looseObject({ type: v.string(), groupSlugs: v.optional(v.array(v.string())) }),
+  ),
+  contract: v.optional(
+    v.looseObject({
+      version: v.optional(v.string()),
+      title: v.optional(v.string()),
+      summary: v.optional(v.string()),
+    }),
+  ) as v.GenericSchema<(Partial<DebriefContract> & Record<string, unknown>) | undefined>,
+});

@@ -1,0 +1,72 @@
+import * as v from 'valibot';
+import { nonEmptyString, slug, stringList, text, writerObject } from './common.js';
+
+/** Where a shared skill is used. The contract shows `realtime` and `brain`; others pass through. */
+export type SkillTarget = 'realtime' | 'brain' | (string & {});
+
+/** Lifecycle status. The contract shows `active`; others pass through. */
+export type SharedStatus = 'active' | (string & {});
+
+/**
+ * A shared skill as you send it (`POST /skills`). `slug` is the upsert key; when omitted
+ * the service derives it from `name` (see `slugify`).
+ */
+export interface SharedSkillInput {
+  name: string;
+  slug?: string | undefined;
+  instructions: string;
+  description?: string | undefined;
+  targets?: SkillTarget[] | undefined;
+  status?: SharedStatus | undefined;
+}
+
+/**
+ * Strict writer schema of a shared skill: `name` and `instructions` required and non-empty,
+ * `slug` in slug format, unknown fields (and `organizationId`) refused.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * v.parse(SharedSkillInputSchema, { name: 'Pricing', instructions: 'Quote list prices.' });
+ * ```
+ */
+export const SharedSkillInputSchema: v.GenericSchema<SharedSkillInput> = writerObject({
+  name: nonEmptyString,
+  slug: v.optional(slug),
+  instructions: nonEmptyString,
+  description: v.optional(text),
+  targets: v.optional(stringList),
+  status: v.optional(nonEmptyString),
+});
+
+/**
+ * A shared skill as the service returns it. Unknown fields (ids, timestamps, ...) are kept.
+ */
+export interface SharedSkill {
+  name: string;
+  slug?: string | undefined;
+  instructions?: string | undefined;
+  description?: string | undefined;
+  targets?: SkillTarget[] | undefined;
+  status?: SharedStatus | undefined;
+  [field: string]: unknown;
+}
+
+/**
+ * Tolerant reader schema of a shared skill: only `name` is required, every other known field
+ * is type-checked when present, unknown fields are kept.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * v.parse(SharedSkillSchema, { name: 'Pricing', slug: 'pricing', id: 'sk_1' }).id; // 'sk_1'
+ * ```
+ */
+export const SharedSkillSchema: v.GenericSchema<SharedSkill> = v.looseObject({
+  name: v.string(),
+  slug: v.optional(v.string()),
+  instructions: v.optional(v.string()),
+  description: v.optional(v.string()),
+  targets: v.optional(v.array(v.string())),
+  status: v.optional(v.string()),
+});
