@@ -1,0 +1,343 @@
+import {
+  canTransition,
+  isTerminal,
+  type JobStore,
+  type JobUpdate,
+  type JobWriteResult,
+  type NewJob,
+  type StoredJob,
+} from './job-store.ts';
+import { JobStoreFullError } from './job-store-full-error.ts';
+
+/**
+ * Options of {@link MemoryJobStore}.
+ *
+ * @example
+ * const options: MemoryJobStoreOptions = { maxJobs: 1_000, retentionMs: 60 * 60 * 1000 };
+ */
+export interface MemoryJobStoreOptions {
+  /** Most jobs kept at once, active and finished. Default 10 000. */
+  readonly maxJobs?: number;
+  /** How long a finished job stays readable after it finished, in ms. Default 24 h. */
+  readonly retentionMs?: number;
+  /**
+   * How often the background sweep frees expired jobs, in ms. Default: `retentionMs` clamped to
+   * 1 s … 60 s. `0` disables the timer; expired jobs are then freed on the next `create` (and are
+   * never returned either way). The timer only runs while finished jobs exist, and is `unref`'d.
+   */
+  readonly sweepIntervalMs?: number;
+  /** Clock in epoch ms, used for timestamps and retention. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
+  readonly onListenerError?: (error: unknown, jobId: string) => void;
+}
+
+interface CancelSubscription {
+  readonly listener: () => void;
+  active: boolean;
+}
+
+const DEFAULT_MAX_JOBS = 10_000;
+const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const NEW_JOB_KEYS = [
+  'jobId',
+  'ownerId',
+  'invocationId',
+  'actionId',
+  'actionName',
+  'createdAt',
+  'deadlineAt',
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+  'payload',
+] as const satisfies readonly (keyof NewJob)[];
+const UPDATE_KEYS = [
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+] as const satisfies readonly (keyof JobUpdate)[];
+const noop = (): void => {};
+
+/**
+ * The embedded default {@link JobStore}: jobs live in this process's memory.
+ *
+ * - Single process only: a second gateway instance has its own jobs and cancel listeners.
+ * - Bounded: at most `maxJobs` jobs; when full, the earliest-finished jobs are evicted first,
+ *   and `create` rejects with {@link JobStoreFullError} if every stored job is still active.
+ * - Finished jobs are removed `retentionMs` after they finished (never returned after that,
+ *   freed by a background sweep or the next `create`).
+ * - Returned records are deeply frozen snapshots; inputs are structurally cloned on write.
+ *
+ * @example
+ * const store = new MemoryJobStore({ maxJobs: 1_000, retentionMs: 15 * 60 * 1000 });
+ * const { job } = await store.create({
+ *   jobId: 'job_1', ownerId: 'user_1', invocationId: 'inv_1', actionId: 'export',
+ *   actionName: 'Export', status: 'queued', createdAt: new Date().toISOString(),
+ * });
+ * const stop = store.onCancel(job.jobId, () => controller.abort());
+ * await store.update(job.jobId, job.version, { status: 'running' });
+ * // ...
+ * stop();
+ * await store.close();
+ */
+export class MemoryJobStore implements JobStore {
+  readonly #maxJobs: number;
+  readonly #retentionMs: number;
+  readonly #sweepIntervalMs: number;
+  readonly #now: () => number;
+  readonly #onListenerError: (error: unknown, jobId: string) => void;
+  readonly #jobs = new Map<string, StoredJob>();
+  /** Finished job ids → finish time. Map order is finish order, so the first entry is the oldest. */
+  readonly #finishedAt = new Map<string, number>();
+  readonly #listeners = new Map<string, Set<CancelSubscription>>();
+  #listenerCount = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(options: MemoryJobStoreOptions = {}) {
+    const maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
+    const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    const sweepIntervalMs =
+      options.sweepIntervalMs ?? Math.min(Math.max(retentionMs, 1_000), 60_000);
+    if (!Number.isSafeInteger(maxJobs) || maxJobs < 1) {
+      throw new RangeError(`maxJobs must be a positive integer, got ${maxJobs}.`);
+    }
+    if (!Number.isFinite(retentionMs) || retentionMs < 0) {
+      throw new RangeError(`retentionMs must be a finite number ≥ 0, got ${retentionMs}.`);
+    }
+    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0) {
+      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
+    }
+    this.#maxJobs = maxJobs;
+    this.#retentionMs = retentionMs;
+    this.#sweepIntervalMs = sweepIntervalMs;
+    // Looked up per call, so a clock installed later (fake timers) is honoured.
+    this.#now = options.now ?? (() => Date.now());
+    this.#onListenerError =
+      options.onListenerError ??
+      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+  }
+
+  /** Jobs currently held (active and finished, including expired ones not yet swept). */
+  get size(): number {
+    return this.#jobs.size;
+  }
+
+  /** Cancel listeners currently registered (and not yet called or unsubscribed). */
+  get listenerCount(): number {
+    return this.#listenerCount;
+  }
+
+  async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
+    // A terminal job created directly would bypass retention and eviction bookkeeping.
+    if (input.status !== 'queued' && input.status !== 'running') {
+      throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
+    }
+    const now = this.#now();
+    this.#sweep(now);
+    const existing = this.#jobs.get(input.jobId);
+    if (existing) return { created: false, job: existing };
+    this.#makeRoom();
+    // Clone before anything is stored so that a bad input (e.g. a function) leaves no trace.
+    const fields = structuredClone(pick(input, NEW_JOB_KEYS));
+    const job = deepFreeze({
+      ...fields,
+      status: input.status,
+      version: 1,
+      updatedAt: new Date(now).toISOString(),
+      cancelRequested: false,
+    } as StoredJob);
+    this.#jobs.set(job.jobId, job);
+    return { created: true, job };
+  }
+
+  async get(jobId: string): Promise<StoredJob | undefined> {
+    return this.#live(jobId, this.#now());
+  }
+
+  async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
+    const now = this.#now();
+    const current = this.#live(jobId, now);
+    if (!current) return { ok: false, reason: 'not_found' };
+    // Version first: a stale writer must re-read before learning anything else.
+    if (current.version !== expectedVersion) return { ok: false, reason: 'conflict', job: current };
+    const allowed =
+      update.status === undefined
+        ? !isTerminal(current.status)
+        : canTransition(current.status, update.status);
+    if (!allowed) return { ok: false, reason: 'invalid_transition', job: current };
+    const patch = structuredClone(pick(update, UPDATE_KEYS));
+    const job = this.#write(current, { ...patch, status: update.status ?? current.status }, now);
+    // Finishing any other way than requestCancel releases listeners without calling them.
+    if (isTerminal(job.status)) this.#takeListeners(jobId);
+    return { ok: true, job };
+  }
+
+  async requestCancel(jobId: string): Promise<JobWriteResult> {
+    const now = this.#now();
+    const current = this.#live(jobId, now);
+    if (!current) return { ok: false, reason: 'not_found' };
+    if (isTerminal(current.status))
+      return { ok: false, reason: 'invalid_transition', job: current };
+    const job = this.#write(current, { status: 'cancelled', cancelRequested: true }, now);
+    // Called synchronously, after the write, so listeners that read the store see `cancelled`
+    // and in-process runners are told before requestCancel resolves.
+    for (const subscription of this.#takeListeners(jobId)) this.#deliver(subscription, jobId);
+    return { ok: true, job };
+  }
+
+  onCancel(jobId: string, listener: () => void): () => void {
+    const job = this.#live(jobId, this.#now());
+    // Unknown jobs and jobs that finished without a cancel request will never be cancelled:
+    // keeping their listeners would only leak them.
+    if (!job || (isTerminal(job.status) && !job.cancelRequested)) return noop;
+    const subscription: CancelSubscription = { listener, active: true };
+    if (job.cancelRequested) {
+      // Cancellation already happened: tell the late subscriber, asynchronously and only once.
+      queueMicrotask(() => this.#deliver(subscription, jobId));
+      return () => {
+        subscription.active = false;
+      };
+    }
+    let subscriptions = this.#listeners.get(jobId);
+    if (!subscriptions) {
+      subscriptions = new Set();
+      this.#listeners.set(jobId, subscriptions);
+    }
+    subscriptions.add(subscription);
+    this.#listenerCount += 1;
+    return () => {
+      if (!subscription.active) return;
+      subscription.active = false;
+      const current = this.#listeners.get(jobId);
+      if (current?.delete(subscription)) {
+        this.#listenerCount -= 1;
+        if (current.size === 0) this.#listeners.delete(jobId);
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopTimer();
+  }
+
+  /** The job if it exists and has not outlived its retention; frees it if it has. */
+  #live(jobId: string, now: number): StoredJob | undefined {
+    const finishedAt = this.#finishedAt.get(jobId);
+    if (finishedAt !== undefined && now - finishedAt >= this.#retentionMs) {
+      this.#remove(jobId);
+      return undefined;
+    }
+    return this.#jobs.get(jobId);
+  }
+
+  #write(
+    current: StoredJob,
+    patch: Partial<Pick<StoredJob, 'status' | 'cancelRequested' | (typeof UPDATE_KEYS)[number]>>,
+    now: number,
+  ): StoredJob {
+    const job = deepFreeze({
+      ...current,
+      ...patch,
+      version: current.version + 1,
+      updatedAt: new Date(now).toISOString(),
+    } as StoredJob);
+    this.#jobs.set(job.jobId, job);
+    if (isTerminal(job.status)) {
+      this.#finishedAt.set(job.jobId, now);
+      this.#startTimer();
+    }
+    return job;
+  }
+
+  /** Evicts the earliest-finished jobs until one more fits, or rejects if all are active. */
+  #makeRoom(): void {
+    while (this.#jobs.size >= this.#maxJobs) {
+      const oldest = this.#finishedAt.keys().next();
+      if (oldest.done) throw new JobStoreFullError(this.#maxJobs);
+      this.#remove(oldest.value);
+    }
+  }
+
+  /** Frees expired jobs. Finish order is retention order, so it stops at the first live one. */
+  #sweep(now: number): void {
+    for (const [jobId, finishedAt] of this.#finishedAt) {
+      if (now - finishedAt < this.#retentionMs) break;
+      this.#remove(jobId);
+    }
+    if (this.#finishedAt.size === 0) this.#stopTimer();
+  }
+
+  #remove(jobId: string): void {
+    this.#jobs.delete(jobId);
+    this.#finishedAt.delete(jobId);
+    this.#takeListeners(jobId);
+  }
+
+  #takeListeners(jobId: string): Set<CancelSubscription> {
+    const subscriptions = this.#listeners.get(jobId);
+    if (!subscriptions) return new Set();
+    this.#listeners.delete(jobId);
+    this.#listenerCount -= subscriptions.size;
+    return subscriptions;
+  }
+
+  #deliver(subscription: CancelSubscription, jobId: string): void {
+    if (!subscription.active) return;
+    subscription.active = false;
+    try {
+      subscription.listener();
+    } catch (error) {
+      this.#onListenerError(error, jobId);
+    }
+  }
+
+  #startTimer(): void {
+    if (this.#timer !== undefined || this.#closed || this.#sweepIntervalMs === 0) return;
+    this.#timer = setInterval(() => this.#sweep(this.#now()), this.#sweepIntervalMs);
+    unrefTimer(this.#timer);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/** Lets the process exit while the sweep timer runs (Node, Bun: `unref()`; Deno: `unrefTimer`). */
+function unrefTimer(timer: unknown): void {
+  if (typeof timer === 'object' && timer !== null && 'unref' in timer) {
+    if (typeof timer.unref === 'function') timer.unref();
+  } else if (typeof timer === 'number') {
+    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+    deno?.unrefTimer?.(timer);
+  }
+}
+
+/** Copies the listed own fields that are set, dropping anything else the caller passed. */
+function pick<T extends object, K extends keyof T>(
+  source: T,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
+  const target: Partial<Pick<T, K>> = {};
+  for (const key of keys) {
+    if (source[key] !== undefined) target[key] = source[key];
+  }
+  return target;
+}
+
+/** Freezes a record and everything it holds, skipping parts already frozen (shared with the previous version). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (ArrayBuffer.isView(value)) return value; // typed arrays cannot be frozen
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}
