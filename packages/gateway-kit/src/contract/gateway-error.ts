@@ -28,9 +28,13 @@ export interface ErrorEnvelope {
 }
 
 /** A free-form JSON object (never an array or null). */
-export const JsonObjectSchema: v.GenericSchema<Record<string, unknown>> = v.record(
-  v.string(),
-  v.unknown(),
+export const JsonObjectSchema: v.GenericSchema<Record<string, unknown>> = v.pipe(
+  // valibot's record accepts arrays (they are objects); a JSON object is not an array.
+  v.custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    'Expected Object',
+  ),
+  v.record(v.string(), v.unknown()),
 );
 
 /**

@@ -1,0 +1,135 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
+import { defineAction } from '../../actions/define-action.ts';
+import { invokeBody } from '../../testing/index.ts';
+import { type RunningServer, serve } from './serve.ts';
+import { toNodeHandler } from './to-node-handler.ts';
+
+let aborted = 0;
+const waitForAbort = defineAction({
+  id: 'wait-for-abort',
+  input: v.object({}),
+  timeoutMs: 5_000,
+  run: (_, { signal }) =>
+    new Promise((resolve) => {
+      signal.addEventListener('abort', () => {
+        aborted += 1;
+        resolve({});
+      });
+    }),
+});
+
+const gateway = fixtureGateway({ maxBodyBytes: 4096, gateway: { id: 'acme', name: 'Acme' } });
+let running: RunningServer;
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+beforeAll(async () => {
+  running = await serve(gateway, { port: 0 });
+});
+afterAll(() => running.close());
+
+describe('@svc/gateway-kit/node', () => {
+  it('serves the contract over real HTTP on an ephemeral loopback port', async () => {
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await fetch(`${running.url}/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('lookup-account', { accountId: 'a1' })),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(
+      String((await response.clone().arrayBuffer()).byteLength),
+    );
+    expect(await response.json()).toMatchObject({ status: 'completed' });
+  });
+
+  it('derives the manifest URL from the Host header', async () => {
+    const response = await fetch(`${running.url}/v1/manifest`, { headers });
+    expect(((await response.json()) as { gateway: { url: string } }).gateway.url).toBe(running.url);
+  });
+
+  it('answers 413 to a chunked body over the limit without buffering it all, and closes the connection', async () => {
+    const { port } = running.server.address() as AddressInfo;
+    const result = await new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const req = httpRequest({ port, path: '/v1/invoke', method: 'POST', headers }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode!, connection: res.headers.connection });
+        });
+        req.on('error', reject);
+        // No Content-Length: Node sends chunked. Keep writing until the server answers.
+        const chunk = 'x'.repeat(1024);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 1000 && req.write(chunk)) sent++;
+          if (sent < 1000) req.once('drain', pump);
+          else req.end();
+        };
+        pump();
+      },
+    );
+    expect(result).toEqual({ status: 413, connection: 'close' });
+  });
+
+  it('aborts the running action when the client disconnects', async () => {
+    const withWaiter = fixtureGateway({ actions: [waitForAbort] });
+    const server = createServer(toNodeHandler(withWaiter)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const before = aborted;
+    const controller = new AbortController();
+    const pending = fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('wait-for-abort', {})),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    await expect.poll(() => aborted, { timeout: 1000 }).toBe(before + 1);
+    server.close();
+  });
+
+  it('uses a body already parsed by Express-style middleware', async () => {
+    const handler = toNodeHandler(gateway);
+    const server = createServer((req, res) => {
+      let text = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
+      req.on('end', () => {
+        Object.assign(req, { body: JSON.parse(text), _body: true });
+        handler(req, res);
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const ok = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('lookup-account', { accountId: 'a1' })),
+    });
+    expect(await ok.json()).toMatchObject({ status: 'completed' });
+    const polluted = await fetch(`http://127.0.0.1:${port}/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: '{"__proto__":{"admin":true}}',
+    });
+    expect(polluted.status).toBe(400);
+    server.close();
+  });
+
+  it('keeps serving after bad requests', async () => {
+    for (const body of ['{', '[]', 'null']) {
+      const response = await fetch(`${running.url}/v1/invoke`, { method: 'POST', headers, body });
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+    }
+    expect((await fetch(`${running.url}/v1/manifest`, { headers })).status).toBe(200);
+  });
+});

@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { fixtureGateway, ROTATED_TOKEN, TOKEN } from '../../test/fixture-gateway.ts';
+import { ErrorEnvelopeSchema } from '../contract/index.ts';
+import { createTestClient } from '../testing/index.ts';
+import { bearerToken, createAuthenticator } from './bearer-auth.ts';
+
+const gateway = fixtureGateway();
+
+async function manifestWith(authorization: string | undefined) {
+  const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+  return createTestClient(gateway).request('/v1/manifest', { headers });
+}
+
+describe('bearer authentication', () => {
+  it.each([
+    ['no header', undefined],
+    ['a wrong token', 'Bearer wrong-token'],
+    ['a wrong scheme', `Basic ${TOKEN}`],
+    ['a token without scheme', TOKEN],
+    ['an empty token', 'Bearer '],
+    ['only spaces', 'Bearer    '],
+    ['a 10 KB token', `Bearer ${'a'.repeat(10 * 1024)}`],
+    ['a prefix of the token', `Bearer ${TOKEN.slice(0, -1)}`],
+    ['the token plus a character', `Bearer ${TOKEN}x`],
+  ])('answers the same 401 for %s', async (_, authorization) => {
+    const response = await manifestWith(authorization);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    expect(response.body).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: 'Missing or invalid bearer token.',
+        retryable: false,
+      },
+    });
+    expect(v.is(ErrorEnvelopeSchema, response.body)).toBe(true);
+  });
+
+  it('accepts every listed token (rotation) with a case-insensitive scheme', async () => {
+    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${ROTATED_TOKEN}`, `BEARER ${TOKEN}`]) {
+      expect((await manifestWith(authorization)).status).toBe(200);
+    }
+  });
+
+  it('requires auth on every route', async () => {
+    const anonymous = createTestClient(gateway);
+    for (const response of [
+      await anonymous.manifest(),
+      await anonymous.invoke({}),
+      await anonymous.job('j'),
+      await anonymous.cancel('j'),
+    ]) {
+      expect(response.status).toBe(401);
+    }
+  });
+
+  it('maps static tokens to their principals; plain strings share the default principal', async () => {
+    const authenticate = createAuthenticator({
+      tokens: ['shared-a', 'shared-b', { token: 'ops-token', principal: { id: 'ops' } }],
+    });
+    expect(await authenticate('Bearer shared-a', () => undefined)).toEqual({ id: 'default' });
+    expect(await authenticate('Bearer shared-b', () => undefined)).toEqual({ id: 'default' });
+    expect(await authenticate('Bearer ops-token', () => undefined)).toEqual({ id: 'ops' });
+    expect(await authenticate('Bearer nobody', () => undefined)).toBeNull();
+  });
+
+  it('uses verify() for custom schemes and refuses when it returns null', async () => {
+    const verified = fixtureGateway({
+      auth: { verify: (token) => (token === 'jwt-ok' ? { id: 'svc' } : null) },
+    });
+    expect((await createTestClient(verified, { token: 'jwt-ok' }).manifest()).status).toBe(200);
+    expect((await createTestClient(verified, { token: 'jwt-bad' }).manifest()).status).toBe(401);
+  });
+
+  it('answers 500, not a crash, when verify() throws', async () => {
+    const broken = fixtureGateway({
+      auth: {
+        verify: () => {
+          throw new Error('identity provider down');
+        },
+      },
+    });
+    const response = await createTestClient(broken, { token: 'x' }).manifest();
+    expect(response.status).toBe(500);
+    expect(JSON.stringify(response.body)).not.toContain('identity provider');
+  });
+
+  it('never accepts a token other than the configured ones (property)', async () => {
+    const authenticate = createAuthenticator({ tokens: [TOKEN] });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 64 }), async (candidate) => {
+        fc.pre(candidate.trim() !== TOKEN);
+        expect(await authenticate(`Bearer ${candidate}`, () => undefined)).toBeNull();
+      }),
+    );
+  });
+
+  it('extracts bearer tokens strictly', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer   abc  ')).toBe('abc');
+    expect(bearerToken('Bearerabc')).toBeUndefined();
+    expect(bearerToken('Token abc')).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
+  });
+});
