@@ -1,0 +1,501 @@
+import { Webhook } from 'standardwebhooks';
+import { CallbackConfigError } from './callback-config-error.ts';
+import {
+  assertValidUrlPolicy,
+  type CallbackUrlCheck,
+  type CallbackUrlPolicy,
+  type CallbackUrlRefusal,
+  checkCallbackUrl,
+  checkCallbackUrlResolved,
+  type ResolveHost,
+} from './callback-url-guard.ts';
+
+/**
+ * Why a callback was not delivered.
+ * - `refused_url`: the SSRF guard refused the URL (see `refusal`); nothing was sent.
+ * - `gone`: the receiver answered 410 Gone; it does not want this callback any more.
+ * - `client_error`: any other 4xx (the request itself is wrong, retrying will not help).
+ * - `redirected`: the receiver answered 3xx; redirects are not followed (they could point the
+ *   request, with its credentials, anywhere the guard has not checked).
+ * - `invalid_authorization`: `authorization` is not a legal HTTP header value; nothing was sent.
+ * - `exhausted`: every attempt failed with a retryable outcome.
+ * - `aborted`: the caller's `signal` fired.
+ *
+ * @example
+ * if (!result.delivered && result.reason === 'gone') forgetSubscription();
+ */
+export type CallbackFailureReason =
+  | 'refused_url'
+  | 'gone'
+  | 'client_error'
+  | 'redirected'
+  | 'invalid_authorization'
+  | 'exhausted'
+  | 'aborted';
+
+/**
+ * Why an attempt got no HTTP response: the per-attempt timeout, a network error, or a failed
+ * DNS check (only with `resolveHost`).
+ *
+ * @example
+ * const kind: CallbackTransportError = 'timeout';
+ */
+export type CallbackTransportError = 'timeout' | 'network' | 'dns';
+
+/**
+ * The outcome of {@link deliverCallback}. `attempts` counts requests started (0 when nothing was
+ * sent). `lastStatus` is the most recent HTTP status received, `lastError` the transport error of
+ * the final attempt when it got no response.
+ *
+ * @example
+ * const result: CallbackDeliveryResult = await deliverCallback(options);
+ * if (!result.delivered) console.warn('callback failed', result.reason, result.attempts);
+ */
+export type CallbackDeliveryResult =
+  | { readonly delivered: true; readonly attempts: number; readonly status: number }
+  | {
+      readonly delivered: false;
+      readonly attempts: number;
+      readonly reason: CallbackFailureReason;
+      readonly lastStatus?: number;
+      readonly lastError?: CallbackTransportError;
+      /** Set when `reason` is `refused_url`. */
+      readonly refusal?: CallbackUrlRefusal;
+    };
+
+/**
+ * Reported after every attempt. Carries no URL, header or body, so it is safe to log.
+ *
+ * @example
+ * const onAttempt = (event: CallbackAttemptEvent) =>
+ *   console.info(`callback ${event.webhookId} #${event.attempt}: ${event.outcome}`);
+ */
+export interface CallbackAttemptEvent {
+  readonly webhookId: string;
+  /** 1-based. */
+  readonly attempt: number;
+  /** `retrying`: another attempt follows after `retryInMs`; `stopped`: this was the last one. */
+  readonly outcome: 'delivered' | 'retrying' | 'stopped';
+  readonly status?: number;
+  readonly error?: CallbackTransportError;
+  readonly retryInMs?: number;
+}
+
+/**
+ * Delivery settings shared by {@link deliverCallback} and `CallbackDispatcher`.
+ *
+ * @example
+ * const settings: CallbackDeliverySettings = { signingSecret: process.env.WEBHOOK_SECRET!, maxAttempts: 5 };
+ */
+export interface CallbackDeliverySettings {
+  /** Standard Webhooks secret (`whsec_<base64>`); when set, every attempt carries `webhook-signature`. */
+  readonly signingSecret?: string;
+  /** SSRF policy; default: https to public hosts only. */
+  readonly urlPolicy?: CallbackUrlPolicy;
+  /** Optional DNS check before each attempt (e.g. `resolveHostWithNodeDns` from the Node adapter). */
+  readonly resolveHost?: ResolveHost;
+  /** Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Attempts in total, first one included. Default 8. */
+  readonly maxAttempts?: number;
+  /** Time allowed for each attempt to get response headers. Default 10 000 ms. */
+  readonly attemptTimeoutMs?: number;
+  /** Backoff ceiling of the first retry; doubles per retry. Default 1 000 ms. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of any wait, `Retry-After` included. Default 60 000 ms. */
+  readonly maxDelayMs?: number;
+  /** Called after every attempt; exceptions it throws are ignored. */
+  readonly onAttempt?: (event: CallbackAttemptEvent) => void;
+  /** Test hook: waits `ms` (should end early when `signal` aborts). Default: `setTimeout`. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Test hook: uniform random number in [0, 1) for jitter. Default `Math.random`. */
+  readonly random?: () => number;
+  /** Test hook: current time in ms since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * One callback to deliver, plus the shared settings.
+ *
+ * @example
+ * const options: DeliverCallbackOptions = {
+ *   url: callbacks.jobResultUrl,
+ *   body: { job },
+ *   webhookId: `job_${job.jobId}_${job.status}`,
+ *   authorization: callbacks.authorization,
+ * };
+ */
+export interface DeliverCallbackOptions extends CallbackDeliverySettings {
+  readonly url: string;
+  /** JSON-serialisable body; serialised once, so every attempt sends identical bytes. */
+  readonly body: object;
+  /** Stable identifier of this event across retries (`webhook-id`); receivers dedupe on it. */
+  readonly webhookId: string;
+  /** Sent verbatim as the `Authorization` header (the invoke request's `callbacks.authorization`). */
+  readonly authorization?: string | undefined;
+  /** Aborts the delivery: the current attempt and any wait end at once with `aborted`. */
+  readonly signal?: AbortSignal;
+}
+
+/** Defaults of the retry schedule (see docs/callbacks.md). */
+export const CALLBACK_DELIVERY_DEFAULTS: {
+  readonly maxAttempts: number;
+  readonly attemptTimeoutMs: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+} = Object.freeze({
+  maxAttempts: 8,
+  attemptTimeoutMs: 10_000,
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+});
+
+// Field values a Headers object accepts (no NUL/CR/LF, nothing beyond Latin-1).
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+// It is signed as `${id}.${timestamp}.${body}`, so it must survive header whitespace trimming.
+const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
+
+interface Prepared {
+  readonly url: string;
+  readonly payload: string;
+  readonly webhookId: string;
+  readonly authorization: string | undefined;
+  readonly webhook: Webhook | undefined;
+  readonly urlPolicy: CallbackUrlPolicy | undefined;
+  readonly resolveHost: ResolveHost | undefined;
+  readonly fetch: typeof fetch;
+  readonly maxAttempts: number;
+  readonly attemptTimeoutMs: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onAttempt: ((event: CallbackAttemptEvent) => void) | undefined;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random: () => number;
+  readonly now: () => number;
+}
+
+function numberOption(name: string, value: number | undefined, fallback: number, min: number) {
+  const result = value ?? fallback;
+  if (!Number.isFinite(result) || result < min) {
+    throw new CallbackConfigError(name, `must be a finite number >= ${min}`);
+  }
+  return result;
+}
+
+/**
+ * Builds the signer for a Standard Webhooks secret.
+ * @throws {CallbackConfigError} when the secret is empty or not base64 (the value is never echoed).
+ */
+export function createSigner(signingSecret: string): Webhook {
+  try {
+    return new Webhook(signingSecret);
+  } catch {
+    throw new CallbackConfigError('signingSecret', "must be a 'whsec_' + base64 secret");
+  }
+}
+
+/** Validates settings eagerly; internal, shared with the dispatcher. */
+export function validateDeliverySettings(settings: CallbackDeliverySettings): void {
+  if (settings.signingSecret !== undefined) createSigner(settings.signingSecret);
+  assertValidUrlPolicy(settings.urlPolicy);
+  const maxAttempts = numberOption('maxAttempts', settings.maxAttempts, 1, 1);
+  if (!Number.isInteger(maxAttempts))
+    throw new CallbackConfigError('maxAttempts', 'must be an integer');
+  numberOption('attemptTimeoutMs', settings.attemptTimeoutMs, 1, 1);
+  numberOption('baseDelayMs', settings.baseDelayMs, 0, 0);
+  numberOption('maxDelayMs', settings.maxDelayMs, 0, 0);
+}
+
+function prepare(options: DeliverCallbackOptions): Prepared {
+  validateDeliverySettings(options);
+  if (typeof options.webhookId !== 'string' || !WEBHOOK_ID.test(options.webhookId)) {
+    throw new CallbackConfigError(
+      'webhookId',
+      'must be 1-256 printable ASCII characters, no spaces',
+    );
+  }
+  let payload: string | undefined;
+  try {
+    payload = JSON.stringify(options.body);
+  } catch {
+    payload = undefined;
+  }
+  if (typeof payload !== 'string') {
+    throw new CallbackConfigError('body', 'must be JSON-serialisable');
+  }
+  const d = CALLBACK_DELIVERY_DEFAULTS;
+  return {
+    url: options.url,
+    payload,
+    webhookId: options.webhookId,
+    authorization: options.authorization === '' ? undefined : options.authorization,
+    webhook: options.signingSecret === undefined ? undefined : createSigner(options.signingSecret),
+    urlPolicy: options.urlPolicy,
+    resolveHost: options.resolveHost,
+    // Looked up per call, not at import time, so test doubles of globalThis.fetch apply.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    maxAttempts: options.maxAttempts ?? d.maxAttempts,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? d.attemptTimeoutMs,
+    baseDelayMs: options.baseDelayMs ?? d.baseDelayMs,
+    maxDelayMs: options.maxDelayMs ?? d.maxDelayMs,
+    signal: options.signal,
+    onAttempt: options.onAttempt,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Resolves when `promise` settles or `signal` aborts, whichever is first; never rejects. */
+function untilAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  const settled = promise.then(
+    () => undefined,
+    () => undefined,
+  );
+  if (!signal) return settled;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([settled, aborted]).finally(() =>
+    signal.removeEventListener('abort', onAbort),
+  );
+}
+
+/**
+ * The wait before retry number `retry` (1 = first retry): "full jitter", a uniform draw between
+ * 0 and `min(maxDelayMs, baseDelayMs * 2^(retry-1))`, which spreads retries of many callbacks
+ * that failed together.
+ *
+ * @example
+ * backoffDelay(3, { baseDelayMs: 1000, maxDelayMs: 60000, random: () => 0.5 }); // 2000
+ */
+export function backoffDelay(
+  retry: number,
+  options: {
+    readonly baseDelayMs: number;
+    readonly maxDelayMs: number;
+    readonly random: () => number;
+  },
+): number {
+  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  const draw = Math.min(Math.max(options.random(), 0), 1);
+  return Math.floor(draw * ceiling);
+}
+
+/**
+ * Parses a `Retry-After` value (delay in seconds, or an HTTP date) into milliseconds from `now`.
+ * Returns `undefined` when absent or unparseable; dates in the past give 0.
+ *
+ * @example
+ * parseRetryAfter('120', Date.now()); // 120000
+ * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.now()); // 0 (in the past)
+ */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // HTTP dates (all three RFC 9110 formats) start with a day name; Date.parse alone would
+  // also accept things like '-5' (the year -5).
+  if (!/^[A-Za-z]{3,9},? /.test(text)) return undefined;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+type AttemptOutcome =
+  | { readonly kind: 'delivered'; readonly status: number }
+  | { readonly kind: 'stop'; readonly reason: CallbackFailureReason; readonly status?: number }
+  | {
+      readonly kind: 'retry';
+      readonly status?: number;
+      readonly error?: CallbackTransportError;
+      readonly retryAfterMs?: number;
+    }
+  | { readonly kind: 'aborted' };
+
+type RetryOutcome = Extract<AttemptOutcome, { kind: 'retry' }>;
+
+function classifyResponse(response: Response, now: number): AttemptOutcome {
+  const { status } = response;
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  // Browsers and workers expose a manual redirect as an opaque response with status 0.
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+    return { kind: 'stop', reason: 'redirected', status };
+  }
+  if (status === 410) return { kind: 'stop', reason: 'gone', status };
+  if (status === 408 || status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
+    return retryAfterMs === undefined
+      ? { kind: 'retry', status }
+      : { kind: 'retry', status, retryAfterMs };
+  }
+  return { kind: 'stop', reason: 'client_error', status };
+}
+
+async function attemptOnce(p: Prepared, url: URL): Promise<AttemptOutcome> {
+  const now = p.now();
+  // Standard Webhooks: the timestamp is per attempt (receivers reject stale ones), so re-sign.
+  const headers = new Headers({
+    'content-type': 'application/json',
+    'webhook-id': p.webhookId,
+    'webhook-timestamp': String(Math.floor(now / 1000)),
+  });
+  if (p.webhook)
+    headers.set('webhook-signature', p.webhook.sign(p.webhookId, new Date(now), p.payload));
+  if (p.authorization !== undefined) headers.set('authorization', p.authorization);
+  const timeout = AbortSignal.timeout(p.attemptTimeoutMs);
+  const signal = p.signal ? AbortSignal.any([p.signal, timeout]) : timeout;
+  try {
+    const response = await p.fetch(url, {
+      method: 'POST',
+      headers,
+      body: p.payload,
+      redirect: 'manual',
+      signal,
+    });
+    // The body is not needed; release the connection instead of waiting for GC.
+    response.body?.cancel().catch(() => undefined);
+    return classifyResponse(response, p.now());
+  } catch (error) {
+    if (p.signal?.aborted) return { kind: 'aborted' };
+    const timedOut = timeout.aborted || (error instanceof Error && error.name === 'TimeoutError');
+    return { kind: 'retry', error: timedOut ? 'timeout' : 'network' };
+  }
+}
+
+/** The optional DNS check: `undefined` to go ahead, a retry, or the refusal that ends delivery. */
+async function checkBeforeAttempt(
+  p: Prepared,
+  url: URL,
+): Promise<
+  RetryOutcome | { readonly kind: 'refused'; readonly refusal: CallbackUrlRefusal } | undefined
+> {
+  if (!p.resolveHost) return undefined;
+  let check: CallbackUrlCheck;
+  try {
+    check = await checkCallbackUrlResolved(url, p.urlPolicy, p.resolveHost);
+  } catch {
+    check = { ok: false, reason: 'dns_lookup_failed' };
+  }
+  if (check.ok) return undefined;
+  // A failed lookup may be temporary; a name that points inside the network is not.
+  if (check.reason === 'dns_lookup_failed') return { kind: 'retry', error: 'dns' };
+  return { kind: 'refused', refusal: check.reason };
+}
+
+function report(p: Prepared, event: CallbackAttemptEvent): void {
+  try {
+    p.onAttempt?.(event);
+  } catch {
+    // An observer must not be able to break delivery.
+  }
+}
+
+async function run(p: Prepared): Promise<CallbackDeliveryResult> {
+  const check = checkCallbackUrl(p.url, p.urlPolicy);
+  if (!check.ok)
+    return { delivered: false, attempts: 0, reason: 'refused_url', refusal: check.reason };
+  if (p.authorization !== undefined && !HEADER_VALUE.test(p.authorization)) {
+    return { delivered: false, attempts: 0, reason: 'invalid_authorization' };
+  }
+  let lastStatus: number | undefined;
+  let attempts = 0;
+  const failure = (
+    reason: CallbackFailureReason,
+    lastError?: CallbackTransportError,
+  ): Extract<CallbackDeliveryResult, { delivered: false }> => ({
+    delivered: false,
+    attempts,
+    reason,
+    ...(lastStatus === undefined ? {} : { lastStatus }),
+    ...(lastError === undefined ? {} : { lastError }),
+  });
+
+  while (true) {
+    if (p.signal?.aborted) return failure('aborted');
+    const gate = await checkBeforeAttempt(p, check.url);
+    if (gate?.kind === 'refused') {
+      return { ...failure('refused_url'), refusal: gate.refusal };
+    }
+    if (p.signal?.aborted) return failure('aborted');
+    attempts += 1;
+    const outcome = gate ?? (await attemptOnce(p, check.url));
+    const status = 'status' in outcome ? outcome.status : undefined;
+    if (status !== undefined) lastStatus = status;
+    const base = {
+      webhookId: p.webhookId,
+      attempt: attempts,
+      ...(status === undefined ? {} : { status }),
+    };
+
+    switch (outcome.kind) {
+      case 'delivered':
+        report(p, { ...base, outcome: 'delivered' });
+        return { delivered: true, attempts, status: outcome.status };
+      case 'aborted':
+        report(p, { ...base, outcome: 'stopped' });
+        return failure('aborted');
+      case 'stop':
+        report(p, { ...base, outcome: 'stopped' });
+        return failure(outcome.reason);
+      case 'retry': {
+        const error = outcome.error;
+        const withError = error === undefined ? base : { ...base, error };
+        if (attempts >= p.maxAttempts) {
+          report(p, { ...withError, outcome: 'stopped' });
+          return failure('exhausted', error);
+        }
+        const delay = Math.min(p.maxDelayMs, outcome.retryAfterMs ?? backoffDelay(attempts, p));
+        report(p, { ...withError, outcome: 'retrying', retryInMs: delay });
+        // Called inside then() so that a hook throwing synchronously cannot escape either.
+        const wait = Promise.resolve().then(() => p.sleep(delay, p.signal));
+        await untilAborted(wait, p.signal);
+      }
+    }
+  }
+}
+
+/**
+ * Delivers one callback (webhook): POSTs `body` as JSON to `url` and retries until it is
+ * accepted, refused for good, or attempts run out. Never rejects: every delivery failure is a
+ * {@link CallbackDeliveryResult}. Throws {@link CallbackConfigError} synchronously for
+ * programming errors (bad signing secret, non-JSON body, invalid retry options).
+ *
+ * Each attempt sends `Content-Type: application/json`, `Authorization` verbatim when given, and
+ * the Standard Webhooks headers `webhook-id` (stable), `webhook-timestamp` (per attempt) and,
+ * with a `signingSecret`, `webhook-signature`. The URL passes the SSRF guard first; redirects are
+ * not followed. 2xx delivers; 408, 429, 5xx, timeouts and network errors are retried with
+ * exponential backoff and full jitter, honouring `Retry-After` up to `maxDelayMs`; 410 stops as
+ * `gone`, 3xx as `redirected`, other 4xx as `client_error`.
+ *
+ * @example
+ * const result = await deliverCallback({
+ *   url: request.callbacks.jobResultUrl,
+ *   body: { job },
+ *   webhookId: `job_${job.jobId}_${job.status}`,
+ *   authorization: request.callbacks.authorization,
+ *   signingSecret: process.env.CALLBACK_SIGNING_SECRET,
+ * });
+ * if (!result.delivered) console.warn('job callback failed:', result.reason);
+ */
+export function deliverCallback(options: DeliverCallbackOptions): Promise<CallbackDeliveryResult> {
+  return run(prepare(options));
+}
