@@ -91,6 +91,9 @@ function canonicalAllowedHost(entry: string): string {
  * Throws {@link CallbackConfigError} when an `allowHosts` entry is not a host, so that
  * misconfiguration surfaces when delivery is set up rather than at the first callback.
  * Internal: not re-exported from the package.
+ *
+ * @example
+ * assertValidUrlPolicy({ allowHosts: ['bad host'] }); // throws CallbackConfigError
  */
 export function assertValidUrlPolicy(policy: CallbackUrlPolicy | undefined): void {
   for (const entry of policy?.allowHosts ?? []) canonicalAllowedHost(entry);

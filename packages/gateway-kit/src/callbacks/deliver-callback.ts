@@ -184,7 +184,10 @@ function numberOption(name: string, value: number | undefined, fallback: number,
 }
 
 /**
- * Builds the signer for a Standard Webhooks secret.
+ * Builds the signer for a Standard Webhooks secret. Internal: not re-exported from the package.
+ *
+ * @example
+ * const signature = createSigner(secret).sign(webhookId, new Date(), payload); // 'v1,…'
  * @throws {CallbackConfigError} when the secret is empty or not base64 (the value is never echoed).
  */
 export function createSigner(signingSecret: string): Webhook {
@@ -195,13 +198,20 @@ export function createSigner(signingSecret: string): Webhook {
   }
 }
 
-/** Validates settings eagerly; internal, shared with the dispatcher. */
+/**
+ * Validates delivery settings eagerly so that mistakes surface at setup. Internal: shared with
+ * the dispatcher, not re-exported from the package.
+ *
+ * @example
+ * validateDeliverySettings({ maxAttempts: 0 }); // throws CallbackConfigError('maxAttempts', …)
+ */
 export function validateDeliverySettings(settings: CallbackDeliverySettings): void {
   if (settings.signingSecret !== undefined) createSigner(settings.signingSecret);
   assertValidUrlPolicy(settings.urlPolicy);
   const maxAttempts = numberOption('maxAttempts', settings.maxAttempts, 1, 1);
-  if (!Number.isInteger(maxAttempts))
+  if (!Number.isInteger(maxAttempts)) {
     throw new CallbackConfigError('maxAttempts', 'must be an integer');
+  }
   numberOption('attemptTimeoutMs', settings.attemptTimeoutMs, 1, 1);
   numberOption('baseDelayMs', settings.baseDelayMs, 0, 0);
   numberOption('maxDelayMs', settings.maxDelayMs, 0, 0);
@@ -411,8 +421,9 @@ function report(p: Prepared, event: CallbackAttemptEvent): void {
 
 async function run(p: Prepared): Promise<CallbackDeliveryResult> {
   const check = checkCallbackUrl(p.url, p.urlPolicy);
-  if (!check.ok)
+  if (!check.ok) {
     return { delivered: false, attempts: 0, reason: 'refused_url', refusal: check.reason };
+  }
   if (p.authorization !== undefined && !HEADER_VALUE.test(p.authorization)) {
     return { delivered: false, attempts: 0, reason: 'invalid_authorization' };
   }

@@ -24,7 +24,12 @@ export type AddressRefusal =
   | 'documentation_address'
   | 'ipv4_mapped_address';
 
-/** A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit words. */
+/**
+ * A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit words.
+ *
+ * @example
+ * const loopback: IpAddress = { v: 4, n: 0x7f000001 };
+ */
 export type IpAddress =
   | { readonly v: 4; readonly n: number }
   | { readonly v: 6; readonly w: readonly number[] };
