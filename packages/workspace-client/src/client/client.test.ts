@@ -1,0 +1,263 @@
+import { HttpResponse, http } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.js';
+import { defineDebrief } from '../debrief/define-debrief.js';
+import { WorkspaceConfigError } from '../errors/config-error.js';
+import { WorkspaceValidationError } from '../errors/validation-error.js';
+import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.js';
+import type { WorkspaceClientOptions } from './options.js';
+
+const server = useMsw();
+const client = (options: Partial<WorkspaceClientOptions> = {}) =>
+  createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, retry: 0, ...options });
+const skill = { name: 'Pricing', slug: 'pricing', instructions: 'Quote list prices.' };
+const debrief = defineDebrief({
+  externalId: 'weekly:2025-w01',
+  title: 'Week 1',
+  pages: [{ title: 'Overview', html: '<h1>Hi</h1>' }],
+});
+
+describe('requests', () => {
+  it('sends JSON with the bearer key to {baseUrl}/api/v1/org and only CORS-friendly headers', async () => {
+    const { handler, seen } = sequence('post', '/skills', [() => HttpResponse.json(skill)]);
+    server.use(handler);
+    await client().skills.upsert(skill);
+    const [request] = seen;
+    expect(request?.url).toBe(`${API}/skills`);
+    expect(request?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+    expect(request?.headers.get('content-type')).toBe('application/json');
+    expect(request?.body).toEqual(skill);
+    const names = [...(request?.headers.keys() ?? [])].filter(
+      (name) =>
+        ![
+          'host',
+          'connection',
+          'user-agent',
+          'accept-encoding',
+          'accept-language',
+          'sec-fetch-mode',
+          'content-length',
+        ].includes(name),
+    );
+    expect(names.sort()).toEqual(['accept', 'authorization', 'content-type']);
+  });
+
+  it.each([
+    ['https://svc.test/', `${API}/skills`],
+    ['https://svc.test/api/v1/org', `${API}/skills`],
+    ['https://svc.test/tenant-a', 'https://svc.test/tenant-a/api/v1/org/skills'],
+  ])('resolves baseUrl %s', async (baseUrl, expected) => {
+    const seen: string[] = [];
+    server.use(
+      http.get('https://svc.test/*', ({ request }) => {
+        seen.push(request.url);
+        return HttpResponse.json([]);
+      }),
+    );
+    await client({ baseUrl }).skills.list();
+    expect(seen).toEqual([expected]);
+  });
+
+  it('percent-encodes path keys', async () => {
+    const seen: string[] = [];
+    server.use(
+      http.get(`${API}/debriefs/*`, ({ request }) => {
+        seen.push(new URL(request.url).pathname);
+        return HttpResponse.json({ externalId: 'a/b c?d#e' });
+      }),
+      http.delete(`${API}/skills/*`, ({ request }) => {
+        seen.push(new URL(request.url).pathname);
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    await client().debriefs.get('a/b c?d#e');
+    await client().skills.delete('100%');
+    expect(seen).toEqual(['/api/v1/org/debriefs/a%2Fb%20c%3Fd%23e', '/api/v1/org/skills/100%25']);
+  });
+
+  it.each(['', ' ', '.', '..'])('refuses the path key %j without sending anything', async (key) => {
+    const error = await client()
+      .debriefs.get(key)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceValidationError);
+    expect((error as WorkspaceValidationError).side).toBe('request');
+  });
+});
+
+describe('strict writer', () => {
+  it('refuses organizationId with a clear error and sends nothing', async () => {
+    const { handler, seen } = sequence('post', '/skills', [() => HttpResponse.json(skill)]);
+    server.use(handler);
+    const error = await client()
+      .skills.upsert({ ...skill, organizationId: 'org_1' } as never)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceValidationError);
+    expect((error as WorkspaceValidationError).issues).toEqual([
+      {
+        path: 'organizationId',
+        message: '`organizationId` must never be sent: the workspace is derived from the key',
+      },
+    ]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses organizationId on agents and debriefs too', async () => {
+    for (const call of [
+      () => client().agents.upsert({ name: 'A', slug: 'a', organizationId: 'x' } as never),
+      () => client().debriefs.upsert({ ...debrief, organizationId: 'x' } as never),
+    ]) {
+      const error = (await call().catch((e: unknown) => e)) as WorkspaceValidationError;
+      expect(error.issues.map((i) => i.path)).toEqual(['organizationId']);
+    }
+  });
+
+  it('reports every problem at once, with paths', async () => {
+    const error = (await client()
+      .skills.upsert({ name: '', slug: 'Not A Slug', instructions: 3, extra: true } as never)
+      .catch((e: unknown) => e)) as WorkspaceValidationError;
+    expect(error.issues.map((i) => i.path).sort()).toEqual([
+      'extra',
+      'instructions',
+      'name',
+      'slug',
+    ]);
+    expect(error.message).toContain('Invalid shared skill (4 problems)');
+  });
+});
+
+describe('tolerant reader', () => {
+  it.each([
+    ['a bare array', [skill]],
+    ['{ skills: [...] }', { skills: [skill], nextCursor: null }],
+    ['{ data: [...] }', { data: [skill] }],
+    ['{ items: [...] }', { items: [skill] }],
+  ])('reads a list given as %s', async (_label, body) => {
+    server.use(http.get(`${API}/skills`, () => HttpResponse.json(body)));
+    expect(await client().skills.list()).toEqual([skill]);
+  });
+
+  it('keeps unknown fields', async () => {
+    const stored = { ...skill, id: 'sk_1', createdAt: '2025-01-01T00:00:00Z', owner: { id: 7 } };
+    server.use(http.get(`${API}/skills`, () => HttpResponse.json([stored])));
+    expect(await client().skills.list()).toEqual([stored]);
+  });
+
+  it('unwraps { skill: {...} } and { data: {...} } single-object answers', async () => {
+    server.use(
+      http.post(`${API}/skills`, () => HttpResponse.json({ skill: { ...skill, id: 'sk_1' } })),
+      http.post(`${API}/agents`, () => HttpResponse.json({ data: { name: 'A', slug: 'a' } })),
+    );
+    expect(await client().skills.upsert(skill)).toEqual({ ...skill, id: 'sk_1' });
+    expect(await client().agents.upsert({ name: 'A', slug: 'a' })).toEqual({
+      name: 'A',
+      slug: 'a',
+    });
+  });
+
+  it('accepts 204 and 200-with-body deletes, and an empty upsert answer', async () => {
+    server.use(
+      http.delete(`${API}/skills/a`, () => new HttpResponse(null, { status: 204 })),
+      http.delete(`${API}/agents/a`, () => HttpResponse.json({ deleted: true })),
+      http.post(`${API}/skills`, () => new HttpResponse('', { status: 200 })),
+    );
+    await expect(client().skills.delete('a')).resolves.toBeUndefined();
+    await expect(client().agents.delete('a')).resolves.toBeUndefined();
+    await expect(client().skills.upsert(skill)).resolves.toEqual(skill);
+  });
+
+  it('rejects an unreadable answer with a response-side WorkspaceValidationError', async () => {
+    server.use(
+      http.get(`${API}/skills`, () => HttpResponse.json([{ slug: 'no-name' }])),
+      http.get(`${API}/agents`, () => HttpResponse.json({ unexpected: true })),
+      http.get(`${API}/debriefs`, () => new HttpResponse('<html>', { status: 200 })),
+    );
+    const errors = await Promise.all([
+      client()
+        .skills.list()
+        .catch((e: unknown) => e),
+      client()
+        .agents.list()
+        .catch((e: unknown) => e),
+      client()
+        .debriefs.list()
+        .catch((e: unknown) => e),
+    ]);
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(WorkspaceValidationError);
+      expect((error as WorkspaceValidationError).side).toBe('response');
+    }
+    expect((errors[0] as WorkspaceValidationError).issues[0]?.path).toBe('[0].name');
+  });
+
+  it('returns answers unchecked with validateResponses: false', async () => {
+    server.use(http.get(`${API}/skills`, () => HttpResponse.json([{ slug: 'no-name' }])));
+    expect(await client({ validateResponses: false }).skills.list()).toEqual([{ slug: 'no-name' }]);
+  });
+
+  it('returns the saved debrief, including its externalId', async () => {
+    server.use(
+      http.post(`${API}/debriefs`, async ({ request }) =>
+        HttpResponse.json({ ...((await request.json()) as object), id: 'db_1' }, { status: 201 }),
+      ),
+    );
+    const saved = await createDebriefsClient({ baseUrl: BASE, apiKey: KEY }).upsert(debrief);
+    expect(saved.externalId).toBe('weekly:2025-w01');
+    expect(saved.id).toBe('db_1');
+  });
+});
+
+describe('configuration', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it.each([
+    [{ baseUrl: 'not a url', apiKey: KEY }, /baseUrl must be an absolute/],
+    [{ baseUrl: 'ftp://svc.test', apiKey: KEY }, /http: or https:/],
+    [{ baseUrl: 'https://user:pw@svc.test', apiKey: KEY }, /credentials/],
+    [{ baseUrl: BASE, apiKey: '' }, /apiKey is required/],
+    [{ baseUrl: BASE, apiKey: KEY, retry: -1 }, /retry.limit/],
+  ])('throws WorkspaceConfigError for %j', (options, message) => {
+    expect(() => createWorkspaceClient(options as WorkspaceClientOptions)).toThrowError(message);
+    expect(() => createWorkspaceClient(options as WorkspaceClientOptions)).toThrowError(
+      WorkspaceConfigError,
+    );
+  });
+
+  it('refuses a workspace key string in a browser unless dangerouslyAllowBrowser', async () => {
+    vi.stubGlobal('document', {});
+    expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
+      /Refusing to use a workspace key in a browser/,
+    );
+    expect(() =>
+      createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, dangerouslyAllowBrowser: true }),
+    ).not.toThrow();
+    server.use(http.get(`${API}/skills`, () => HttpResponse.json([])));
+    const tokenClient = createWorkspaceClient({
+      baseUrl: BASE,
+      apiKey: async () => 'wk_test_short_lived',
+    });
+    await expect(tokenClient.skills.list()).resolves.toEqual([]);
+  });
+
+  it('reports a failing apiKey function without sending', async () => {
+    const { handler, seen } = sequence('get', '/skills', [() => HttpResponse.json([])]);
+    server.use(handler);
+    const failing = client({
+      apiKey: async () => {
+        throw new Error('token service down');
+      },
+    });
+    await expect(failing.skills.list()).rejects.toThrowError('The apiKey function failed');
+    await expect(client({ apiKey: async () => '' }).skills.list()).rejects.toBeInstanceOf(
+      WorkspaceConfigError,
+    );
+    expect(seen).toHaveLength(0);
+  });
+
+  it('uses an injected fetch', async () => {
+    const fetch = vi.fn(async () => Response.json([skill]));
+    expect(await client({ fetch }).skills.list()).toEqual([skill]);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+});

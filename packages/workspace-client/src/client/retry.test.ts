@@ -1,0 +1,388 @@
+import { HttpResponse } from 'msw';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BASE, KEY, sequence, useMsw } from '../../test/msw.js';
+import { WorkspaceAbortError } from '../errors/abort-error.js';
+import { WorkspaceApiError } from '../errors/api-error.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { WorkspaceConnectionError } from '../errors/connection-error.js';
+import { InternalServerError } from '../errors/internal-server-error.js';
+import { RateLimitError } from '../errors/rate-limit-error.js';
+import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
+import { createWorkspaceClient } from './create-workspace-client.js';
+import type { RetryEvent, WorkspaceClientOptions } from './options.js';
+
+const server = useMsw();
+const ok = () => HttpResponse.json([]);
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  () =>
+    HttpResponse.json(
+      { error: { code: `e${code}`, message: `status ${code}` } },
+      { status: code, headers },
+    );
+
+const client = (options: Partial<WorkspaceClientOptions> = {}) =>
+  createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, ...options });
+
+/** Settles `promise` into a result so fake-timer tests can inspect it without unhandled rejections. */
+function settle<T>(promise: Promise<T>) {
+  const state: { done: boolean; value?: T; error?: unknown } = { done: false };
+  promise.then(
+    (value) => Object.assign(state, { done: true, value }),
+    (error: unknown) => Object.assign(state, { done: true, error }),
+  );
+  return state;
+}
+
+/**
+ * Yields real macrotask turns (msw and ky do real I/O between fake-timer steps) until
+ * `condition` holds. Fake time does not move while waiting.
+ */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 2000; turn += 1) {
+    if (condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition not reached');
+}
+
+/** Lets pending real I/O (msw, body streams) finish so every timer it schedules exists. */
+async function settleIo(): Promise<void> {
+  for (let turn = 0; turn < 40; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Moves fake time forward by `ms` in 10 ms steps, letting real I/O finish at every step. */
+async function elapse(ms: number): Promise<void> {
+  await settleIo();
+  for (let left = ms; left > 0; left -= 10) {
+    await vi.advanceTimersByTimeAsync(Math.min(left, 10));
+    await settleIo();
+  }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+  // Jitter factor 0.75 + 0.5 × 0.5 = 1: delays are exactly 500 ms × 2^(n-1).
+  vi.spyOn(Math, 'random').mockReturnValue(0.5);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('retry matrix', () => {
+  it.each([408, 429, 500, 502, 503, 504])(
+    'retries %i after a 500 ms backoff, then succeeds',
+    async (code) => {
+      const { handler, seen } = sequence('get', '/skills', [status(code), ok]);
+      server.use(handler);
+      const result = settle(client().skills.list());
+      await elapse(499);
+      expect(seen).toHaveLength(1);
+      await elapse(1);
+      await until(() => result.done);
+      expect(result.error).toBeUndefined();
+      expect(result.value).toEqual([]);
+      expect(seen).toHaveLength(2);
+    },
+  );
+
+  it.each([400, 401, 403, 404, 409, 422])('never retries %i', async (code) => {
+    const { handler, seen } = sequence('get', '/skills', [status(code), ok]);
+    server.use(handler);
+    const error = await client()
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceApiError);
+    expect((error as WorkspaceApiError).status).toBe(code);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('makes 1 + 2 attempts by default, doubling the wait, then throws the last error', async () => {
+    const { handler, seen } = sequence('get', '/skills', [status(503)]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    await elapse(500);
+    expect(seen).toHaveLength(2);
+    await elapse(999);
+    expect(seen).toHaveLength(2);
+    await elapse(1);
+    await until(() => result.done);
+    expect(seen).toHaveLength(3);
+    expect(result.error).toBeInstanceOf(InternalServerError);
+    expect((result.error as InternalServerError).status).toBe(503);
+  });
+
+  it('retries upserts (POST) and deletes, which are idempotent by key', async () => {
+    const post = sequence('post', '/skills', [
+      status(502),
+      () => HttpResponse.json({ name: 'A', slug: 'a' }),
+    ]);
+    const del = sequence('delete', '/skills/a', [
+      status(500),
+      () => new HttpResponse(null, { status: 204 }),
+    ]);
+    server.use(post.handler, del.handler);
+    const upsert = settle(client().skills.upsert({ name: 'A', instructions: 'x' }));
+    const remove = settle(client().skills.delete('a'));
+    await elapse(500);
+    await until(() => upsert.done && remove.done);
+    expect(upsert.value).toMatchObject({ slug: 'a' });
+    expect(remove.error).toBeUndefined();
+    expect(post.seen.map((s) => s.body)).toEqual([
+      { name: 'A', instructions: 'x' },
+      { name: 'A', instructions: 'x' },
+    ]);
+    expect(del.seen).toHaveLength(2);
+  });
+
+  it('never retries a 409 conflict on a write', async () => {
+    const { handler, seen } = sequence('post', '/agents', [status(409)]);
+    server.use(handler);
+    const error = await client()
+      .agents.upsert({ name: 'A', slug: 'a' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries network errors, then throws WorkspaceConnectionError', async () => {
+    const { handler, seen } = sequence('get', '/debriefs', [() => HttpResponse.error()]);
+    server.use(handler);
+    const result = settle(client().debriefs.list());
+    await elapse(1500);
+    await until(() => result.done);
+    expect(seen).toHaveLength(3);
+    expect(result.error).toBeInstanceOf(WorkspaceConnectionError);
+  });
+
+  it('times out each attempt after `timeout`, retries, then throws WorkspaceTimeoutError', async () => {
+    const { handler, seen } = sequence('get', '/skills', [() => new Promise<Response>(() => {})]);
+    server.use(handler);
+    const result = settle(client({ timeout: 1000, retry: 1 }).skills.list());
+    await elapse(1000);
+    expect(seen).toHaveLength(1);
+    await elapse(500);
+    expect(seen).toHaveLength(2);
+    await elapse(1000);
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
+    expect(result.error).toBeInstanceOf(WorkspaceConnectionError);
+  });
+
+  it('stops at totalTimeout even when retries remain', async () => {
+    const { handler, seen } = sequence('get', '/skills', [status(503)]);
+    server.use(handler);
+    const result = settle(
+      client({
+        totalTimeout: 1200,
+        retry: { limit: 5, baseDelayMs: 1000, jitter: false },
+      }).skills.list(),
+    );
+    await elapse(1200);
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('caps each backoff delay at maxDelayMs', async () => {
+    const events: RetryEvent[] = [];
+    const { handler } = sequence('get', '/skills', [status(500)]);
+    server.use(handler);
+    const result = settle(
+      client({
+        retry: { limit: 4, baseDelayMs: 1000, maxDelayMs: 2500 },
+        onRetry: (event) => events.push(event),
+      }).skills.list(),
+    );
+    await elapse(10_000);
+    await until(() => result.done);
+    expect(events.map((e) => e.delayMs)).toEqual([1000, 2000, 2500, 2500]);
+  });
+
+  it('jitters delays within ±25 % when jitter is on', async () => {
+    vi.mocked(Math.random).mockReturnValue(0);
+    const events: RetryEvent[] = [];
+    const { handler } = sequence('get', '/skills', [status(500), ok]);
+    server.use(handler);
+    const result = settle(client({ onRetry: (e) => events.push(e) }).skills.list());
+    await elapse(375);
+    await until(() => result.done);
+    expect(events[0]?.delayMs).toBe(375);
+  });
+
+  it('calls onRetry before each wait with attempt, delay, error, method and path', async () => {
+    const events: RetryEvent[] = [];
+    const { handler } = sequence('get', '/skills', [status(503), status(429), ok]);
+    server.use(handler);
+    const result = settle(client({ onRetry: (e) => events.push(e) }).skills.list());
+    await elapse(0);
+    expect(events).toHaveLength(1);
+    await elapse(1500);
+    await until(() => result.done);
+    expect(
+      events.map(({ attempt, delayMs, method, path }) => ({ attempt, delayMs, method, path })),
+    ).toEqual([
+      { attempt: 1, delayMs: 500, method: 'GET', path: '/skills' },
+      { attempt: 2, delayMs: 1000, method: 'GET', path: '/skills' },
+    ]);
+    expect(events[0]?.error).toBeInstanceOf(InternalServerError);
+    expect(events[1]?.error).toBeInstanceOf(RateLimitError);
+  });
+
+  it('honours a per-call retry override', async () => {
+    const { handler, seen } = sequence('get', '/skills', [status(503)]);
+    server.use(handler);
+    await expect(client().skills.list({ retry: 0 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('Retry-After', () => {
+  it('waits the Retry-After seconds of a 429 instead of the backoff', async () => {
+    const { handler, seen } = sequence('get', '/skills', [status(429, { 'retry-after': '3' }), ok]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    await elapse(2999);
+    expect(seen).toHaveLength(1);
+    await elapse(1);
+    await until(() => result.done);
+    expect(result.error).toBeUndefined();
+    expect(seen).toHaveLength(2);
+  });
+
+  it('prefers retry-after-ms, which is precise', async () => {
+    const { handler, seen } = sequence('get', '/skills', [
+      status(503, { 'retry-after-ms': '1250', 'retry-after': '9' }),
+      ok,
+    ]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    await elapse(1249);
+    expect(seen).toHaveLength(1);
+    await elapse(1);
+    await until(() => result.done);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('accepts an HTTP-date Retry-After', async () => {
+    const when = new Date(Date.now() + 2000).toUTCString();
+    const { handler, seen } = sequence('get', '/skills', [
+      status(429, { 'retry-after': when }),
+      ok,
+    ]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    await elapse(1000);
+    expect(seen).toHaveLength(1);
+    await elapse(1000);
+    await until(() => result.done);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('fails fast with RateLimitError.retryAfterMs when the wait exceeds the 60 s cap', async () => {
+    const { handler, seen } = sequence('get', '/skills', [
+      status(429, { 'retry-after': '61' }),
+      ok,
+    ]);
+    server.use(handler);
+    const error = await client()
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(61_000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('honours a custom maxRetryAfterMs', async () => {
+    const { handler, seen } = sequence('get', '/skills', [
+      status(429, { 'retry-after-ms': '1500' }),
+      ok,
+    ]);
+    server.use(handler);
+    const error = await client({ retry: { maxRetryAfterMs: 1000 } })
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect((error as RateLimitError).retryAfterMs).toBe(1500);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('fails fast when the wait would outlast totalTimeout', async () => {
+    const { handler, seen } = sequence('get', '/skills', [
+      status(429, { 'retry-after': '30' }),
+      ok,
+    ]);
+    server.use(handler);
+    const error = await client({ totalTimeout: 10_000 })
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('abort', () => {
+  it('stops at once when aborted during the backoff wait', async () => {
+    const { handler, seen } = sequence('get', '/skills', [status(503), ok]);
+    server.use(handler);
+    const controller = new AbortController();
+    const result = settle(client().skills.list({ signal: controller.signal }));
+    await elapse(100);
+    expect(seen).toHaveLength(1);
+    controller.abort();
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceAbortError);
+    await elapse(5000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('aborts an in-flight request and never retries it', async () => {
+    const { handler, seen } = sequence('get', '/skills', [() => new Promise<Response>(() => {})]);
+    server.use(handler);
+    const controller = new AbortController();
+    const result = settle(client().skills.list({ signal: controller.signal }));
+    await elapse(10);
+    controller.abort(new Error('user went away'));
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceAbortError);
+    expect((result.error as Error).cause).toEqual(new Error('user went away'));
+    expect(seen).toHaveLength(1);
+  });
+
+  it('rejects without sending when the signal is already aborted', async () => {
+    const { handler, seen } = sequence('get', '/skills', [ok]);
+    server.use(handler);
+    await expect(client().skills.list({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      WorkspaceAbortError,
+    );
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('idempotent deletes and token refresh', () => {
+  it('treats a 404 on a retried delete as success (the lost first attempt deleted it)', async () => {
+    const { handler, seen } = sequence('delete', '/agents/a', [
+      status(503),
+      () => HttpResponse.json({ error: { code: 'not_found', message: 'gone' } }, { status: 404 }),
+    ]);
+    server.use(handler);
+    const result = settle(client().agents.delete('a'));
+    await elapse(500);
+    await until(() => result.done);
+    expect(result.error).toBeUndefined();
+    expect(seen).toHaveLength(2);
+  });
+
+  it('asks an async apiKey for a fresh token before every attempt', async () => {
+    let n = 0;
+    const { handler, seen } = sequence('get', '/skills', [status(503), ok]);
+    server.use(handler);
+    const result = settle(client({ apiKey: async () => `wk_test_token_${++n}` }).skills.list());
+    await elapse(500);
+    await until(() => result.done);
+    expect(seen.map((s) => s.headers.get('authorization'))).toEqual([
+      'Bearer wk_test_token_1',
+      'Bearer wk_test_token_2',
+    ]);
+  });
+});

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspaceClient } from '../../client/create-workspace-client.js';
+import { defineDebrief } from '../../debrief/define-debrief.js';
+import { AuthenticationError } from '../../errors/authentication-error.js';
+import { type RunningEmulator, serveWorkspaceEmulator } from './serve.js';
+
+let running: RunningEmulator;
+beforeAll(async () => {
+  running = await serveWorkspaceEmulator();
+});
+afterAll(() => running.close());
+
+describe('serveWorkspaceEmulator', () => {
+  it('serves the workspace API over HTTP on a free local port', async () => {
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const client = createWorkspaceClient({ baseUrl: running.url, apiKey: 'wk_test_example' });
+    await client.skills.upsert({ name: 'Pricing', instructions: 'Quote.' });
+    const debrief = defineDebrief({
+      externalId: 'w1',
+      title: 'W1',
+      pages: [{ title: 'P', html: '<p>x</p>' }],
+    });
+    await client.debriefs.upsert(debrief);
+    expect((await client.skills.list()).map((s) => s.slug)).toEqual(['pricing']);
+    expect((await client.debriefs.get('w1')).contract).toEqual(debrief.contract);
+  });
+
+  it('answers CORS preflights from another localhost origin', async () => {
+    const response = await fetch(`${running.url}/api/v1/org/debriefs`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(response.headers.get('access-control-allow-headers')).toBe('authorization,content-type');
+    expect(response.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it('rejects calls without a bearer key with a CORS-readable 401', async () => {
+    const response = await fetch(`${running.url}/api/v1/org/skills`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
+describe('svc-workspace-emulator bin', () => {
+  const bin = fileURLToPath(new URL('../../../dist/bin.js', import.meta.url));
+  let child: ChildProcess | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  const start = async (args: string[], env: Record<string, string> = {}): Promise<string> => {
+    child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    let out = '';
+    for await (const chunk of child.stdout ?? []) {
+      out += String(chunk);
+      if (out.includes('\n')) break;
+    }
+    return out.trim();
+  };
+
+  it('prints the URL it listens on, takes --port, and serves isolated workspaces', async () => {
+    const line = await start(['--port', '0']);
+    const url = /listening on (http:\/\/\S+)$/.exec(line)?.[1];
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const a = createWorkspaceClient({ baseUrl: url!, apiKey: 'wk_test_a' });
+    const b = createWorkspaceClient({ baseUrl: url!, apiKey: 'wk_test_b' });
+    await a.agents.upsert({ name: 'A', slug: 'a' });
+    expect(await a.agents.list()).toHaveLength(1);
+    expect(await b.agents.list()).toEqual([]);
+    const raw = await fetch(`${url}/api/v1/org/agents`);
+    expect(raw.status).toBe(401);
+  });
+
+  it('takes the port from PORT', async () => {
+    const line = await start([], { PORT: '0' });
+    expect(line).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('refuses an invalid port with exit code 2', async () => {
+    child = spawn(process.execPath, [bin, '--port', 'abc']);
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+  });
+
+  it('maps a bad key to AuthenticationError through the client', async () => {
+    running.emulator.failNext({ status: 401 });
+    const client = createWorkspaceClient({ baseUrl: running.url, apiKey: 'wk_test_example' });
+    await expect(client.skills.list()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});
