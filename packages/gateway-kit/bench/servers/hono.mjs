@@ -1,0 +1,41 @@
+// (b) The same gateway as a Hono app on @hono/node-server, written the idiomatic Hono way
+// (bearerAuth middleware, validator middleware, c.json).
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { validator } from 'hono/validator';
+import * as v from 'valibot';
+import {
+  envelope,
+  InvokeRequest,
+  LookupInput,
+  lookupAccount,
+  RESPONSE_HEADERS,
+  TOKEN,
+} from '../fixtures.mjs';
+import { announce } from './announce.mjs';
+
+const refuse = (c, status, code, message) =>
+  c.body(envelope(code, message), status, { 'content-type': 'application/json' });
+
+const app = new Hono();
+app.use('/v1/*', bearerAuth({ token: TOKEN }));
+app.post(
+  '/v1/invoke',
+  validator('json', (value, c) => {
+    const request = v.safeParse(InvokeRequest, value);
+    if (!request.success) return refuse(c, 422, 'invalid_request', 'Invalid request.');
+    if (request.output.action.id !== 'lookup-account') {
+      return refuse(c, 422, 'unknown_action', 'Unknown action.');
+    }
+    const input = v.safeParse(LookupInput, request.output.action.input);
+    if (!input.success) return refuse(c, 422, 'invalid_input', 'Invalid input.');
+    return input.output;
+  }),
+  (c) => {
+    c.header('cache-control', RESPONSE_HEADERS['cache-control']);
+    return c.json({ status: 'completed', ...lookupAccount(c.req.valid('json')) });
+  },
+);
+
+announce(createAdaptorServer({ fetch: app.fetch, serverOptions: { keepAliveTimeout: 65_000 } }));
