@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.js';
 import { defineDebrief } from '../debrief/define-debrief.js';
 import { WorkspaceConfigError } from '../errors/config-error.js';
+import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
 import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.js';
 import type { WorkspaceClientOptions } from './options.js';
@@ -253,6 +254,19 @@ describe('configuration', () => {
       WorkspaceConfigError,
     );
     expect(seen).toHaveLength(0);
+  });
+
+  it('retries and maps network failures whatever the runtime calls them (fetch TypeError)', async () => {
+    const fetch = vi.fn(async (): Promise<Response> => {
+      throw new TypeError(
+        'ECONNREFUSED: Unable to connect. Is the computer able to access the url?',
+      );
+    });
+    const error = await client({ fetch, retry: { limit: 1, baseDelayMs: 1 } })
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceConnectionError);
+    expect(fetch).toHaveBeenCalledTimes(2);
   });
 
   it('uses an injected fetch', async () => {

@@ -179,7 +179,9 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
                 }
                 return true;
               }
-              return isTimeoutError(error) || isNetworkError(error);
+              // ky does not recognise every runtime's network failure (e.g. Bun's), but
+              // fetch always reports one as a TypeError.
+              return isTimeoutError(error) || isNetworkError(error) || error instanceof TypeError;
             },
             delay: (attempt) => {
               const delayMs = serverDelay ?? backoffDelay(attempt, policy);
@@ -264,7 +266,8 @@ function mapError(error: unknown, context: ErrorContext): WorkspaceError {
   // ky's errors hold the Request (with its Authorization header): keep only the raw cause.
   const cause = isKyError(error) ? error.cause : error;
   const detail = redact(cause instanceof Error ? cause.message : String(cause), context.key);
-  if (isNetworkError(error) || (cause instanceof TypeError && /fetch|network/i.test(detail))) {
+  // fetch reports every network failure as a TypeError, whatever the runtime's wording.
+  if (isNetworkError(error) || cause instanceof TypeError) {
     return new WorkspaceConnectionError(`${what} failed: ${detail}`, { cause });
   }
   return new WorkspaceError(`${what} failed: ${detail}`, { cause });
