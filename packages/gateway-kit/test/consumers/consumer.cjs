@@ -1,0 +1,19 @@
+const assert = require('node:assert/strict');
+const { createGateway, defineAction } = require('@svc/gateway-kit');
+const { toNodeHandler } = require('@svc/gateway-kit/node');
+const { createTestClient, invokeBody } = require('@svc/gateway-kit/testing');
+const v = require('valibot');
+
+const ping = defineAction({ id: 'ping', input: v.object({}), run: () => ({ outputText: 'pong' }) });
+const gateway = createGateway({
+  gateway: { id: 'cjs', name: 'CJS' },
+  actions: [ping],
+  auth: { tokens: ['t'] },
+});
+createTestClient(gateway, { token: 't' })
+  .invoke(invokeBody('ping'))
+  .then(({ body }) => {
+    assert.deepEqual(body, { status: 'completed', outputText: 'pong' });
+    assert.equal(typeof toNodeHandler(gateway), 'function');
+    console.log('CJS consumer: ok');
+  });

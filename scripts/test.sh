@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Quick start, step 2: the whole test suite, exactly as CI runs it on a fresh machine.
+# Provisions Node 24 + 22, pnpm, Deno, Bun and Chromium itself, then builds, lints, typechecks,
+# runs every test suite on Node 24 and Node 22, the runtime and browser suites, and the
+# published-package checks. Prints one summary line at the end.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source .ci/toolchain.sh
+set +e
+provision_runtimes
+if [ "$(id -u)" = 0 ]; then provision_debian chromium; fi
+
+passed=0
+failed=0
+failures=()
+step() { # name command...
+  local name="$1"
+  shift
+  echo
+  echo "=== $name"
+  local started=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: ok ($((SECONDS - started)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "=== $name: FAILED ($((SECONDS - started)) s)"
+  fi
+}
+
+node22_path="$(dirname "$NODE22_BIN")"
+step "install (frozen lockfile)" pnpm install --frozen-lockfile --reporter=append-only
+step "build" pnpm turbo run build --output-logs=errors-only
+step "lint" pnpm lint
+step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
+step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only
+# Same suites under Node 22: pnpm itself stays on Node 24, scripts see Node 22 first on PATH.
+step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurrency=1 run test
+step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
+step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
+step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
+step "check:package (publint, attw, consumers)" pnpm turbo run check:package --concurrency=1 --output-logs=errors-only
+step "bench (smoke)" pnpm -r --if-present --workspace-concurrency=1 run bench:smoke
+
+echo
+for name in "${failures[@]}"; do echo "failed: $name"; done
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
