@@ -214,6 +214,22 @@ describe('MemoryJobStore', () => {
       expect(await store.get('f')).toBeUndefined();
     });
 
+    it('keeps evicting correctly when the clock goes backwards (wall-clock adjustment)', async () => {
+      let now = 100;
+      const store = open({ maxJobs: 2, retentionMs: 60, sweepIntervalMs: 0, now: () => now });
+      await finish(store, (await store.create(newJob('a'))).job); // finished at 100
+      now = 50;
+      await finish(store, (await store.create(newJob('b'))).job); // finished at 50, queued after a
+      now = 111;
+      expect(await store.get('b')).toBeUndefined(); // expired: removed out of finish order
+      expect(await store.get('a')).toBeDefined();
+      await store.create(newJob('c'));
+      await store.create(newJob('d')); // evicts a, the only finished job left
+      expect(await store.get('a')).toBeUndefined();
+      expect(store.size).toBe(2);
+      await expect(store.create(newJob('e'))).rejects.toBeInstanceOf(JobStoreFullError);
+    });
+
     it('never holds more than maxJobs jobs under sustained load', async () => {
       const store = open({ maxJobs: 50 });
       for (let i = 0; i < 2_000; i++) {

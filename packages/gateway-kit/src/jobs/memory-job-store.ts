@@ -32,6 +32,14 @@ export interface MemoryJobStoreOptions {
   readonly onListenerError?: (error: unknown, jobId: string) => void;
 }
 
+/** One stored job. Mutable on purpose: writes replace `job`, the slot's identity stays. */
+interface Slot {
+  job: StoredJob;
+  /** When the job reached a terminal state (ms), if it did. */
+  finishedAt: number | undefined;
+  removed: boolean;
+}
+
 interface CancelSubscription {
   readonly listener: () => void;
   active: boolean;
@@ -91,9 +99,16 @@ export class MemoryJobStore implements JobStore {
   readonly #sweepIntervalMs: number;
   readonly #now: () => number;
   readonly #onListenerError: (error: unknown, jobId: string) => void;
-  readonly #jobs = new Map<string, StoredJob>();
-  /** Finished job ids → finish time. Map order is finish order, so the first entry is the oldest. */
-  readonly #finishedAt = new Map<string, number>();
+  readonly #jobs = new Map<string, Slot>();
+  /**
+   * Finished slots in finish order (the oldest at `#head`), which is both eviction and retention
+   * order. An array queue rather than a Map: popping a Map's first entry over and over makes V8
+   * skip ever more deleted entries (~5 µs per create at 10 000 jobs). Slots removed out of order
+   * stay until reached (`removed` is set); consumed cells are cleared so they hold nothing.
+   */
+  readonly #finishQueue: (Slot | undefined)[] = [];
+  #head = 0;
+  #finishedCount = 0;
   readonly #listeners = new Map<string, Set<CancelSubscription>>();
   #listenerCount = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -141,7 +156,7 @@ export class MemoryJobStore implements JobStore {
     const now = this.#now();
     this.#sweep(now);
     const existing = this.#jobs.get(input.jobId);
-    if (existing) return { created: false, job: existing };
+    if (existing) return { created: false, job: existing.job };
     this.#makeRoom();
     // Clone before anything is stored so that a bad input (e.g. a function) leaves no trace.
     const fields = structuredClone(pick(input, NEW_JOB_KEYS));
@@ -152,18 +167,19 @@ export class MemoryJobStore implements JobStore {
       updatedAt: new Date(now).toISOString(),
       cancelRequested: false,
     } as StoredJob);
-    this.#jobs.set(job.jobId, job);
+    this.#jobs.set(job.jobId, { job, finishedAt: undefined, removed: false });
     return { created: true, job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
-    return this.#live(jobId, this.#now());
+    return this.#live(jobId, this.#now())?.job;
   }
 
   async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
     const now = this.#now();
-    const current = this.#live(jobId, now);
-    if (!current) return { ok: false, reason: 'not_found' };
+    const slot = this.#live(jobId, now);
+    if (!slot) return { ok: false, reason: 'not_found' };
+    const current = slot.job;
     // Version first: a stale writer must re-read before learning anything else.
     if (current.version !== expectedVersion) return { ok: false, reason: 'conflict', job: current };
     const allowed =
@@ -172,7 +188,7 @@ export class MemoryJobStore implements JobStore {
         : canTransition(current.status, update.status);
     if (!allowed) return { ok: false, reason: 'invalid_transition', job: current };
     const patch = structuredClone(pick(update, UPDATE_KEYS));
-    const job = this.#write(current, { ...patch, status: update.status ?? current.status }, now);
+    const job = this.#write(slot, { ...patch, status: update.status ?? current.status }, now);
     // Finishing any other way than requestCancel releases listeners without calling them.
     if (isTerminal(job.status)) this.#takeListeners(jobId);
     return { ok: true, job };
@@ -180,11 +196,12 @@ export class MemoryJobStore implements JobStore {
 
   async requestCancel(jobId: string): Promise<JobWriteResult> {
     const now = this.#now();
-    const current = this.#live(jobId, now);
-    if (!current) return { ok: false, reason: 'not_found' };
+    const slot = this.#live(jobId, now);
+    if (!slot) return { ok: false, reason: 'not_found' };
+    const current = slot.job;
     if (isTerminal(current.status))
       return { ok: false, reason: 'invalid_transition', job: current };
-    const job = this.#write(current, { status: 'cancelled', cancelRequested: true }, now);
+    const job = this.#write(slot, { status: 'cancelled', cancelRequested: true }, now);
     // Called synchronously, after the write, so listeners that read the store see `cancelled`
     // and in-process runners are told before requestCancel resolves.
     for (const subscription of this.#takeListeners(jobId)) this.#deliver(subscription, jobId);
@@ -192,7 +209,7 @@ export class MemoryJobStore implements JobStore {
   }
 
   onCancel(jobId: string, listener: () => void): () => void {
-    const job = this.#live(jobId, this.#now());
+    const job = this.#live(jobId, this.#now())?.job;
     // Unknown jobs and jobs that finished without a cancel request will never be cancelled:
     // keeping their listeners would only leak them.
     if (!job || (isTerminal(job.status) && !job.cancelRequested)) return noop;
@@ -228,29 +245,31 @@ export class MemoryJobStore implements JobStore {
   }
 
   /** The job if it exists and has not outlived its retention; frees it if it has. */
-  #live(jobId: string, now: number): StoredJob | undefined {
-    const finishedAt = this.#finishedAt.get(jobId);
-    if (finishedAt !== undefined && now - finishedAt >= this.#retentionMs) {
-      this.#remove(jobId);
+  #live(jobId: string, now: number): Slot | undefined {
+    const slot = this.#jobs.get(jobId);
+    if (slot?.finishedAt !== undefined && now - slot.finishedAt >= this.#retentionMs) {
+      this.#remove(slot);
       return undefined;
     }
-    return this.#jobs.get(jobId);
+    return slot;
   }
 
   #write(
-    current: StoredJob,
+    slot: Slot,
     patch: Partial<Pick<StoredJob, 'status' | 'cancelRequested' | (typeof UPDATE_KEYS)[number]>>,
     now: number,
   ): StoredJob {
     const job = deepFreeze({
-      ...current,
+      ...slot.job,
       ...patch,
-      version: current.version + 1,
+      version: slot.job.version + 1,
       updatedAt: new Date(now).toISOString(),
     } as StoredJob);
-    this.#jobs.set(job.jobId, job);
+    slot.job = job;
     if (isTerminal(job.status)) {
-      this.#finishedAt.set(job.jobId, now);
+      slot.finishedAt = now;
+      this.#finishQueue.push(slot);
+      this.#finishedCount += 1;
       this.#startTimer();
     }
     return job;
@@ -259,25 +278,51 @@ export class MemoryJobStore implements JobStore {
   /** Evicts the earliest-finished jobs until one more fits, or rejects if all are active. */
   #makeRoom(): void {
     while (this.#jobs.size >= this.#maxJobs) {
-      const oldest = this.#finishedAt.keys().next();
-      if (oldest.done) throw new JobStoreFullError(this.#maxJobs);
-      this.#remove(oldest.value);
+      const oldest = this.#oldestFinished();
+      if (!oldest) throw new JobStoreFullError(this.#maxJobs);
+      this.#remove(oldest);
     }
   }
 
   /** Frees expired jobs. Finish order is retention order, so it stops at the first live one. */
   #sweep(now: number): void {
-    for (const [jobId, finishedAt] of this.#finishedAt) {
-      if (now - finishedAt < this.#retentionMs) break;
-      this.#remove(jobId);
+    for (let oldest = this.#oldestFinished(); oldest; oldest = this.#oldestFinished()) {
+      if (now - (oldest.finishedAt ?? now) < this.#retentionMs) break;
+      this.#remove(oldest);
     }
-    if (this.#finishedAt.size === 0) this.#stopTimer();
+    if (this.#finishedCount === 0) this.#stopTimer();
   }
 
-  #remove(jobId: string): void {
-    this.#jobs.delete(jobId);
-    this.#finishedAt.delete(jobId);
-    this.#takeListeners(jobId);
+  #oldestFinished(): Slot | undefined {
+    const queue = this.#finishQueue;
+    while (this.#head < queue.length) {
+      const slot = queue[this.#head];
+      if (slot && !slot.removed) return slot;
+      queue[this.#head] = undefined;
+      this.#head += 1;
+    }
+    // Drained: start over at index 0 instead of growing the array forever.
+    queue.length = 0;
+    this.#head = 0;
+    return undefined;
+  }
+
+  #remove(slot: Slot): void {
+    if (slot.removed) return;
+    slot.removed = true;
+    if (slot.finishedAt !== undefined) this.#finishedCount -= 1;
+    const queue = this.#finishQueue;
+    if (queue[this.#head] === slot) {
+      queue[this.#head] = undefined;
+      this.#head += 1;
+      // Compact once the consumed prefix dominates, so the array stays O(stored jobs).
+      if (this.#head >= 1024 && this.#head * 2 >= queue.length) {
+        queue.splice(0, this.#head);
+        this.#head = 0;
+      }
+    }
+    this.#jobs.delete(slot.job.jobId);
+    this.#takeListeners(slot.job.jobId);
   }
 
   #takeListeners(jobId: string): Set<CancelSubscription> {

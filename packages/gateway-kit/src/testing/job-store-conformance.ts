@@ -865,11 +865,14 @@ function assertMatchesModel(
 }
 
 class CreateCommand implements FastCheck.AsyncCommand<Model, JobStore> {
-  constructor(
-    readonly slot: string,
-    readonly status: 'queued' | 'running',
-    readonly text: string | undefined,
-  ) {}
+  readonly slot: string;
+  readonly status: 'queued' | 'running';
+  readonly text: string | undefined;
+  constructor(slot: string, status: 'queued' | 'running', text: string | undefined) {
+    this.slot = slot;
+    this.status = status;
+    this.text = text;
+  }
   check(): boolean {
     return true;
   }
@@ -898,7 +901,10 @@ class CreateCommand implements FastCheck.AsyncCommand<Model, JobStore> {
 }
 
 class GetCommand implements FastCheck.AsyncCommand<Model, JobStore> {
-  constructor(readonly slot: string) {}
+  readonly slot: string;
+  constructor(slot: string) {
+    this.slot = slot;
+  }
   check(): boolean {
     return true;
   }
@@ -912,12 +918,21 @@ class GetCommand implements FastCheck.AsyncCommand<Model, JobStore> {
 }
 
 class UpdateCommand implements FastCheck.AsyncCommand<Model, JobStore> {
+  readonly slot: string;
+  readonly versionOffset: number;
+  readonly status: JobStatus | undefined;
+  readonly text: string | undefined;
   constructor(
-    readonly slot: string,
-    readonly versionOffset: number,
-    readonly status: JobStatus | undefined,
-    readonly text: string | undefined,
-  ) {}
+    slot: string,
+    versionOffset: number,
+    status: JobStatus | undefined,
+    text: string | undefined,
+  ) {
+    this.slot = slot;
+    this.versionOffset = versionOffset;
+    this.status = status;
+    this.text = text;
+  }
   check(): boolean {
     return true;
   }
@@ -960,7 +975,10 @@ class UpdateCommand implements FastCheck.AsyncCommand<Model, JobStore> {
 }
 
 class CancelCommand implements FastCheck.AsyncCommand<Model, JobStore> {
-  constructor(readonly slot: string) {}
+  readonly slot: string;
+  constructor(slot: string) {
+    this.slot = slot;
+  }
   check(): boolean {
     return true;
   }
