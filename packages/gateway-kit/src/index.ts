@@ -7,15 +7,30 @@ export type {
   ActionInputSchema,
   ActionResult,
   Invocation,
+  JobHandle,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
+export type { Approval, ApprovalDecision, ApprovalStatus } from './approvals/approval.ts';
+export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
+export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
 export type { Principal } from './auth/principal.ts';
+export * from './callbacks/index.ts';
 export * from './contract/index.ts';
 export type { CatalogueEntry, GatewayErrorCode } from './errors/error-catalogue.ts';
 export { GATEWAY_ERRORS } from './errors/error-catalogue.ts';
-export type { Gateway, GatewayOptions } from './gateway/create-gateway.ts';
+export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway/create-gateway.ts';
 export { createGateway } from './gateway/create-gateway.ts';
 export { GatewayConfigError } from './gateway/gateway-config-error.ts';
+export type { ApprovalPolicy } from './gateway/gateway-runtime.ts';
 export type { GatewayLogger } from './gateway/logger.ts';
 export { consoleLogger } from './gateway/logger.ts';
+export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './jobs/job-store.ts';
+export { canTransition, isTerminal } from './jobs/job-store.ts';
+export { isJobStoreFullError, JobStoreFullError } from './jobs/job-store-full-error.ts';
+export type { MemoryJobStoreOptions } from './jobs/memory-job-store.ts';
+export { MemoryJobStore } from './jobs/memory-job-store.ts';
+export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
+export { MemoryRecordStore } from './records/memory-record-store.ts';
+export type { RecordStore, VersionedRecord } from './records/record-store.ts';
+export { RecordStoreFullError } from './records/record-store-full-error.ts';

@@ -18,12 +18,27 @@ export interface Invocation {
   readonly context: Record<string, unknown>;
 }
 
+/** Lets an async action report progress while its job runs. */
+export interface JobHandle {
+  readonly jobId: string;
+  /** Publishes interim text on the job resource (what `GET /v1/jobs/{jobId}` shows while running). */
+  progress(update: {
+    readonly outputText?: string;
+    readonly machineSummary?: string;
+  }): Promise<void>;
+}
+
 /** The second argument of `run`. */
 export interface ActionContext {
   readonly invocation: Invocation;
   readonly principal: Principal;
-  /** Aborts when the client disconnects, the deadline passes or the action times out. */
+  /**
+   * Aborts when the run is no longer wanted: the client disconnected (sync), the job was cancelled
+   * (async), `deadlineAt` passed or `timeoutMs` ran out.
+   */
   readonly signal: AbortSignal;
+  /** Present when the action runs as a job (`executionMode: 'async'`, or after an approval). */
+  readonly job?: JobHandle;
 }
 
 /** A successful result: becomes a `completed` invoke response. */
@@ -54,7 +69,10 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
   readonly sideEffectLevel?: SideEffectLevel;
   /** Whether running twice with the same input has the effect of running once. Defaults to `false`. */
   readonly idempotent?: boolean;
-  /** Upper bound for one run in milliseconds, applied even without a `deadlineAt`. Defaults to 30 000. */
+  /**
+   * Upper bound for one run in milliseconds, applied even without a `deadlineAt`. Defaults to
+   * 30 000 for sync actions and 600 000 (10 minutes) for actions that run as jobs.
+   */
   readonly timeoutMs?: number;
   readonly run: (
     input: v.InferOutput<TSchema>,
@@ -111,7 +129,9 @@ export function defineAction<TSchema extends ActionInputSchema>(
     requiresApproval: definition.requiresApproval ?? false,
     sideEffectLevel: definition.sideEffectLevel ?? 'read',
     idempotent: definition.idempotent ?? false,
-    timeoutMs: definition.timeoutMs ?? 30_000,
+    timeoutMs:
+      definition.timeoutMs ??
+      (definition.executionMode === 'async' || definition.requiresApproval ? 600_000 : 30_000),
     run: definition.run,
   });
 }

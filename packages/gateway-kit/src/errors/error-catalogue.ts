@@ -8,6 +8,9 @@ export type GatewayErrorCode =
   | 'job_not_found'
   | 'method_not_allowed'
   | 'job_not_cancellable'
+  | 'approval_not_found'
+  | 'idempotency_in_progress'
+  | 'idempotency_mismatch'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'invalid_request'
@@ -39,7 +42,18 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> 
     retryable: false,
     message: 'Method not allowed on this route.',
   },
+  approval_not_found: { status: 404, retryable: false, message: 'No such approval.' },
   job_not_cancellable: { status: 409, retryable: false, message: 'The job has already finished.' },
+  idempotency_in_progress: {
+    status: 409,
+    retryable: true,
+    message: 'A request with this idempotency key is still running.',
+  },
+  idempotency_mismatch: {
+    status: 422,
+    retryable: false,
+    message: 'This idempotency key was used for a different request.',
+  },
   payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
   unsupported_media_type: {
     status: 415,

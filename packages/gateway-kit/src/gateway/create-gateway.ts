@@ -1,12 +1,27 @@
 import type { Action } from '../actions/define-action.ts';
+import type { Approval, ApprovalDecision, ApprovalStatus } from '../approvals/approval.ts';
+import { ApprovalService } from '../approvals/approval-service.ts';
 import type { AuthConfig } from '../auth/auth-config.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
+import {
+  CallbackDispatcher,
+  type CallbackDispatcherOptions,
+} from '../callbacks/callback-dispatcher.ts';
+import type { Job } from '../contract/job.ts';
 import type { Manifest } from '../contract/manifest.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import { errorReply } from '../http/replies.ts';
+import { errorReply, jsonReply } from '../http/replies.ts';
+import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
+import type { JobStore } from '../jobs/job-store.ts';
+import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
+import { MemoryJobStore } from '../jobs/memory-job-store.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
+import { MemoryRecordStore } from '../records/memory-record-store.ts';
+import type { RecordStore } from '../records/record-store.ts';
+import { RecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
+import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
 import { HANDLE_CALL } from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { consoleLogger, type GatewayLogger } from './logger.ts';
@@ -28,8 +43,49 @@ export interface GatewayOptions {
   readonly maxBodyBytes?: number;
   /** Where unexpected problems are reported. Defaults to `console`. */
   readonly logger?: GatewayLogger;
+  /** Where async jobs live. Defaults to a {@link MemoryJobStore} (single process). */
+  readonly jobStore?: JobStore;
+  /** Where idempotency and approval records live. Defaults to a {@link MemoryRecordStore}. */
+  readonly recordStore?: RecordStore;
+  /** How long a sync answer is replayed for a repeated idempotency key. Defaults to 24 h. */
+  readonly idempotencyTtlMs?: number;
+  readonly approvals?: {
+    /** Require approval per request (beyond actions with `requiresApproval`); a string is the reason. */
+    readonly policy?: ApprovalPolicy;
+    /** How long an approval stays pending before it expires. Defaults to 15 minutes. */
+    readonly ttlMs?: number;
+  };
+  /**
+   * Outbound callbacks (job results, approval outcomes): delivery settings, SSRF policy and the
+   * Standard Webhooks signing secret. `false` switches callbacks off (and the manifest says so).
+   */
+  readonly callbacks?: CallbackDispatcherOptions | false;
+  /**
+   * Keeps background work (jobs, callbacks) alive after the response on platforms that need it,
+   * e.g. a serverless `waitUntil`. A `waitUntil` of the context passed as `fetch`'s third argument
+   * (Workers style) is used too.
+   */
+  readonly waitUntil?: (work: Promise<unknown>) => void;
   /** Clock, for tests. Defaults to `Date.now`. */
   readonly now?: () => number;
+}
+
+/** Operator-side access to approvals (e.g. for an approvals page). */
+export interface GatewayApprovals {
+  /** Approvals with a status (default `pending`), oldest first. */
+  list(options?: {
+    readonly status?: ApprovalStatus;
+    readonly limit?: number;
+  }): Promise<Approval[]>;
+  get(approvalId: string): Promise<Approval | undefined>;
+  /**
+   * Decides a pending approval, once: approved runs the action as a job. Throws
+   * `ApprovalDecisionError` for an unknown, already decided or expired approval.
+   */
+  decide(
+    approvalId: string,
+    decision: ApprovalDecision,
+  ): Promise<{ approval: Approval; job?: Job }>;
 }
 
 /**
@@ -39,10 +95,22 @@ export interface GatewayOptions {
  * Deno.serve(gateway.fetch);
  */
 export interface Gateway {
-  /** Serves one request. Never rejects: every failure is an error-envelope response. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Serves one request. Never rejects: every failure is an error-envelope response. The optional
+   * third argument is a Workers-style execution context whose `waitUntil` keeps jobs alive.
+   */
+  fetch(
+    request: Request,
+    env?: unknown,
+    context?: { waitUntil?(work: Promise<unknown>): void },
+  ): Promise<Response>;
   /** The manifest document (with `gateway.url` empty when no URL was configured). */
   readonly manifest: Manifest;
+  readonly approvals: GatewayApprovals;
+  /** Settles when every background job and callback in flight has settled. */
+  idle(): Promise<void>;
+  /** Stops timers and callback retries, and closes the default stores. */
+  close(): Promise<void>;
 }
 
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
@@ -94,11 +162,6 @@ function validateOptions(options: GatewayOptions): void {
     names.add(action.name);
     if (!Number.isFinite(action.timeoutMs) || action.timeoutMs <= 0)
       fail(`Action "${action.id}": timeoutMs must be a positive number.`);
-    if (action.executionMode === 'async' || action.requiresApproval) {
-      fail(
-        `Action "${action.id}": async and approval actions need a job store, which this version does not provide yet.`,
-      );
-    }
   }
   if (options.version !== undefined && !VERSION.test(options.version))
     fail('createGateway: version must be a date, YYYY-MM-DD.');
@@ -132,6 +195,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const basePath = options.basePath ?? '';
   const actions = [...options.actions];
   const inputSchemas = actions.map(inputJsonSchema);
+  const hasApprovals =
+    actions.some((action) => action.requiresApproval) || options.approvals?.policy !== undefined;
+  const asyncJobs = hasApprovals || actions.some((action) => action.executionMode === 'async');
+  const callbacksOn = options.callbacks !== false;
   const manifestInit = {
     version: options.version ?? new Date(now()).toISOString().slice(0, 10),
     gateway: { id: options.gateway.id, name: options.gateway.name, url: options.gateway.url ?? '' },
@@ -141,8 +208,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       description: options.agent?.description ?? '',
     },
     actions,
-    capabilities: { asyncJobs: false, jobCallbacks: false, approvals: false },
-    callbacks: { jobResults: false, approvals: false },
+    capabilities: { asyncJobs, jobCallbacks: asyncJobs && callbacksOn, approvals: hasApprovals },
+    callbacks: { jobResults: asyncJobs && callbacksOn, approvals: hasApprovals && callbacksOn },
   };
   const manifest = buildManifest(manifestInit, inputSchemas);
   const manifestRoute = createManifestRoute(
@@ -150,13 +217,54 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.gateway.url === undefined ? basePath : undefined,
   );
   const authenticate = createAuthenticator(options.auth);
-  const invokeOptions = {
+
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>): void => {
+    const settled = work.then(
+      () => {},
+      () => {},
+    );
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+    options.waitUntil?.(settled);
+    currentWaitUntil?.(settled);
+  };
+  // The execution context of the request being served (Workers-style fetch(request, env, ctx)).
+  let currentWaitUntil: ((work: Promise<unknown>) => void) | undefined;
+  const callbackSettings: CallbackDispatcherOptions =
+    options.callbacks === false ? {} : (options.callbacks ?? {});
+  const ownsJobStore = options.jobStore === undefined;
+  const ownsRecordStore = options.recordStore === undefined;
+  const runtime: GatewayRuntime = {
     actionsById: new Map(actions.map((action) => [action.id, action])),
     actionsByName: new Map(actions.map((action) => [action.name, action])),
+    jobs: options.jobStore ?? new MemoryJobStore({ now }),
+    records: options.recordStore ?? new MemoryRecordStore({ now }),
+    callbacks: callbacksOn
+      ? new CallbackDispatcher({
+          ...callbackSettings,
+          onDeliveryFailed:
+            callbackSettings.onDeliveryFailed ??
+            ((failure) =>
+              (logger.warn ?? logger.error)('callback not delivered', {
+                webhookId: failure.webhookId,
+                target: failure.target,
+                reason: failure.result.reason,
+              })),
+          waitUntil: track,
+        })
+      : undefined,
+    callbackUrlPolicy: callbackSettings.urlPolicy ?? {},
+    approvalPolicy: options.approvals?.policy,
+    approvalTtlMs: options.approvals?.ttlMs ?? 15 * 60 * 1000,
+    idempotencyTtlMs: options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     logger,
     now,
+    baseUrl: (origin) => options.gateway.url?.replace(/\/+$/, '') ?? `${origin}${basePath}`,
+    background: track,
   };
+  const approvalService = new ApprovalService(runtime);
 
   const unauthorized = (): GatewayReply =>
     errorReply('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
@@ -168,10 +276,17 @@ export function createGateway(options: GatewayOptions): Gateway {
       path = path.slice(basePath.length);
     }
     let allowed: string;
+    let jobId: string | undefined;
+    let approvalId: string | undefined;
     if (path === '/v1/invoke') allowed = 'POST';
     else if (path === '/v1/manifest') allowed = 'GET';
-    else if (path.startsWith('/v1/jobs/') && jobIdOf(path) !== undefined) {
+    else if (path.startsWith('/v1/jobs/') && (jobId = jobIdOf(path)) !== undefined) {
       allowed = path.endsWith('/cancel') ? 'POST' : 'GET';
+    } else if (
+      path.startsWith('/v1/approvals/') &&
+      (approvalId = segmentOf(path, '/v1/approvals/')) !== undefined
+    ) {
+      allowed = 'GET';
     } else return errorReply('not_found');
     if (call.method !== allowed) {
       return errorReply('method_not_allowed', undefined, { allow: allowed });
@@ -180,28 +295,87 @@ export function createGateway(options: GatewayOptions): Gateway {
     const principal = await authenticate(call.header('authorization'), call.header.bind(call));
     if (!principal) return unauthorized();
 
-    if (path === '/v1/invoke') return handleInvoke(call, principal, invokeOptions);
+    if (path === '/v1/invoke') return handleInvoke(call, principal, runtime, approvalService);
     if (path === '/v1/manifest') return manifestRoute(call);
-    // No job store yet: no job exists, whoever asks.
-    return errorReply('job_not_found');
+    if (path.startsWith('/v1/approvals/')) {
+      const approval = await approvalService.get(approvalId!, principal.id);
+      return approval ? jsonReply(200, { approval }) : errorReply('approval_not_found');
+    }
+    return path.endsWith('/cancel')
+      ? handleCancelJob(runtime, jobId!, principal)
+      : handleGetJob(runtime, jobId!, principal);
   }
 
   async function handle(call: GatewayCall): Promise<GatewayReply> {
     try {
       return await route(call);
     } catch (error) {
-      // Only a bug or a throwing auth.verify gets here: answer, never crash the server.
+      // A store at capacity or unreachable is temporary: say so, and keep state intact.
+      if (isJobStoreFullError(error) || error instanceof RecordStoreFullError)
+        return errorReply('unavailable');
+      // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return errorReply('internal_error');
+      return errorReply(storeFailure(error) ? 'unavailable' : 'internal_error');
     }
   }
 
-  return {
+  const gateway = {
     manifest,
-    fetch: async (request: Request): Promise<Response> =>
-      toWebResponse(await handle(fromWebRequest(request))),
+    fetch: async (
+      request: Request,
+      _env?: unknown,
+      context?: { waitUntil?(work: Promise<unknown>): void },
+    ): Promise<Response> => {
+      const waitUntil = context?.waitUntil?.bind(context);
+      if (!waitUntil) return toWebResponse(await handle(fromWebRequest(request)));
+      // Background work started while serving this request is handed to its context.
+      currentWaitUntil = waitUntil;
+      try {
+        return toWebResponse(await handle(fromWebRequest(request)));
+      } finally {
+        currentWaitUntil = undefined;
+      }
+    },
+    approvals: {
+      list: (listOptions?: { readonly status?: ApprovalStatus; readonly limit?: number }) =>
+        approvalService.list(listOptions),
+      get: (approvalId: string) => approvalService.get(approvalId),
+      decide: (approvalId: string, decision: ApprovalDecision) =>
+        approvalService.decide(approvalId, decision),
+    },
+    idle: async (): Promise<void> => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+    close: async (): Promise<void> => {
+      approvalService.close();
+      await runtime.callbacks?.close();
+      if (ownsJobStore) await runtime.jobs.close();
+      if (ownsRecordStore) await runtime.records.close();
+    },
     [HANDLE_CALL]: handle,
-  } as Gateway;
+  };
+  return gateway as Gateway;
+}
+
+/** Errors a store adapter marks as transient (`retryable: true` or a `StoreUnavailableError` name). */
+function storeFailure(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as { retryable?: unknown }).retryable === true ||
+      (error as { name?: unknown }).name === 'StoreUnavailableError')
+  );
+}
+
+/** The single path segment after `prefix`, decoded; `undefined` when absent or not a single segment. */
+function segmentOf(path: string, prefix: string): string | undefined {
+  const raw = path.slice(prefix.length);
+  if (raw.length === 0 || raw.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The job id of `/v1/jobs/{id}` or `/v1/jobs/{id}/cancel`, or `undefined` for other shapes. */

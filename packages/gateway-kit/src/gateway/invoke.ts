@@ -1,32 +1,31 @@
 import * as v from 'valibot';
 import { ActionRejection } from '../actions/action-rejection.ts';
 import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
+import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
-import { JsonObjectSchema } from '../contract/gateway-error.ts';
+import { checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
 import { type InvokeRequest, InvokeRequestSchema } from '../contract/invoke-request.ts';
-import type { CompletedResponse, RejectedResponse } from '../contract/invoke-response.ts';
+import type {
+  AcceptedResponse,
+  CompletedResponse,
+  RejectedResponse,
+} from '../contract/invoke-response.ts';
 import { gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
-import type { GatewayLogger } from './logger.ts';
+import {
+  type IdempotencyScope,
+  idempotencyMismatch,
+  idempotencyScope,
+  runIdempotentSync,
+  type SyncOutcome,
+} from '../idempotency/idempotency.ts';
+import { startJob } from '../jobs/job-runner.ts';
+import { ActionResultSchema } from './action-result.ts';
+import { randomId } from './fingerprint.ts';
+import { type GatewayRuntime, type JobPayload, jobUrls } from './gateway-runtime.ts';
 import { describeIssues, SAFE_PARSE_CONFIG } from './validation-issues.ts';
-
-/** What the invoke route needs from the gateway. */
-export interface InvokeRouteOptions {
-  readonly actionsById: ReadonlyMap<string, Action>;
-  readonly actionsByName: ReadonlyMap<string, Action>;
-  readonly maxBodyBytes: number;
-  readonly logger: GatewayLogger;
-  readonly now: () => number;
-}
-
-const ActionResultSchema = v.strictObject({
-  outputText: v.exactOptional(v.string()),
-  machineSummary: v.exactOptional(v.string()),
-  dataSchemaVersion: v.exactOptional(v.string()),
-  data: v.exactOptional(JsonObjectSchema),
-});
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
 
@@ -85,7 +84,7 @@ function tooLarge(maxBodyBytes: number): GatewayReply {
 /** Finds the one action a request names, by `action.id`, `action.name`, or both (which must agree). */
 function resolveAction(
   request: InvokeRequest,
-  options: InvokeRouteOptions,
+  runtime: GatewayRuntime,
 ): { ok: true; action: Action } | { ok: false; reply: GatewayReply } {
   const { id, name } = request.action;
   if (id === undefined && name === undefined) {
@@ -97,8 +96,8 @@ function resolveAction(
       }),
     };
   }
-  const byId = id === undefined ? undefined : options.actionsById.get(id);
-  const byName = name === undefined ? undefined : options.actionsByName.get(name);
+  const byId = id === undefined ? undefined : runtime.actionsById.get(id);
+  const byName = name === undefined ? undefined : runtime.actionsByName.get(name);
   const action = byId ?? byName;
   if (!action || (id !== undefined && !byId) || (name !== undefined && !byName)) {
     return { ok: false, reply: errorReply('unknown_action') };
@@ -115,7 +114,7 @@ function resolveAction(
   return { ok: true, action };
 }
 
-function invocationOf(request: InvokeRequest): Invocation {
+export function invocationOf(request: InvokeRequest): Invocation {
   const invocation: {
     -readonly [K in keyof Invocation]: Invocation[K];
   } = {
@@ -136,15 +135,16 @@ function rejected(error: RejectedResponse['error']): GatewayReply {
 
 /**
  * `POST /v1/invoke` after authentication: read and validate the body, resolve the one action,
- * validate its input, run it within its time budget and answer with one of the contract's
- * invoke responses.
+ * validate its input, then dispatch — approval, async job or sync run — and answer with one of the
+ * contract's four invoke responses.
  */
 export async function handleInvoke(
   call: GatewayCall,
   principal: Principal,
-  options: InvokeRouteOptions,
+  runtime: GatewayRuntime,
+  approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJson(call, options.maxBodyBytes);
+  const body = await readJson(call, runtime.maxBodyBytes);
   if (!body.ok) return body.reply;
 
   const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
@@ -153,7 +153,7 @@ export async function handleInvoke(
   }
   const request = parsed.output;
 
-  const resolved = resolveAction(request, options);
+  const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
   const action = resolved.action;
 
@@ -162,33 +162,173 @@ export async function handleInvoke(
     return errorReply('invalid_input', { details: describeIssues(input.issues, 'action.input') });
   }
 
-  const now = options.now();
+  const now = runtime.now();
   const deadline = request.deadlineAt === undefined ? Infinity : Date.parse(request.deadlineAt);
   if (deadline <= now) {
     return rejected(
       gatewayError('deadline_exceeded', { message: 'The deadline had already passed.' }),
     );
   }
-  return runSync(
+  const invocation = invocationOf(request);
+  const approvalReason = await approvalReasonFor(
+    runtime,
     action,
     input.output,
-    request,
+    invocation,
     principal,
-    call,
-    options,
-    Math.min(action.timeoutMs, deadline - now),
   );
+  const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
+
+  const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
+  if (refused) return refused;
+
+  const scope =
+    request.idempotencyKey === undefined
+      ? undefined
+      : await idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
+  const baseUrl = runtime.baseUrl(call.origin);
+
+  if (approvalReason !== undefined) {
+    const requested = await approvals.request({
+      action,
+      input: request.action.input,
+      invocation,
+      principal,
+      callbacks: request.callbacks,
+      reason: approvalReason,
+      baseUrl,
+      ...(scope
+        ? {
+            idempotent: {
+              approvalId: `apr_${scope.scopeId.slice(0, 32)}`,
+              fingerprint: scope.fingerprint,
+            },
+          }
+        : {}),
+    });
+    return requested.ok ? jsonReply(200, requested.response) : idempotencyMismatch();
+  }
+  if (action.executionMode === 'async') {
+    return acceptJob(runtime, action, request, invocation, principal, baseUrl, scope);
+  }
+  const run = (): Promise<SyncOutcome> =>
+    runSync(
+      action,
+      input.output,
+      invocation,
+      principal,
+      call,
+      runtime,
+      Math.min(action.timeoutMs, deadline - now),
+    );
+  if (scope) return runIdempotentSync(runtime, scope, action, run);
+  return (await run()).reply;
+}
+
+/** The approval reason when this request needs one: the action's flag, or the gateway's policy. */
+async function approvalReasonFor(
+  runtime: GatewayRuntime,
+  action: Action,
+  input: unknown,
+  invocation: Invocation,
+  principal: Principal,
+): Promise<string | undefined> {
+  const fallback = `"${action.title}" needs an operator's approval.`;
+  if (action.requiresApproval) return fallback;
+  if (!runtime.approvalPolicy) return undefined;
+  const verdict = await runtime.approvalPolicy({ action, input, invocation, principal });
+  if (verdict === false) return undefined;
+  return typeof verdict === 'string' && verdict.length > 0 ? verdict : fallback;
+}
+
+/**
+ * Judges the callback URLs this request will actually use (SSRF guard) so a refused URL is a 422
+ * now rather than a silently undelivered callback later.
+ */
+function refusedCallbackUrl(
+  runtime: GatewayRuntime,
+  request: InvokeRequest,
+  runsAsJob: boolean,
+  needsApproval: boolean,
+): GatewayReply | undefined {
+  if (!runtime.callbacks) return undefined;
+  const used: Array<['jobResultUrl' | 'approvalUrl', string | undefined]> = [
+    ['jobResultUrl', runsAsJob ? request.callbacks.jobResultUrl : undefined],
+    ['approvalUrl', needsApproval ? request.callbacks.approvalUrl : undefined],
+  ];
+  const issues = [];
+  for (const [field, url] of used) {
+    if (url === undefined) continue;
+    const checked = checkCallbackUrl(url, runtime.callbackUrlPolicy);
+    if (!checked.ok)
+      issues.push({
+        path: `callbacks.${field}`,
+        message: `Refused callback URL (${checked.reason})`,
+      });
+  }
+  return issues.length > 0
+    ? errorReply('invalid_request', {
+        message: 'A callback URL is not allowed.',
+        details: { issues },
+      })
+    : undefined;
+}
+
+/**
+ * Creates the job (answering only once it is readable from the store) and starts it in the
+ * background. Under an idempotency key the job id is derived from the key, so a retry finds the
+ * same job and gets the same `accepted` answer.
+ */
+async function acceptJob(
+  runtime: GatewayRuntime,
+  action: Action,
+  request: InvokeRequest,
+  invocation: Invocation,
+  principal: Principal,
+  baseUrl: string,
+  scope: IdempotencyScope | undefined,
+): Promise<GatewayReply> {
+  const payload: JobPayload = {
+    invocation,
+    callbacks: request.callbacks,
+    input: request.action.input,
+    ...(scope ? { fingerprint: scope.fingerprint } : {}),
+  };
+  const { created, job } = await runtime.jobs.create({
+    jobId: scope ? `job_${scope.scopeId.slice(0, 32)}` : randomId('job'),
+    ownerId: principal.id,
+    invocationId: request.invocationId,
+    actionId: action.id,
+    actionName: action.name,
+    status: 'queued',
+    createdAt: new Date(runtime.now()).toISOString(),
+    ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
+    payload: payload as unknown as Record<string, unknown>,
+  });
+  if (
+    !created &&
+    (job.payload as unknown as JobPayload | undefined)?.fingerprint !== scope?.fingerprint
+  ) {
+    return idempotencyMismatch();
+  }
+  if (created) startJob(runtime, job, action, principal);
+  const accepted: AcceptedResponse = {
+    status: 'accepted',
+    // A replay repeats the original answer; the job's current state is at its statusUrl.
+    job: { jobId: job.jobId, status: 'queued', ...jobUrls(baseUrl, job.jobId) },
+  };
+  return jsonReply(200, accepted);
 }
 
 async function runSync(
   action: Action,
   input: unknown,
-  request: InvokeRequest,
+  invocation: Invocation,
   principal: Principal,
   call: GatewayCall,
-  options: InvokeRouteOptions,
+  runtime: GatewayRuntime,
   budgetMs: number,
-): Promise<GatewayReply> {
+): Promise<SyncOutcome> {
   const controller = new AbortController();
   const clientSignal = call.signal;
   const onClientGone = (): void => controller.abort(clientSignal?.reason);
@@ -200,11 +340,7 @@ async function runSync(
       resolve(TIMED_OUT);
     }, budgetMs);
   });
-  const context: ActionContext = {
-    invocation: invocationOf(request),
-    principal,
-    signal: controller.signal,
-  };
+  const context: ActionContext = { invocation, principal, signal: controller.signal };
 
   let outcome: ActionResult | ActionRejection | undefined | typeof TIMED_OUT;
   try {
@@ -214,43 +350,50 @@ async function runSync(
       timedOut,
     ]);
   } catch (error) {
-    if (error instanceof ActionRejection) return rejected(error.error);
-    return crashed(action, request, options, error);
+    if (error instanceof ActionRejection) return rejectedOutcome(error.error);
+    return crashed(action, invocation, runtime, error);
   } finally {
     clearTimeout(timer);
     clientSignal?.removeEventListener('abort', onClientGone);
   }
 
-  if (outcome === TIMED_OUT) return rejected(gatewayError('deadline_exceeded'));
-  if (outcome instanceof ActionRejection) return rejected(outcome.error);
+  if (outcome === TIMED_OUT) return rejectedOutcome(gatewayError('deadline_exceeded'));
+  if (outcome instanceof ActionRejection) return rejectedOutcome(outcome.error);
   const result = v.safeParse(ActionResultSchema, outcome ?? {});
   if (!result.success) {
     return crashed(
       action,
-      request,
-      options,
+      invocation,
+      runtime,
       new TypeError('run() returned a value that is not an action result'),
     );
   }
   const completed: CompletedResponse = { status: 'completed', ...result.output };
   try {
-    return jsonReply(200, completed);
+    return { reply: jsonReply(200, completed), retryable: false };
   } catch (error) {
     // e.g. a BigInt or a cycle in `data`.
-    return crashed(action, request, options, error);
+    return crashed(action, invocation, runtime, error);
   }
+}
+
+function rejectedOutcome(error: RejectedResponse['error']): SyncOutcome {
+  return { reply: rejected(error), retryable: error.retryable };
 }
 
 function crashed(
   action: Action,
-  request: InvokeRequest,
-  options: InvokeRouteOptions,
+  invocation: Invocation,
+  runtime: GatewayRuntime,
   error: unknown,
-): GatewayReply {
-  options.logger.error('action failed', {
+): SyncOutcome {
+  runtime.logger.error('action failed', {
     actionId: action.id,
-    invocationId: request.invocationId,
+    invocationId: invocation.invocationId,
     error,
   });
-  return errorReply('internal_error', { retryable: action.idempotent });
+  return {
+    reply: errorReply('internal_error', { retryable: action.idempotent }),
+    retryable: action.idempotent,
+  };
 }

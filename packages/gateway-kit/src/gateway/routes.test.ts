@@ -113,7 +113,7 @@ describe('routing and HTTP errors', () => {
     expectEnvelope(response, 401, 'unauthorized');
   });
 
-  it('answers 404 job_not_found for any job while no job store is configured, after authentication', async () => {
+  it('answers 404 job_not_found for an unknown job, after authentication', async () => {
     expectEnvelope(await client.job('job_1'), 404, 'job_not_found');
     expectEnvelope(await client.cancel('job_1'), 404, 'job_not_found');
     expectEnvelope(await createTestClient(gateway).job('job_1'), 401, 'unauthorized');

@@ -1,4 +1,10 @@
 export type { InvokeBodyOverrides } from './invoke-body.ts';
 export { invokeBody } from './invoke-body.ts';
+export type {
+  ConformanceTestApi,
+  JobStoreConformanceOptions,
+  JobStoreFactory,
+} from './job-store-conformance.ts';
+export { jobStoreConformance } from './job-store-conformance.ts';
 export type { TestClient, TestClientOptions, TestResponse } from './test-client.ts';
 export { createTestClient } from './test-client.ts';

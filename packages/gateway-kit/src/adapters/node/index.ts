@@ -1,3 +1,4 @@
+export { resolveHostWithNodeDns } from './resolve-host.ts';
 export type { RunningServer, ServeOptions } from './serve.ts';
 export { serve } from './serve.ts';
 export type { NodeHandlerOptions } from './to-node-handler.ts';

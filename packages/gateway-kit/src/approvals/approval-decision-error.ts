@@ -1,0 +1,34 @@
+import type { ApprovalStatus } from './approval.ts';
+
+/** Why a decision was refused. */
+export type ApprovalDecisionErrorCode =
+  | 'approval_not_found'
+  | 'approval_already_decided'
+  | 'approval_expired';
+
+/**
+ * Thrown by `gateway.approvals.decide` when the approval cannot be decided: it does not exist,
+ * was already decided (decisions are single-use), or expired.
+ *
+ * @example
+ * try { await gateway.approvals.decide(id, decision); }
+ * catch (error) { if (error instanceof ApprovalDecisionError && error.code === 'approval_expired') notify(); }
+ */
+export class ApprovalDecisionError extends Error {
+  override readonly name = 'ApprovalDecisionError';
+  readonly code: ApprovalDecisionErrorCode;
+  /** The approval's status when the decision was refused, if it exists. */
+  readonly status: ApprovalStatus | undefined;
+
+  constructor(code: ApprovalDecisionErrorCode, status?: ApprovalStatus) {
+    super(
+      code === 'approval_not_found'
+        ? 'No such approval.'
+        : code === 'approval_expired'
+          ? 'The approval expired before it was decided.'
+          : `The approval was already decided (${status}).`,
+    );
+    this.code = code;
+    this.status = status;
+  }
+}

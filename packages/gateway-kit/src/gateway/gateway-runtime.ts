@@ -1,0 +1,53 @@
+import type { Action, Invocation } from '../actions/define-action.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
+import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { JobStore } from '../jobs/job-store.ts';
+import type { RecordStore } from '../records/record-store.ts';
+import type { GatewayLogger } from './logger.ts';
+
+/** Decides per request whether an action needs a human's approval; a string is the reason given. */
+export type ApprovalPolicy = (request: {
+  readonly action: Action;
+  readonly input: unknown;
+  readonly invocation: Invocation;
+  readonly principal: Principal;
+}) => boolean | string | Promise<boolean | string>;
+
+/** What a job keeps so it can run, report and call back. Opaque to stores. */
+export interface JobPayload {
+  readonly invocation: Invocation;
+  readonly callbacks: InvokeRequest['callbacks'];
+  /** The action input as received (re-validated before the action runs). */
+  readonly input: Record<string, unknown>;
+  /** Fingerprint of action + input, when the job was created under an idempotency key. */
+  readonly fingerprint?: string;
+}
+
+/** Everything the routes share: stores, settings and hooks, resolved once at `createGateway`. */
+export interface GatewayRuntime {
+  readonly actionsById: ReadonlyMap<string, Action>;
+  readonly actionsByName: ReadonlyMap<string, Action>;
+  readonly jobs: JobStore;
+  readonly records: RecordStore;
+  /** `undefined` when callbacks are switched off. */
+  readonly callbacks: CallbackDispatcher | undefined;
+  readonly callbackUrlPolicy: CallbackUrlPolicy;
+  readonly approvalPolicy: ApprovalPolicy | undefined;
+  readonly approvalTtlMs: number;
+  readonly idempotencyTtlMs: number;
+  readonly maxBodyBytes: number;
+  readonly logger: GatewayLogger;
+  readonly now: () => number;
+  /** The configured gateway URL, or the request's origin plus the base path. */
+  baseUrl(origin: string): string;
+  /** Keeps background work (jobs, callbacks, expiry) alive and tracked until it settles. */
+  background(work: Promise<unknown>): void;
+}
+
+/** `{base}/v1/jobs/{id}` and its cancel URL. */
+export function jobUrls(base: string, jobId: string): { statusUrl: string; cancelUrl: string } {
+  const statusUrl = `${base}/v1/jobs/${encodeURIComponent(jobId)}`;
+  return { statusUrl, cancelUrl: `${statusUrl}/cancel` };
+}

@@ -1,0 +1,42 @@
+import type { Principal } from '../auth/principal.ts';
+import type { CancelResponse } from '../contract/job.ts';
+import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
+import type { GatewayReply } from '../http/gateway-call.ts';
+import { errorReply, jsonReply } from '../http/replies.ts';
+import { toJobResource } from './job-resource.ts';
+import { notifyJobFinished } from './job-runner.ts';
+
+/** `GET /v1/jobs/{jobId}`: the job resource, visible only to the principal that created it. */
+export async function handleGetJob(
+  runtime: GatewayRuntime,
+  jobId: string,
+  principal: Principal,
+): Promise<GatewayReply> {
+  const job = await runtime.jobs.get(jobId);
+  // Another principal's job answers exactly like a missing one: ids reveal nothing.
+  if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
+  return jsonReply(200, toJobResource(job));
+}
+
+/**
+ * `POST /v1/jobs/{jobId}/cancel`: a queued or running job becomes `cancelled` at once (its action's
+ * signal aborts); a finished job answers `409 job_not_cancellable` with its status.
+ */
+export async function handleCancelJob(
+  runtime: GatewayRuntime,
+  jobId: string,
+  principal: Principal,
+): Promise<GatewayReply> {
+  const job = await runtime.jobs.get(jobId);
+  if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
+  const cancelled = await runtime.jobs.requestCancel(jobId);
+  if (cancelled.ok) {
+    notifyJobFinished(runtime, cancelled.job);
+    return jsonReply(200, { job: toJobResource(cancelled.job) } satisfies CancelResponse);
+  }
+  if (cancelled.reason === 'not_found') return errorReply('job_not_found');
+  return errorReply('job_not_cancellable', {
+    message: `The job has already finished (${cancelled.job?.status ?? 'unknown'}).`,
+    details: { status: cancelled.job?.status },
+  });
+}

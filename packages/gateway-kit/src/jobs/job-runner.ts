@@ -1,0 +1,204 @@
+import * as v from 'valibot';
+import { ActionRejection } from '../actions/action-rejection.ts';
+import type { Action, ActionContext, JobHandle } from '../actions/define-action.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { GatewayError } from '../contract/gateway-error.ts';
+import { gatewayError } from '../errors/error-catalogue.ts';
+import { ActionResultSchema } from '../gateway/action-result.ts';
+import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
+import { describeIssues, SAFE_PARSE_CONFIG } from '../gateway/validation-issues.ts';
+import { toJobResource } from './job-resource.ts';
+import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
+
+const TIMED_OUT: unique symbol = Symbol('timed out');
+// A finish write may race with progress writes of the same run; a few retries settle it.
+const MAX_FINISH_ATTEMPTS = 5;
+
+/**
+ * Runs a queued job in the background: `queued → running`, the action with an abort signal wired
+ * to cancellation, deadline and timeout, then one terminal write. Every write is a compare-and-set,
+ * so a cancellation that lands first is never overwritten by a late completion.
+ */
+export function startJob(
+  runtime: GatewayRuntime,
+  job: StoredJob,
+  action: Action,
+  principal: Principal,
+): void {
+  runtime.background(
+    runJob(runtime, job, action, principal).catch((error: unknown) => {
+      runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
+    }),
+  );
+}
+
+async function runJob(
+  runtime: GatewayRuntime,
+  queued: StoredJob,
+  action: Action,
+  principal: Principal,
+): Promise<void> {
+  const payload = queued.payload as unknown as JobPayload;
+  const deadline = queued.deadlineAt === undefined ? Infinity : Date.parse(queued.deadlineAt);
+  if (deadline <= runtime.now()) {
+    await finishJob(runtime, queued, {
+      status: 'failed',
+      error: gatewayError('deadline_exceeded', {
+        message: 'The deadline passed before the job started.',
+      }),
+    });
+    return;
+  }
+  // Re-validate: an approved job runs long after its input was first checked.
+  const input = await v.safeParseAsync(action.input, payload.input, SAFE_PARSE_CONFIG);
+  if (!input.success) {
+    await finishJob(runtime, queued, {
+      status: 'failed',
+      error: gatewayError('invalid_input', {
+        details: describeIssues(input.issues, 'action.input'),
+      }),
+    });
+    return;
+  }
+  const started = await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
+  if (!started.ok) return; // cancelled (or failed) before it could start
+  let current = started.job;
+
+  const controller = new AbortController();
+  const unsubscribe = runtime.jobs.onCancel(queued.jobId, () =>
+    controller.abort(new DOMException('The job was cancelled.', 'AbortError')),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(
+      () => {
+        controller.abort(new DOMException('The job ran out of time.', 'TimeoutError'));
+        resolve(TIMED_OUT);
+      },
+      Math.min(action.timeoutMs, deadline - runtime.now()),
+    );
+  });
+
+  let writes: Promise<void> = Promise.resolve();
+  const handle: JobHandle = {
+    jobId: queued.jobId,
+    progress: (update) => {
+      const patch: { outputText?: string; machineSummary?: string } = {};
+      if (typeof update.outputText === 'string') patch.outputText = update.outputText;
+      if (typeof update.machineSummary === 'string') patch.machineSummary = update.machineSummary;
+      // Serialised so each write carries the version the previous one produced.
+      writes = writes.then(async () => {
+        if (controller.signal.aborted) return;
+        const written = await runtime.jobs.update(current.jobId, current.version, patch);
+        if (written.ok) current = written.job;
+      });
+      return writes;
+    },
+  };
+  const context: ActionContext = {
+    invocation: payload.invocation,
+    principal,
+    signal: controller.signal,
+    job: handle,
+  };
+
+  let update: JobUpdate;
+  try {
+    const outcome = await Promise.race([
+      Promise.resolve().then(() => action.run(input.output, context)),
+      timedOut,
+    ]);
+    update = outcomeToUpdate(runtime, action, queued, outcome);
+  } catch (error) {
+    update = outcomeToUpdate(
+      runtime,
+      action,
+      queued,
+      error instanceof ActionRejection ? error : { crashed: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    unsubscribe();
+  }
+  await writes.catch(() => {});
+  await finishJob(runtime, current, update);
+}
+
+function outcomeToUpdate(
+  runtime: GatewayRuntime,
+  action: Action,
+  job: StoredJob,
+  outcome: unknown,
+): JobUpdate {
+  if (outcome === TIMED_OUT) return { status: 'failed', error: gatewayError('deadline_exceeded') };
+  if (outcome instanceof ActionRejection) return { status: 'failed', error: outcome.error };
+  if (outcome && typeof outcome === 'object' && 'crashed' in outcome) {
+    return crashed(runtime, action, job, (outcome as { crashed: unknown }).crashed);
+  }
+  const result = v.safeParse(ActionResultSchema, outcome ?? {});
+  if (!result.success)
+    return crashed(
+      runtime,
+      action,
+      job,
+      new TypeError('run() returned a value that is not an action result'),
+    );
+  try {
+    JSON.stringify(result.output);
+  } catch (error) {
+    return crashed(runtime, action, job, error);
+  }
+  return { status: 'completed', ...result.output };
+}
+
+function crashed(
+  runtime: GatewayRuntime,
+  action: Action,
+  job: StoredJob,
+  error: unknown,
+): JobUpdate {
+  runtime.logger.error('action failed', {
+    actionId: action.id,
+    jobId: job.jobId,
+    invocationId: job.invocationId,
+    error,
+  });
+  const failure: GatewayError = gatewayError('internal_error', { retryable: action.idempotent });
+  return { status: 'failed', error: failure };
+}
+
+/**
+ * Writes a terminal state, retrying on version conflicts from concurrent progress writes, and
+ * sends the job-result callback when this write is the one that finished the job.
+ */
+export async function finishJob(
+  runtime: GatewayRuntime,
+  job: StoredJob,
+  update: JobUpdate,
+): Promise<StoredJob | undefined> {
+  let expected = job;
+  for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
+    const written = await runtime.jobs.update(expected.jobId, expected.version, update);
+    if (written.ok) {
+      notifyJobFinished(runtime, written.job);
+      return written.job;
+    }
+    if (written.reason !== 'conflict' || !written.job || isTerminal(written.job.status))
+      return undefined;
+    expected = written.job;
+  }
+  return undefined;
+}
+
+/** Sends `{ job }` to the job's `callbacks.jobResultUrl`, if it has one and callbacks are on. */
+export function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): void {
+  const payload = job.payload as unknown as JobPayload | undefined;
+  const url = payload?.callbacks.jobResultUrl;
+  if (!url || !runtime.callbacks) return;
+  void runtime.callbacks.dispatch({
+    url,
+    body: { job: toJobResource(job) },
+    webhookId: `job_${job.jobId}_${job.status}`,
+    authorization: payload.callbacks.authorization,
+  });
+}

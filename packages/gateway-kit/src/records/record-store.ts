@@ -1,0 +1,39 @@
+/** A stored record with its compare-and-set version (starts at 1, grows by one per write). */
+export interface VersionedRecord<T> {
+  readonly value: T;
+  readonly version: number;
+}
+
+/**
+ * Where the gateway keeps idempotency and approval records: small JSON values under string keys,
+ * each with a time to live. Any adapter must keep these guarantees (the record store conformance
+ * suite in `@svc/gateway-kit/testing` checks them):
+ *
+ * - `create` is atomic create-if-absent: of racing creates of one key, exactly one sees `created: true`.
+ * - `replace` is compare-and-set on `version`; a stale version changes nothing.
+ * - A record is never returned after its time to live ran out.
+ * - Values are copied in and out: callers cannot change stored state by mutating objects.
+ */
+export interface RecordStore {
+  create<T>(
+    key: string,
+    value: T,
+    ttlMs: number,
+  ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }>;
+  get<T>(key: string): Promise<VersionedRecord<T> | undefined>;
+  /** Replaces the value if the stored version is `expectedVersion`; `undefined` on conflict or absence. */
+  replace<T>(
+    key: string,
+    expectedVersion: number,
+    value: T,
+    ttlMs: number,
+  ): Promise<VersionedRecord<T> | undefined>;
+  /** Deletes the record if the stored version is `expectedVersion`; whether it did. */
+  delete(key: string, expectedVersion: number): Promise<boolean>;
+  /** Up to `limit` live records whose key starts with `prefix`, in insertion order. */
+  list<T>(
+    prefix: string,
+    limit: number,
+  ): Promise<Array<{ readonly key: string; readonly record: VersionedRecord<T> }>>;
+  close(): Promise<void>;
+}
