@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 source .ci/toolchain.sh
 set +e
 provision_runtimes
-if [ "$(id -u)" = 0 ]; then provision_debian chromium; fi
+if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server; fi
 
 passed=0
 failed=0
