@@ -171,7 +171,7 @@ async function main() {
   // Colleagues' builds and tests share these 2 cores; a busy machine skews every figure.
   if (load1 > 1) console.warn(`warning: load average ${fmt(load1, 2)} — figures will be noisy.`);
   console.log(
-    `body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
+    `load average ${fmt(load1, 2)}, body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
       `${config.rounds} rounds × ${config.seconds} s, order a→b→c each round\n`,
   );
 
