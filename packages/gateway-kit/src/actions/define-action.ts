@@ -74,6 +74,14 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
    * 30 000 for sync actions and 600 000 (10 minutes) for actions that run as jobs.
    */
   readonly timeoutMs?: number;
+  /**
+   * Business checks answered at invoke time, before an async action is accepted or an approval is
+   * requested: return (or throw) a {@link reject} to answer `rejected` at once. Keep it fast.
+   */
+  readonly precheck?: (
+    input: v.InferOutput<TSchema>,
+    context: Omit<ActionContext, 'job'>,
+  ) => ActionRejection | undefined | Promise<ActionRejection | undefined>;
   readonly run: (
     input: v.InferOutput<TSchema>,
     context: ActionContext,
@@ -93,6 +101,10 @@ export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
   readonly idempotent: boolean;
   readonly timeoutMs: number;
   // Method syntax (bivariant) so actions with different input types fit in one `actions` list.
+  precheck?(
+    input: v.InferOutput<TSchema>,
+    context: Omit<ActionContext, 'job'>,
+  ): ActionRejection | undefined | Promise<ActionRejection | undefined>;
   run(
     input: v.InferOutput<TSchema>,
     context: ActionContext,
@@ -132,6 +144,7 @@ export function defineAction<TSchema extends ActionInputSchema>(
     timeoutMs:
       definition.timeoutMs ??
       (definition.executionMode === 'async' || definition.requiresApproval ? 600_000 : 30_000),
+    ...(definition.precheck ? { precheck: definition.precheck } : {}),
     run: definition.run,
   });
 }

@@ -230,3 +230,37 @@ describe('approvals', () => {
     expect(await gateway.approvals.list()).toHaveLength(1);
   });
 });
+
+describe('precheck', () => {
+  it('refuses at invoke time, before any approval is requested or job created', async () => {
+    const { defineAction } = await import('../actions/define-action.ts');
+    const { reject } = await import('../actions/action-rejection.ts');
+    const { issueRefund } = await import('../../test/async-fixture.ts');
+    const capped = defineAction({
+      ...issueRefund,
+      precheck: ({ amountCents }) =>
+        amountCents > 50_000
+          ? reject({ code: 'amount_over_limit', message: 'Refunds above 500.00 are not allowed.' })
+          : undefined,
+    });
+    const checked = asyncGateway({ actions: [capped] });
+    const checkedClient = createTestClient(checked, { token: TOKEN });
+    const big = await checkedClient.invoke(
+      invokeBody('issue-refund', { orderId: 'o', amountCents: 60_000 }),
+    );
+    expect(big.body).toEqual({
+      status: 'rejected',
+      error: {
+        code: 'amount_over_limit',
+        message: 'Refunds above 500.00 are not allowed.',
+        retryable: false,
+      },
+    });
+    expect(await checked.approvals.list()).toEqual([]);
+    const small = await checkedClient.invoke(
+      invokeBody('issue-refund', { orderId: 'o', amountCents: 100 }),
+    );
+    expect(small.body).toMatchObject({ status: 'approval_required' });
+    await checked.close();
+  });
+});

@@ -275,35 +275,29 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return errorReply('not_found');
       path = path.slice(basePath.length);
     }
-    let allowed: string;
-    let jobId: string | undefined;
-    let approvalId: string | undefined;
-    if (path === '/v1/invoke') allowed = 'POST';
-    else if (path === '/v1/manifest') allowed = 'GET';
-    else if (path.startsWith('/v1/jobs/') && (jobId = jobIdOf(path)) !== undefined) {
-      allowed = path.endsWith('/cancel') ? 'POST' : 'GET';
-    } else if (
-      path.startsWith('/v1/approvals/') &&
-      (approvalId = segmentOf(path, '/v1/approvals/')) !== undefined
-    ) {
-      allowed = 'GET';
-    } else return errorReply('not_found');
-    if (call.method !== allowed) {
-      return errorReply('method_not_allowed', undefined, { allow: allowed });
+    const matched = matchRoute(path);
+    if (!matched) return errorReply('not_found');
+    if (call.method !== matched.method) {
+      return errorReply('method_not_allowed', undefined, { allow: matched.method });
     }
 
     const principal = await authenticate(call.header('authorization'), call.header.bind(call));
     if (!principal) return unauthorized();
 
-    if (path === '/v1/invoke') return handleInvoke(call, principal, runtime, approvalService);
-    if (path === '/v1/manifest') return manifestRoute(call);
-    if (path.startsWith('/v1/approvals/')) {
-      const approval = await approvalService.get(approvalId!, principal.id);
-      return approval ? jsonReply(200, { approval }) : errorReply('approval_not_found');
+    switch (matched.route) {
+      case 'invoke':
+        return handleInvoke(call, principal, runtime, approvalService);
+      case 'manifest':
+        return manifestRoute(call);
+      case 'job':
+        return handleGetJob(runtime, matched.id, principal);
+      case 'cancel':
+        return handleCancelJob(runtime, matched.id, principal);
+      case 'approval': {
+        const approval = await approvalService.get(matched.id, principal.id);
+        return approval ? jsonReply(200, { approval }) : errorReply('approval_not_found');
+      }
     }
-    return path.endsWith('/cancel')
-      ? handleCancelJob(runtime, jobId!, principal)
-      : handleGetJob(runtime, jobId!, principal);
   }
 
   async function handle(call: GatewayCall): Promise<GatewayReply> {
@@ -367,21 +361,33 @@ function storeFailure(error: unknown): boolean {
   );
 }
 
-/** The single path segment after `prefix`, decoded; `undefined` when absent or not a single segment. */
-function segmentOf(path: string, prefix: string): string | undefined {
-  const raw = path.slice(prefix.length);
-  if (raw.length === 0 || raw.includes('/')) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
+type MatchedRoute =
+  | { readonly route: 'invoke' | 'manifest'; readonly method: 'GET' | 'POST' }
+  | { readonly route: 'job' | 'approval'; readonly method: 'GET'; readonly id: string }
+  | { readonly route: 'cancel'; readonly method: 'POST'; readonly id: string };
+
+/** The route a path (below `basePath`) names, with its one allowed method; `undefined` for none. */
+function matchRoute(path: string): MatchedRoute | undefined {
+  if (path === '/v1/invoke') return { route: 'invoke', method: 'POST' };
+  if (path === '/v1/manifest') return { route: 'manifest', method: 'GET' };
+  if (path.startsWith('/v1/jobs/')) {
+    const rest = path.slice('/v1/jobs/'.length);
+    if (rest.endsWith('/cancel')) {
+      const id = decodeSegment(rest.slice(0, -'/cancel'.length));
+      return id === undefined ? undefined : { route: 'cancel', method: 'POST', id };
+    }
+    const id = decodeSegment(rest);
+    return id === undefined ? undefined : { route: 'job', method: 'GET', id };
   }
+  if (path.startsWith('/v1/approvals/')) {
+    const id = decodeSegment(path.slice('/v1/approvals/'.length));
+    return id === undefined ? undefined : { route: 'approval', method: 'GET', id };
+  }
+  return undefined;
 }
 
-/** The job id of `/v1/jobs/{id}` or `/v1/jobs/{id}/cancel`, or `undefined` for other shapes. */
-function jobIdOf(path: string): string | undefined {
-  const rest = path.slice('/v1/jobs/'.length);
-  const raw = rest.endsWith('/cancel') ? rest.slice(0, -'/cancel'.length) : rest;
+/** One decoded, non-empty path segment; `undefined` when empty, nested or badly encoded. */
+function decodeSegment(raw: string): string | undefined {
   if (raw.length === 0 || raw.includes('/')) return undefined;
   try {
     return decodeURIComponent(raw);

@@ -170,6 +170,10 @@ export async function handleInvoke(
     );
   }
   const invocation = invocationOf(request);
+  if (action.precheck) {
+    const refusal = await runPrecheck(action, input.output, invocation, principal, call, runtime);
+    if (refusal) return refusal;
+  }
   const approvalReason = await approvalReasonFor(
     runtime,
     action,
@@ -223,6 +227,25 @@ export async function handleInvoke(
     );
   if (scope) return runIdempotentSync(runtime, scope, action, run);
   return (await run()).reply;
+}
+
+/** Runs an action's `precheck`: a refusal answers `rejected` now; a crash is an internal error. */
+async function runPrecheck(
+  action: Action,
+  input: unknown,
+  invocation: Invocation,
+  principal: Principal,
+  call: GatewayCall,
+  runtime: GatewayRuntime,
+): Promise<GatewayReply | undefined> {
+  try {
+    const signal = call.signal ?? new AbortController().signal;
+    const refusal = await action.precheck?.(input, { invocation, principal, signal });
+    return refusal instanceof ActionRejection ? rejected(refusal.error) : undefined;
+  } catch (error) {
+    if (error instanceof ActionRejection) return rejected(error.error);
+    return crashed(action, invocation, runtime, error).reply;
+  }
 }
 
 /** The approval reason when this request needs one: the action's flag, or the gateway's policy. */
@@ -330,31 +353,19 @@ async function runSync(
   budgetMs: number,
 ): Promise<SyncOutcome> {
   const controller = new AbortController();
-  const clientSignal = call.signal;
-  const onClientGone = (): void => controller.abort(clientSignal?.reason);
-  clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new DOMException('The action ran out of time.', 'TimeoutError'));
-      resolve(TIMED_OUT);
-    }, budgetMs);
-  });
   const context: ActionContext = { invocation, principal, signal: controller.signal };
 
   let outcome: ActionResult | ActionRejection | undefined | typeof TIMED_OUT;
   try {
-    outcome = await Promise.race([
-      // `then` turns a synchronous throw into a rejection handled below.
-      Promise.resolve().then(() => action.run(input, context)),
-      timedOut,
-    ]);
+    const returned = action.run(input, context);
+    // A synchronous result cannot be interrupted: only a pending one needs a timer and a
+    // disconnect listener (the node adapter creates its disconnect signal on first access).
+    outcome = isPromiseLike(returned)
+      ? await raceBudget(returned, controller, call, budgetMs)
+      : returned;
   } catch (error) {
     if (error instanceof ActionRejection) return rejectedOutcome(error.error);
     return crashed(action, invocation, runtime, error);
-  } finally {
-    clearTimeout(timer);
-    clientSignal?.removeEventListener('abort', onClientGone);
   }
 
   if (outcome === TIMED_OUT) return rejectedOutcome(gatewayError('deadline_exceeded'));
@@ -374,6 +385,35 @@ async function runSync(
   } catch (error) {
     // e.g. a BigInt or a cycle in `data`.
     return crashed(action, invocation, runtime, error);
+  }
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/** Waits for a pending run within its time budget, aborting its signal on timeout or disconnect. */
+async function raceBudget<T>(
+  pending: PromiseLike<T>,
+  controller: AbortController,
+  call: GatewayCall,
+  budgetMs: number,
+): Promise<T | typeof TIMED_OUT> {
+  const clientSignal = call.signal;
+  const onClientGone = (): void => controller.abort(clientSignal?.reason);
+  clientSignal?.addEventListener('abort', onClientGone, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new DOMException('The action ran out of time.', 'TimeoutError'));
+      resolve(TIMED_OUT);
+    }, budgetMs);
+  });
+  try {
+    return await Promise.race([pending, timedOut]);
+  } finally {
+    clearTimeout(timer);
+    clientSignal?.removeEventListener('abort', onClientGone);
   }
 }
 
