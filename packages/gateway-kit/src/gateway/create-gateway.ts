@@ -219,7 +219,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const authenticate = createAuthenticator(options.auth);
 
   const inFlight = new Set<Promise<unknown>>();
-  const track = (work: Promise<unknown>): void => {
+  const track = (
+    work: Promise<unknown>,
+    requestWaitUntil?: (work: Promise<unknown>) => void,
+  ): void => {
     const settled = work.then(
       () => {},
       () => {},
@@ -227,10 +230,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     inFlight.add(settled);
     void settled.then(() => inFlight.delete(settled));
     options.waitUntil?.(settled);
-    currentWaitUntil?.(settled);
+    requestWaitUntil?.(settled);
   };
-  // The execution context of the request being served (Workers-style fetch(request, env, ctx)).
-  let currentWaitUntil: ((work: Promise<unknown>) => void) | undefined;
   const callbackSettings: CallbackDispatcherOptions =
     options.callbacks === false ? {} : (options.callbacks ?? {});
   const ownsJobStore = options.jobStore === undefined;
@@ -251,7 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
                 target: failure.target,
                 reason: failure.result.reason,
               })),
-          waitUntil: track,
+          waitUntil: (work) => track(work),
         })
       : undefined,
     callbackUrlPolicy: callbackSettings.urlPolicy ?? {},
@@ -292,7 +293,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       case 'job':
         return handleGetJob(runtime, matched.id, principal);
       case 'cancel':
-        return handleCancelJob(runtime, matched.id, principal);
+        return handleCancelJob(runtime, matched.id, principal, call);
       case 'approval': {
         const approval = await approvalService.get(matched.id, principal.id);
         return approval ? jsonReply(200, { approval }) : errorReply('approval_not_found');
@@ -319,17 +320,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       request: Request,
       _env?: unknown,
       context?: { waitUntil?(work: Promise<unknown>): void },
-    ): Promise<Response> => {
-      const waitUntil = context?.waitUntil?.bind(context);
-      if (!waitUntil) return toWebResponse(await handle(fromWebRequest(request)));
-      // Background work started while serving this request is handed to its context.
-      currentWaitUntil = waitUntil;
-      try {
-        return toWebResponse(await handle(fromWebRequest(request)));
-      } finally {
-        currentWaitUntil = undefined;
-      }
-    },
+    ): Promise<Response> =>
+      // A Workers-style execution context keeps the jobs this request starts alive.
+      toWebResponse(await handle(fromWebRequest(request, context?.waitUntil?.bind(context)))),
     approvals: {
       list: (listOptions?: { readonly status?: ApprovalStatus; readonly limit?: number }) =>
         approvalService.list(listOptions),

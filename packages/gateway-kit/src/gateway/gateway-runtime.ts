@@ -42,8 +42,11 @@ export interface GatewayRuntime {
   readonly now: () => number;
   /** The configured gateway URL, or the request's origin plus the base path. */
   baseUrl(origin: string): string;
-  /** Keeps background work (jobs, callbacks, expiry) alive and tracked until it settles. */
-  background(work: Promise<unknown>): void;
+  /**
+   * Keeps background work (jobs, callbacks, expiry) alive and tracked until it settles; also hands
+   * it to the `waitUntil` of the request that started it, if any.
+   */
+  background(work: Promise<unknown>, waitUntil?: (work: Promise<unknown>) => void): void;
 }
 
 /** `{base}/v1/jobs/{id}` and its cancel URL. */

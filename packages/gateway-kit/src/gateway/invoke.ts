@@ -213,7 +213,16 @@ export async function handleInvoke(
     return requested.ok ? jsonReply(200, requested.response) : idempotencyMismatch();
   }
   if (action.executionMode === 'async') {
-    return acceptJob(runtime, action, request, invocation, principal, baseUrl, scope);
+    return acceptJob(
+      runtime,
+      action,
+      request,
+      invocation,
+      principal,
+      baseUrl,
+      scope,
+      call.waitUntil,
+    );
   }
   const run = (): Promise<SyncOutcome> =>
     runSync(
@@ -310,6 +319,7 @@ async function acceptJob(
   principal: Principal,
   baseUrl: string,
   scope: IdempotencyScope | undefined,
+  waitUntil: ((work: Promise<unknown>) => void) | undefined,
 ): Promise<GatewayReply> {
   const payload: JobPayload = {
     invocation,
@@ -334,7 +344,7 @@ async function acceptJob(
   ) {
     return idempotencyMismatch();
   }
-  if (created) startJob(runtime, job, action, principal);
+  if (created) startJob(runtime, job, action, principal, waitUntil);
   const accepted: AcceptedResponse = {
     status: 'accepted',
     // A replay repeats the original answer; the job's current state is at its statusUrl.

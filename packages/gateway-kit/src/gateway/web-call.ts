@@ -2,7 +2,10 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { readWebBody } from '../http/read-web-body.ts';
 
 /** Adapts a Web `Request` to the core's {@link GatewayCall}. */
-export function fromWebRequest(request: Request): GatewayCall {
+export function fromWebRequest(
+  request: Request,
+  waitUntil?: (work: Promise<unknown>) => void,
+): GatewayCall {
   const url = new URL(request.url);
   return {
     method: request.method,
@@ -11,6 +14,7 @@ export function fromWebRequest(request: Request): GatewayCall {
     readBody: (limit) => readWebBody(request.body, limit),
     signal: request.signal,
     origin: url.origin,
+    waitUntil,
   };
 }
 

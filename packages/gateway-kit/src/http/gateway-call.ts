@@ -15,6 +15,8 @@ export interface GatewayCall {
   readonly signal: AbortSignal | undefined;
   /** `scheme://host[:port]` the request was addressed to, for absolute URLs in answers. */
   readonly origin: string;
+  /** The platform's per-request `waitUntil` (Workers-style), for work that outlives the response. */
+  readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /** The outcome of reading a request body. `parsed` is a body a framework already decoded. */

@@ -149,19 +149,32 @@ describe('async jobs', () => {
     await full.close();
   });
 
-  it('hands background work to a Workers-style waitUntil', async () => {
-    const handed: Promise<unknown>[] = [];
-    const request = new Request(`${BASE}/v1/invoke`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(invokeBody('generate-report', { topic: 'q3' })),
-    });
-    const response = await gateway.fetch(request, {}, { waitUntil: (work) => handed.push(work) });
-    expect(response.status).toBe(200);
-    expect(handed.length).toBeGreaterThan(0);
-    await Promise.all(handed);
-    const { job } = (await response.json()) as { job: { jobId: string } };
-    expect((await jobOf(job.jobId)).status).toBe('completed');
+  it('hands background work, callback delivery included, to the Workers-style waitUntil of the request', async () => {
+    const receiver = await startCallbackReceiver();
+    try {
+      const handed: Promise<unknown>[] = [];
+      const request = new Request(`${BASE}/v1/invoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(
+          invokeBody(
+            'generate-report',
+            { topic: 'q3' },
+            { callbacks: { jobResultUrl: `${receiver.url}/done` } },
+          ),
+        ),
+      });
+      const response = await gateway.fetch(request, {}, { waitUntil: (work) => handed.push(work) });
+      expect(response.status).toBe(200);
+      expect(handed).toHaveLength(1);
+      await handed[0];
+      // Settling the handed promise means the job finished and its callback was delivered.
+      const { job } = (await response.json()) as { job: { jobId: string } };
+      expect((await jobOf(job.jobId)).status).toBe('completed');
+      expect(receiver.received.map((r) => r.path)).toEqual(['/done']);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { CancelResponse } from '../contract/job.ts';
 import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
-import type { GatewayReply } from '../http/gateway-call.ts';
+import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { toJobResource } from './job-resource.ts';
 import { notifyJobFinished } from './job-runner.ts';
@@ -26,12 +26,13 @@ export async function handleCancelJob(
   runtime: GatewayRuntime,
   jobId: string,
   principal: Principal,
+  call: GatewayCall,
 ): Promise<GatewayReply> {
   const job = await runtime.jobs.get(jobId);
   if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
   const cancelled = await runtime.jobs.requestCancel(jobId);
   if (cancelled.ok) {
-    notifyJobFinished(runtime, cancelled.job);
+    runtime.background(notifyJobFinished(runtime, cancelled.job), call.waitUntil);
     return jsonReply(200, { job: toJobResource(cancelled.job) } satisfies CancelResponse);
   }
   if (cancelled.reason === 'not_found') return errorReply('job_not_found');

@@ -24,11 +24,13 @@ export function startJob(
   job: StoredJob,
   action: Action,
   principal: Principal,
+  waitUntil?: (work: Promise<unknown>) => void,
 ): void {
   runtime.background(
     runJob(runtime, job, action, principal).catch((error: unknown) => {
       runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
     }),
+    waitUntil,
   );
 }
 
@@ -180,7 +182,8 @@ export async function finishJob(
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
     const written = await runtime.jobs.update(expected.jobId, expected.version, update);
     if (written.ok) {
-      notifyJobFinished(runtime, written.job);
+      // Awaited so that the job's background work (and a platform's waitUntil) covers delivery.
+      await notifyJobFinished(runtime, written.job);
       return written.job;
     }
     if (written.reason !== 'conflict' || !written.job || isTerminal(written.job.status))
@@ -190,12 +193,15 @@ export async function finishJob(
   return undefined;
 }
 
-/** Sends `{ job }` to the job's `callbacks.jobResultUrl`, if it has one and callbacks are on. */
-export function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): void {
+/**
+ * Sends `{ job }` to the job's `callbacks.jobResultUrl`, if it has one and callbacks are on;
+ * settles when delivery succeeded or gave up (it never rejects).
+ */
+export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
   const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) return;
-  void runtime.callbacks.dispatch({
+  await runtime.callbacks.dispatch({
     url,
     body: { job: toJobResource(job) },
     webhookId: `job_${job.jobId}_${job.status}`,
