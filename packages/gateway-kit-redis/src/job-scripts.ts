@@ -1,0 +1,178 @@
+import { canTransition, isTerminal } from '@svc/gateway-kit';
+import { type LuaScript, lua } from './redis-connection.ts';
+
+// The contract's job statuses; the legal moves between them come from gateway-kit itself, so the
+// Lua scripts enforce exactly the rules of `MemoryJobStore`.
+const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+const legal = STATUSES.flatMap((from) =>
+  STATUSES.filter((to) => canTransition(from, to)).map((to) => `['${from}>${to}']=true`),
+);
+const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s}=true`);
+
+/*
+ * A job is a hash. `status`, `version`, `cancelRequested` ('0'/'1') and `updatedAt` (epoch ms of
+ * Redis' clock) are plain values the scripts read; every other field holds the JSON of one
+ * StoredJob field, written by JavaScript and never parsed in Lua (cjson would round numbers and
+ * turn empty arrays into objects).
+ *
+ * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 running set,
+ * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease.
+ */
+const PRELUDE = `
+local LEGAL = {${legal.join(',')}}
+local TERMINAL = {${terminal.join(',')}}
+-- Redis' clock, never behind the previous write: updatedAt must not go backwards.
+local function now_ms(previous)
+  local t = redis.call('TIME')
+  local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if previous and ms < previous then return previous end
+  return ms
+end
+local function take_lease(id, owner, lease_ms)
+  redis.call('SET', KEYS[6], owner, 'PX', lease_ms)
+  redis.call('SADD', KEYS[3], id)
+end
+-- A finished job leaves the active and running sets, drops its lease, joins the finish order
+-- (eviction order) and expires after the retention period.
+local function finish(id, retention_ms)
+  redis.call('PEXPIRE', KEYS[1], retention_ms)
+  redis.call('SREM', KEYS[2], id)
+  redis.call('SREM', KEYS[3], id)
+  redis.call('DEL', KEYS[6])
+  redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), id)
+end
+local function append(target, from)
+  for i = from, #ARGV do target[#target + 1] = ARGV[i] end
+  return target
+end
+`;
+
+/**
+ * Create-if-absent. ARGV: 1 jobId, 2 status, 3 maxJobs (0 = unbounded), 4 job key prefix,
+ * 5 lease owner, 6 lease ms, 7… field/value pairs.
+ * Returns {'exists', fields} | {'created', fields} | {'full'}.
+ */
+export const CREATE_JOB: LuaScript = lua(`${PRELUDE}
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', redis.call('HGETALL', KEYS[1])} end
+-- Finish order is expiry order: drop index entries of jobs whose retention ran out.
+for _ = 1, 100 do
+  local head = redis.call('ZRANGE', KEYS[4], 0, 0)
+  if #head == 0 or redis.call('EXISTS', ARGV[4] .. head[1]) == 1 then break end
+  redis.call('ZREM', KEYS[4], head[1])
+end
+local max = tonumber(ARGV[3])
+if max > 0 then
+  local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
+  while count >= max do
+    -- Evict the earliest-finished job; active jobs are never evicted.
+    local oldest = redis.call('ZPOPMIN', KEYS[4])
+    if #oldest == 0 then return {'full'} end
+    redis.call('DEL', ARGV[4] .. oldest[1])
+    count = count - 1
+  end
+end
+local fields = append({'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now_ms(nil)}, 7)
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('SADD', KEYS[2], ARGV[1])
+if ARGV[2] == 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
+return {'created', redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * Compare-and-set. ARGV: 1 jobId, 2 expected version, 3 new status or '', 4 retention ms,
+ * 5 lease owner, 6 lease ms, 7… field/value pairs.
+ * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
+ */
+export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt')
+local from = current[1]
+if not from then return {'not_found'} end
+-- Version first: a stale writer must re-read before learning anything else.
+if tonumber(current[2]) ~= tonumber(ARGV[2]) then return {'conflict', redis.call('HGETALL', KEYS[1])} end
+local to = ARGV[3]
+local allowed
+if to == '' then
+  allowed = not TERMINAL[from]
+  to = from
+else
+  allowed = LEGAL[from .. '>' .. to] == true
+end
+if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 7)
+redis.call('HSET', KEYS[1], unpack(fields))
+if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
+if TERMINAL[to] then finish(ARGV[1], ARGV[4]) end
+return {'ok', redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
+ * ARGV: 1 jobId, 2 retention ms, 3 cancel channel.
+ * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
+ */
+export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt')
+if not current[1] then return {'not_found'} end
+if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
+  'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
+finish(ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[1])
+return {'ok', redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * Renews this instance's leases. ARGV: 1 key prefix, 2 owner, 3 lease ms, 4… jobIds.
+ * Returns the ids this instance should stop renewing (no longer running, or leased by another).
+ */
+export const RENEW_LEASES: LuaScript = lua(`
+local done = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local lease = ARGV[1] .. 'lease:' .. id
+  if redis.call('HGET', ARGV[1] .. 'job:' .. id, 'status') ~= 'running' then
+    done[#done + 1] = id
+  else
+    local owner = redis.call('GET', lease)
+    if owner == ARGV[2] then
+      redis.call('PEXPIRE', lease, ARGV[3])
+    elseif not owner then
+      -- Lapsed (e.g. Redis was unreachable for a while) but not swept yet: still ours to run.
+      redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
+    else
+      done[#done + 1] = id
+    end
+  end
+end
+return done
+`);
+
+/**
+ * Fails running jobs whose lease expired (their instance died) with the given error.
+ * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence.
+ * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4… jobIds. Returns the failed ids.
+ */
+export const SWEEP_LEASES: LuaScript = lua(`
+local failed = {}
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local job = ARGV[1] .. 'job:' .. id
+  local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
+  if current[1] ~= 'running' then
+    redis.call('SREM', KEYS[2], id)
+  elseif redis.call('EXISTS', ARGV[1] .. 'lease:' .. id) == 0 then
+    local updated = math.max(now, tonumber(current[3]))
+    redis.call('HSET', job, 'status', 'failed', 'version', tonumber(current[2]) + 1,
+      'updatedAt', updated, 'error', ARGV[3])
+    redis.call('PEXPIRE', job, ARGV[2])
+    redis.call('SREM', KEYS[1], id)
+    redis.call('SREM', KEYS[2], id)
+    redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), id)
+    failed[#failed + 1] = id
+  end
+end
+return failed
+`);

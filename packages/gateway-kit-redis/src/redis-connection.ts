@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { createClient, ErrorReply, type RedisClientOptions } from 'redis';
+import { StoreUnavailableError } from './store-unavailable-error.ts';
+
+/** The node-redis client type these stores use (`createClient()` from `redis`). */
+export type RedisClient = ReturnType<typeof createClient>;
+
+/**
+ * How a Redis store connects. Give `url` (or `clientOptions`) and the store opens and owns its
+ * connections; or give a connected `client` you own (e.g. shared by the job and record store), and
+ * the store leaves it open on `close()`.
+ *
+ * @example
+ * const connection: RedisConnectionOptions = { url: 'redis://127.0.0.1:6379', commandTimeoutMs: 2_000 };
+ */
+export interface RedisConnectionOptions {
+  /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
+  readonly url?: string;
+  /**
+   * Extra `createClient` options (TLS, credentials, …). The store sets `disableOfflineQueue`,
+   * a reconnect strategy and a command timeout unless you set them here.
+   */
+  readonly clientOptions?: RedisClientOptions;
+  /** A client you created and own. The store never closes it; it must not queue commands forever. */
+  readonly client?: RedisClient;
+  /**
+   * How long one command may take before it fails with {@link StoreUnavailableError}, in ms.
+   * Default 2000.
+   */
+  readonly commandTimeoutMs?: number;
+  /** How long the first command waits for the initial connection, in ms. Default 2000. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Receives connection problems (lost, restored, failed background work). Default: `console.warn`
+   * once when the connection is lost and once when it is back, not on every reconnect attempt.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A Lua script with its SHA1, run by `EVALSHA` with an `EVAL` fallback. */
+export interface LuaScript {
+  readonly source: string;
+  readonly sha1: string;
+}
+
+/**
+ * Wraps Lua source as a {@link LuaScript}.
+ *
+ * @example
+ * const ping = lua("return redis.call('PING')");
+ */
+export function lua(source: string): LuaScript {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}
+
+// Error replies that mean "Redis cannot serve right now", as opposed to a bug (WRONGTYPE, ERR …).
+const TRANSIENT_REPLY =
+  /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM|NOSCRIPT|UNBLOCKED)\b/;
+
+/** Reconnect quickly at first, then every second, forever: the store must recover on its own. */
+function reconnectDelay(retries: number): number {
+  return Math.min(50 * 2 ** retries, 1_000) + Math.floor(Math.random() * 50);
+}
+
+/**
+ * One command connection (and, on demand, a pub/sub subscriber duplicated from it) with the
+ * behaviour both stores need: fail fast while offline, translate outages into
+ * {@link StoreUnavailableError}, run Lua scripts by SHA.
+ */
+export class RedisConnection {
+  readonly client: RedisClient;
+  readonly #owned: boolean;
+  readonly #connectTimeoutMs: number;
+  readonly #report: (error: unknown) => void;
+  readonly #connecting: Promise<unknown>;
+  #subscriber: RedisClient | undefined;
+  #closed = false;
+
+  constructor(options: RedisConnectionOptions) {
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+    this.#report = options.onError ?? defaultReporter();
+    if (options.client) {
+      this.client = options.client;
+      this.#owned = false;
+      this.#connecting = Promise.resolve();
+      return;
+    }
+    const clientOptions = options.clientOptions ?? {};
+    const socket = {
+      reconnectStrategy: reconnectDelay,
+      connectTimeout: this.#connectTimeoutMs,
+      ...clientOptions.socket,
+    } as NonNullable<RedisClientOptions['socket']>;
+    this.client = createClient({
+      url: options.url ?? 'redis://127.0.0.1:6379',
+      // Queued commands would hang requests for as long as Redis is down; fail them at once.
+      disableOfflineQueue: true,
+      ...clientOptions,
+      socket,
+      commandOptions: {
+        timeout: options.commandTimeoutMs ?? 2_000,
+        ...clientOptions.commandOptions,
+      },
+    }) as RedisClient;
+    this.#owned = true;
+    this.#watch(this.client, 'command');
+    // Started at once so the first request finds a ready connection; failures are retried by
+    // the reconnect strategy and reported through `error` events.
+    this.#connecting = this.client.connect().catch(() => {});
+  }
+
+  /**
+   * Runs `command` once the connection is ready (waiting up to `connectTimeoutMs` for the first
+   * connection), translating outages into {@link StoreUnavailableError}.
+   */
+  async call<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    if (!this.client.isReady) await this.#awaitFirstConnection();
+    try {
+      return await command(this.client);
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  /** Runs a Lua script (EVALSHA, loading it with EVAL when Redis does not know it yet). */
+  script(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    return this.call(async (client) => {
+      try {
+        return await client.evalSha(script.sha1, { keys, arguments: args });
+      } catch (error) {
+        // After a restart or SCRIPT FLUSH the cache is empty: EVAL loads it again.
+        if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT')) {
+          return await client.eval(script.source, { keys, arguments: args });
+        }
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The pub/sub subscriber: a duplicate connection (a subscribed connection can run no other
+   * commands). node-redis resubscribes after a reconnect; `onReady` runs after every (re)connect
+   * so callers can catch up on messages published while it was down.
+   */
+  subscriber(onReady: () => void): RedisClient {
+    if (this.#subscriber) return this.#subscriber;
+    const subscriber = this.client.duplicate() as RedisClient;
+    this.#watch(subscriber, 'subscriber');
+    subscriber.on('ready', onReady);
+    subscriber.connect().catch(() => {});
+    this.#subscriber = subscriber;
+    return subscriber;
+  }
+
+  /** Reports a failure of background work (renewals, sweeps, polling). */
+  report(error: unknown): void {
+    this.#report(error);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const clients = [this.#subscriber, this.#owned ? this.client : undefined];
+    await Promise.all(clients.map((client) => (client ? shutDown(client) : undefined)));
+  }
+
+  async #awaitFirstConnection(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#connecting,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, this.#connectTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #watch(client: RedisClient, role: string): void {
+    let lost = false;
+    // Without an `error` listener an EventEmitter throws and would crash the process.
+    client.on('error', (error: unknown) => {
+      if (lost || this.#closed) return;
+      lost = true;
+      this.#report(new StoreUnavailableError(`Redis ${role} connection lost.`, { cause: error }));
+    });
+    client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      this.#report(new Error(`Redis ${role} connection restored.`));
+    });
+  }
+}
+
+async function shutDown(client: RedisClient): Promise<void> {
+  if (!client.isOpen) return;
+  if (!client.isReady) {
+    client.destroy();
+    return;
+  }
+  try {
+    await client.close();
+  } catch {
+    client.destroy();
+  }
+}
+
+/** Redis outages become {@link StoreUnavailableError}; error replies that signal bugs stay as they are. */
+function translate(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
+  if (error instanceof TypeError || error instanceof RangeError) return error;
+  return new StoreUnavailableError(
+    `The Redis store is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
+}
+
+function defaultReporter(): (error: unknown) => void {
+  return (error) => console.warn('[@svc/gateway-kit-redis]', error);
+}

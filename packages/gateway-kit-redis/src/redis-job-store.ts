@@ -1,0 +1,496 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  type GatewayError,
+  isTerminal,
+  type JobStore,
+  JobStoreFullError,
+  type JobUpdate,
+  type JobWriteResult,
+  type NewJob,
+  type StoredJob,
+} from '@svc/gateway-kit';
+import { CANCEL_JOB, CREATE_JOB, RENEW_LEASES, SWEEP_LEASES, UPDATE_JOB } from './job-scripts.ts';
+import {
+  type LuaScript,
+  RedisConnection,
+  type RedisConnectionOptions,
+} from './redis-connection.ts';
+
+/**
+ * Options of {@link RedisJobStore}: the connection (see {@link RedisConnectionOptions}) plus
+ * retention, capacity, leases and cancel delivery.
+ *
+ * @example
+ * const options: RedisJobStoreOptions = {
+ *   url: process.env.REDIS_URL,
+ *   prefix: 'acme:gw:',
+ *   retentionMs: 24 * 60 * 60 * 1000,
+ *   leaseMs: 30_000,
+ * };
+ */
+export interface RedisJobStoreOptions extends RedisConnectionOptions {
+  /** Prefix of every key and channel. Instances that share jobs use the same prefix. Default `svc:gw:`. */
+  readonly prefix?: string;
+  /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
+  readonly retentionMs?: number;
+  /**
+   * Most jobs kept at once (active and finished, across all instances). When full, the
+   * earliest-finished job is evicted; if every job is active, `create` rejects with
+   * `JobStoreFullError` (503). `0` means unbounded. Default 100 000.
+   */
+  readonly maxJobs?: number;
+  /**
+   * How long a running job's lease lives without renewal, in ms. The instance running the job
+   * renews it every `leaseMs / 3`; once it lapses (the instance died), a sweeper fails the job with
+   * `worker_lost`. Default 30 000.
+   */
+  readonly leaseMs?: number;
+  /** How often this instance looks for running jobs with a lapsed lease, in ms. `0` disables. Default 5000. */
+  readonly sweepIntervalMs?: number;
+  /**
+   * How often watched jobs (those with `onCancel` listeners) are re-read, in ms: the fallback
+   * that still aborts a runner when a pub/sub message was lost. Default 1000.
+   */
+  readonly cancelPollIntervalMs?: number;
+  /** Owner recorded in this instance's leases. Default `hostname:pid:random`. */
+  readonly instanceId?: string;
+  /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
+  readonly onListenerError?: (error: unknown, jobId: string) => void;
+}
+
+interface CancelSubscription {
+  readonly listener: () => void;
+  active: boolean;
+}
+
+type ScriptStatus =
+  | 'created'
+  | 'exists'
+  | 'full'
+  | 'ok'
+  | 'not_found'
+  | 'conflict'
+  | 'invalid_transition';
+
+const NEW_JOB_KEYS = [
+  'jobId',
+  'ownerId',
+  'invocationId',
+  'actionId',
+  'actionName',
+  'createdAt',
+  'deadlineAt',
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+  'payload',
+] as const satisfies readonly (keyof NewJob)[];
+const UPDATE_KEYS = [
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+] as const satisfies readonly (keyof JobUpdate)[];
+const SWEEP_BATCH = 200;
+const noop = (): void => {};
+
+/**
+ * A {@link JobStore} in Redis, shared by every gateway instance that uses the same Redis and key
+ * prefix: a job accepted on one instance can be read and cancelled on any other.
+ *
+ * - Every write is one Lua script: create-if-absent, compare-and-set on `version` with the
+ *   gateway's state machine, and `requestCancel` that cancels and PUBLISHes in one step.
+ * - `onCancel` listens on a pub/sub connection, and re-reads watched jobs every
+ *   `cancelPollIntervalMs` so a lost message still aborts the runner.
+ * - A job moved to `running` by this store is leased to this instance and renewed while it runs;
+ *   when an instance dies, another instance's sweeper fails its jobs with `worker_lost`
+ *   (`retryable: true`) once the lease lapsed.
+ * - Finished jobs expire `retentionMs` after they finished; at most `maxJobs` jobs are kept.
+ * - While Redis is unreachable, calls reject at once with `StoreUnavailableError`
+ *   (`retryable: true`, answered as 503 by the gateway); the store reconnects by itself.
+ *
+ * @example
+ * import { createGateway } from '@svc/gateway-kit';
+ * import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
+ *
+ * const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+ * const gateway = createGateway({
+ *   gateway: { id: 'acme', name: 'Acme' },
+ *   actions,
+ *   auth: { tokens: [process.env.GATEWAY_TOKEN!] },
+ *   jobStore: new RedisJobStore({ url }),
+ *   recordStore: new RedisRecordStore({ url }),
+ * });
+ */
+export class RedisJobStore implements JobStore {
+  /** Owner id written into this instance's leases. */
+  readonly instanceId: string;
+  readonly #redis: RedisConnection;
+  readonly #prefix: string;
+  readonly #retentionMs: number;
+  readonly #maxJobs: number;
+  readonly #leaseMs: number;
+  readonly #sweepIntervalMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #onListenerError: (error: unknown, jobId: string) => void;
+  readonly #listeners = new Map<string, Set<CancelSubscription>>();
+  /** Jobs this instance moved to `running` and keeps leased. */
+  readonly #leased = new Set<string>();
+  #subscribed: Promise<void> | undefined;
+  #renewTimer: ReturnType<typeof setInterval> | undefined;
+  #pollTimer: ReturnType<typeof setInterval> | undefined;
+  #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(options: RedisJobStoreOptions = {}) {
+    const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
+    const maxJobs = options.maxJobs ?? 100_000;
+    const leaseMs = options.leaseMs ?? 30_000;
+    const sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
+    const pollIntervalMs = options.cancelPollIntervalMs ?? 1_000;
+    // PEXPIRE and PX take whole milliseconds ≥ 1 (0 would delete the key at once).
+    positiveInteger('retentionMs', retentionMs);
+    positiveInteger('leaseMs', leaseMs);
+    positiveInteger('cancelPollIntervalMs', pollIntervalMs);
+    if (!Number.isSafeInteger(maxJobs) || maxJobs < 0)
+      throw new RangeError(`maxJobs must be an integer ≥ 0, got ${maxJobs}.`);
+    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
+      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
+    this.#prefix = options.prefix ?? 'svc:gw:';
+    this.#retentionMs = retentionMs;
+    this.#maxJobs = maxJobs;
+    this.#leaseMs = leaseMs;
+    this.#sweepIntervalMs = sweepIntervalMs;
+    this.#pollIntervalMs = pollIntervalMs;
+    this.instanceId =
+      options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.#onListenerError =
+      options.onListenerError ??
+      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    this.#redis = new RedisConnection(options);
+    if (sweepIntervalMs > 0) {
+      this.#sweepTimer = setInterval(() => void this.#sweepQuietly(), sweepIntervalMs);
+      this.#sweepTimer.unref();
+    }
+  }
+
+  /** Cancel listeners registered on this instance (not yet called or unsubscribed). */
+  get listenerCount(): number {
+    let count = 0;
+    for (const subscriptions of this.#listeners.values()) count += subscriptions.size;
+    return count;
+  }
+
+  /** Jobs this instance currently holds a lease for. */
+  get leasedJobs(): readonly string[] {
+    return [...this.#leased];
+  }
+
+  async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
+    if (input.status !== 'queued' && input.status !== 'running') {
+      throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
+    }
+    const fields = encodeFields(input, NEW_JOB_KEYS);
+    const reply = await this.#run(CREATE_JOB, input.jobId, [
+      input.jobId,
+      input.status,
+      String(this.#maxJobs),
+      `${this.#prefix}job:`,
+      this.instanceId,
+      String(this.#leaseMs),
+      ...fields,
+    ]);
+    if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
+    const job = reply.job!;
+    if (reply.status === 'created' && job.status === 'running') this.#lease(job.jobId);
+    return { created: reply.status === 'created', job };
+  }
+
+  async get(jobId: string): Promise<StoredJob | undefined> {
+    const fields = await this.#redis.call((client) => client.hGetAll(this.#jobKey(jobId)));
+    return Object.keys(fields).length === 0 ? undefined : decodeJob(fields);
+  }
+
+  async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
+    const fields = encodeFields(update, UPDATE_KEYS);
+    const reply = await this.#run(UPDATE_JOB, jobId, [
+      jobId,
+      String(expectedVersion),
+      update.status ?? '',
+      String(this.#retentionMs),
+      this.instanceId,
+      String(this.#leaseMs),
+      ...fields,
+    ]);
+    const result = toWriteResult(reply);
+    if (result.ok) {
+      if (result.job.status === 'running') this.#lease(jobId);
+      else this.#leased.delete(jobId);
+      // Finishing any other way than requestCancel releases listeners without calling them.
+      if (isTerminal(result.job.status)) this.#takeListeners(jobId);
+    }
+    return result;
+  }
+
+  async requestCancel(jobId: string): Promise<JobWriteResult> {
+    const reply = await this.#run(CANCEL_JOB, jobId, [
+      jobId,
+      String(this.#retentionMs),
+      this.#channel(),
+    ]);
+    const result = toWriteResult(reply);
+    if (result.ok) {
+      this.#leased.delete(jobId);
+      // Listeners on this instance are told before requestCancel resolves; other instances learn
+      // it from the PUBLISH (or their polling fallback).
+      this.#deliverAll(jobId);
+    }
+    return result;
+  }
+
+  onCancel(jobId: string, listener: () => void): () => void {
+    if (this.#closed) return noop;
+    const subscription: CancelSubscription = { listener, active: true };
+    let subscriptions = this.#listeners.get(jobId);
+    if (!subscriptions) {
+      subscriptions = new Set();
+      this.#listeners.set(jobId, subscriptions);
+    }
+    subscriptions.add(subscription);
+    this.#startPolling();
+    void this.#checkAfterSubscribing(jobId);
+    return () => {
+      if (!subscription.active) return;
+      subscription.active = false;
+      const current = this.#listeners.get(jobId);
+      if (current?.delete(subscription) && current.size === 0) this.#listeners.delete(jobId);
+    };
+  }
+
+  /**
+   * Fails running jobs whose lease lapsed with `worker_lost` (the sweeper calls this every
+   * `sweepIntervalMs`). Returns the ids it failed.
+   *
+   * @example
+   * const failed = await store.sweepExpiredLeases();
+   */
+  async sweepExpiredLeases(): Promise<string[]> {
+    const error: GatewayError = {
+      code: 'worker_lost',
+      message: 'The gateway instance running this job stopped before it finished.',
+      retryable: true,
+    };
+    const failed: string[] = [];
+    let cursor = '0';
+    do {
+      const page = await this.#redis.call((client) =>
+        client.sScan(this.#key('running'), cursor, { COUNT: SWEEP_BATCH }),
+      );
+      cursor = String(page.cursor);
+      if (page.members.length === 0) continue;
+      const ids = (await this.#redis.script(
+        SWEEP_LEASES,
+        [this.#key('active'), this.#key('running'), this.#key('finished'), this.#key('seq')],
+        [this.#prefix, String(this.#retentionMs), JSON.stringify(error), ...page.members],
+      )) as string[];
+      failed.push(...ids);
+    } while (cursor !== '0');
+    return failed;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweepTimer);
+    clearInterval(this.#renewTimer);
+    clearInterval(this.#pollTimer);
+    this.#listeners.clear();
+    this.#leased.clear();
+    await this.#redis.close();
+  }
+
+  async #run(
+    script: LuaScript,
+    jobId: string,
+    args: string[],
+  ): Promise<{ status: ScriptStatus; job?: StoredJob }> {
+    const keys = [
+      this.#jobKey(jobId),
+      this.#key('active'),
+      this.#key('running'),
+      this.#key('finished'),
+      this.#key('seq'),
+      `${this.#prefix}lease:${jobId}`,
+    ];
+    const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
+    const [status, flat] = reply;
+    return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
+  }
+
+  #key(name: string): string {
+    return `${this.#prefix}${name}`;
+  }
+
+  #jobKey(jobId: string): string {
+    return `${this.#prefix}job:${jobId}`;
+  }
+
+  #channel(): string {
+    return `${this.#prefix}cancel`;
+  }
+
+  #lease(jobId: string): void {
+    this.#leased.add(jobId);
+    if (this.#renewTimer !== undefined || this.#closed) return;
+    this.#renewTimer = setInterval(() => void this.#renew(), Math.max(1, this.#leaseMs / 3));
+    this.#renewTimer.unref();
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#leased.size === 0) {
+      clearInterval(this.#renewTimer);
+      this.#renewTimer = undefined;
+      return;
+    }
+    try {
+      const done = (await this.#redis.script(
+        RENEW_LEASES,
+        [],
+        [this.#prefix, this.instanceId, String(this.#leaseMs), ...this.#leased],
+      )) as string[];
+      for (const jobId of done) this.#leased.delete(jobId);
+    } catch (error) {
+      // Retried on the next tick; the lease is three renewals long.
+      this.#redis.report(error);
+    }
+  }
+
+  async #sweepQuietly(): Promise<void> {
+    try {
+      await this.sweepExpiredLeases();
+    } catch (error) {
+      this.#redis.report(error);
+    }
+  }
+
+  /** Subscribes once per store; resolves when the subscription is active. */
+  #subscribe(): Promise<void> {
+    this.#subscribed ??= this.#redis
+      // After a reconnect, messages sent meanwhile are lost: re-read every watched job.
+      .subscriber(() => void this.#poll())
+      .subscribe(this.#channel(), (jobId) => this.#deliverAll(jobId));
+    return this.#subscribed;
+  }
+
+  async #checkAfterSubscribing(jobId: string): Promise<void> {
+    // Subscribe first, then read: a cancel is either in the state read or in a later message.
+    await this.#subscribe().catch(noop);
+    await this.#check([jobId]);
+  }
+
+  /** Re-reads watched jobs: delivers cancellations, drops listeners that can never fire. */
+  async #check(jobIds: string[]): Promise<void> {
+    if (this.#closed || jobIds.length === 0) return;
+    let states: (string | null)[][];
+    try {
+      states = await this.#redis.call((client) =>
+        Promise.all(
+          jobIds.map((jobId) => client.hmGet(this.#jobKey(jobId), ['status', 'cancelRequested'])),
+        ),
+      );
+    } catch {
+      return; // Redis unreachable: the next poll tries again.
+    }
+    for (const [index, jobId] of jobIds.entries()) {
+      const [status, cancelRequested] = states[index] ?? [];
+      if (cancelRequested === '1') this.#deliverAll(jobId);
+      // Unknown, expired or finished without a cancel: such a listener would only leak.
+      else if (!status || isTerminal(status as StoredJob['status'])) this.#takeListeners(jobId);
+    }
+  }
+
+  async #poll(): Promise<void> {
+    await this.#check([...this.#listeners.keys()]);
+  }
+
+  #startPolling(): void {
+    if (this.#pollTimer !== undefined) return;
+    this.#pollTimer = setInterval(() => {
+      if (this.#listeners.size > 0) {
+        void this.#poll();
+        return;
+      }
+      clearInterval(this.#pollTimer);
+      this.#pollTimer = undefined;
+    }, this.#pollIntervalMs);
+    this.#pollTimer.unref();
+  }
+
+  #takeListeners(jobId: string): Set<CancelSubscription> {
+    const subscriptions = this.#listeners.get(jobId);
+    if (!subscriptions) return new Set();
+    this.#listeners.delete(jobId);
+    return subscriptions;
+  }
+
+  #deliverAll(jobId: string): void {
+    for (const subscription of this.#takeListeners(jobId)) {
+      if (!subscription.active) continue;
+      subscription.active = false;
+      try {
+        subscription.listener();
+      } catch (error) {
+        this.#onListenerError(error, jobId);
+      }
+    }
+  }
+}
+
+function positiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
+}
+
+/** `[field, JSON, …]` for the listed fields that are set; rejects values JSON cannot hold. */
+function encodeFields<T extends object, K extends keyof T & string>(
+  source: T,
+  keys: readonly K[],
+): string[] {
+  const fields: string[] = [];
+  for (const key of keys) {
+    const value = source[key];
+    if (value === undefined) continue;
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError(`Job field ${key} is not JSON-serialisable.`);
+    fields.push(key, json);
+  }
+  return fields;
+}
+
+function pairsToObject(flat: string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return fields;
+}
+
+function decodeJob(fields: Record<string, string>): StoredJob {
+  const job: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === 'status') job[key] = value;
+    else if (key === 'version') job[key] = Number(value);
+    else if (key === 'cancelRequested') job[key] = value === '1';
+    else if (key === 'updatedAt') job[key] = new Date(Number(value)).toISOString();
+    else job[key] = JSON.parse(value);
+  }
+  return job as unknown as StoredJob;
+}
+
+function toWriteResult(reply: { status: ScriptStatus; job?: StoredJob }): JobWriteResult {
+  if (reply.status === 'ok') return { ok: true, job: reply.job! };
+  const reason = reply.status as 'not_found' | 'conflict' | 'invalid_transition';
+  return reply.job ? { ok: false, reason, job: reply.job } : { ok: false, reason };
+}

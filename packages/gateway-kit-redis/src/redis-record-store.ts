@@ -1,0 +1,169 @@
+import { type RecordStore, RecordStoreFullError, type VersionedRecord } from '@svc/gateway-kit';
+import { CREATE_RECORD, DELETE_RECORD, LIST_RECORDS, REPLACE_RECORD } from './record-scripts.ts';
+import { RedisConnection, type RedisConnectionOptions } from './redis-connection.ts';
+
+/**
+ * Options of {@link RedisRecordStore}.
+ *
+ * @example
+ * const options: RedisRecordStoreOptions = { url: process.env.REDIS_URL, prefix: 'acme:gw:' };
+ */
+export interface RedisRecordStoreOptions extends RedisConnectionOptions {
+  /** Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`. */
+  readonly prefix?: string;
+  /**
+   * Most live records kept at once (idempotency keys and approvals, across all instances);
+   * `create` beyond it rejects with `RecordStoreFullError` (503). `0` means unbounded.
+   * Default 1 000 000.
+   */
+  readonly maxRecords?: number;
+}
+
+const LIST_PAGE = 256;
+
+/**
+ * A {@link RecordStore} in Redis: the gateway's idempotency keys and approvals, shared by every
+ * instance with the same Redis and key prefix. Each record is a hash with a PX expiry; create,
+ * replace and delete are Lua scripts (atomic create-if-absent and compare-and-set on `version`).
+ * Values are stored as JSON, so callers always get fresh copies. While Redis is unreachable,
+ * calls reject with `StoreUnavailableError` (`retryable: true`, a 503 at the gateway).
+ *
+ * @example
+ * const records = new RedisRecordStore({ url: 'redis://127.0.0.1:6379' });
+ * const { created } = await records.create('idem:abc', { state: 'in_progress' }, 60_000);
+ * await records.close();
+ */
+export class RedisRecordStore implements RecordStore {
+  readonly #redis: RedisConnection;
+  readonly #prefix: string;
+  readonly #maxRecords: number;
+
+  constructor(options: RedisRecordStoreOptions = {}) {
+    const maxRecords = options.maxRecords ?? 1_000_000;
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 0)
+      throw new RangeError(`maxRecords must be an integer ≥ 0, got ${maxRecords}.`);
+    this.#prefix = options.prefix ?? 'svc:gw:';
+    this.#maxRecords = maxRecords;
+    this.#redis = new RedisConnection(options);
+  }
+
+  async create<T>(
+    key: string,
+    value: T,
+    ttlMs: number,
+  ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }> {
+    const reply = (await this.#redis.script(
+      CREATE_RECORD,
+      [],
+      [key, this.#prefix, encode(value), ttl(ttlMs), String(this.#maxRecords)],
+    )) as [number, string?, number?];
+    if (reply[0] === -1) throw new RecordStoreFullError('The record store is full.');
+    return {
+      created: reply[0] === 1,
+      record: { value: JSON.parse(reply[1]!) as T, version: Number(reply[2]) },
+    };
+  }
+
+  async get<T>(key: string): Promise<VersionedRecord<T> | undefined> {
+    const [value, version] = await this.#redis.call((client) =>
+      client.hmGet(this.#recordKey(key), ['value', 'version']),
+    );
+    if (value == null || version == null) return undefined;
+    return { value: JSON.parse(value) as T, version: Number(version) };
+  }
+
+  async replace<T>(
+    key: string,
+    expectedVersion: number,
+    value: T,
+    ttlMs: number,
+  ): Promise<VersionedRecord<T> | undefined> {
+    const json = encode(value);
+    const version = await this.#redis.script(
+      REPLACE_RECORD,
+      [],
+      [key, this.#prefix, String(expectedVersion), json, ttl(ttlMs)],
+    );
+    if (version == null) return undefined;
+    return { value: JSON.parse(json) as T, version: Number(version) };
+  }
+
+  async delete(key: string, expectedVersion: number): Promise<boolean> {
+    const deleted = await this.#redis.script(
+      DELETE_RECORD,
+      [],
+      [key, this.#prefix, String(expectedVersion)],
+    );
+    return Number(deleted) === 1;
+  }
+
+  async list<T>(
+    prefix: string,
+    limit: number,
+  ): Promise<Array<{ readonly key: string; readonly record: VersionedRecord<T> }>> {
+    if (!(limit > 0)) return [];
+    // A key's index is named after its text up to the first ':'. A prefix that contains one
+    // names its index; a shorter prefix may match several, merged by the global sequence.
+    const colon = prefix.indexOf(':');
+    const indexes =
+      colon >= 0
+        ? [`${this.#prefix}rec-index:${prefix.slice(0, colon + 1)}`]
+        : (
+            await this.#redis.call((client) => client.sMembers(`${this.#prefix}rec-indexes`))
+          ).filter(
+            (index) =>
+              index.slice(`${this.#prefix}rec-index:`.length).startsWith(prefix) ||
+              index === `${this.#prefix}rec-index:`,
+          );
+    const found: Array<{ key: string; record: VersionedRecord<T>; sequence: number }> = [];
+    for (const index of indexes) found.push(...(await this.#listIndex<T>(index, prefix, limit)));
+    found.sort((a, b) => a.sequence - b.sequence);
+    return found.slice(0, limit).map(({ key, record }) => ({ key, record }));
+  }
+
+  /** Releases the connection (unless you passed your own `client`). */
+  async close(): Promise<void> {
+    await this.#redis.close();
+  }
+
+  async #listIndex<T>(
+    index: string,
+    prefix: string,
+    limit: number,
+  ): Promise<Array<{ key: string; record: VersionedRecord<T>; sequence: number }>> {
+    const found: Array<{ key: string; record: VersionedRecord<T>; sequence: number }> = [];
+    let after = '0';
+    for (;;) {
+      const [last, exhausted, flat] = (await this.#redis.script(
+        LIST_RECORDS,
+        [index],
+        [prefix, this.#prefix, after, String(LIST_PAGE), String(limit - found.length)],
+      )) as [string, number, string[]];
+      for (let i = 0; i + 3 < flat.length; i += 4) {
+        found.push({
+          key: flat[i]!,
+          record: { value: JSON.parse(flat[i + 1]!) as T, version: Number(flat[i + 2]) },
+          sequence: Number(flat[i + 3]),
+        });
+      }
+      if (found.length >= limit || Number(exhausted) === 1) return found;
+      after = String(last);
+    }
+  }
+
+  #recordKey(key: string): string {
+    return `${this.#prefix}rec:${key}`;
+  }
+}
+
+function encode(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError('A record value must be JSON-serialisable.');
+  return json;
+}
+
+/** PX takes whole milliseconds ≥ 1; a shorter time to live expires as soon as Redis allows. */
+function ttl(ttlMs: number): string {
+  if (!Number.isFinite(ttlMs)) throw new RangeError(`ttlMs must be a finite number, got ${ttlMs}.`);
+  return String(Math.max(1, Math.ceil(ttlMs)));
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { jobStoreConformance } from '@svc/gateway-kit/testing';
+import * as fc from 'fast-check';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { RedisJobStore, type RedisJobStoreOptions } from '../src/index.ts';
+import { startRedis, type TestRedis } from './redis-server.ts';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis.stop());
+
+// A fresh key prefix per store, so every store starts empty in the shared server.
+const fresh = (options: RedisJobStoreOptions = {}): RedisJobStore =>
+  new RedisJobStore({ url: redis.url, prefix: `conformance:${randomUUID()}:`, ...options });
+
+jobStoreConformance({
+  name: 'RedisJobStore',
+  createStore: () => fresh(),
+  test: { describe, it },
+  fc,
+  numRuns: 40,
+  deliveryTimeoutMs: 2_000,
+  timeoutMs: 30_000,
+  retention: {
+    retentionMs: 300,
+    advanceTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    createStore: () => fresh({ retentionMs: 300 }),
+  },
+  bounds: { maxJobs: 5, createStore: () => fresh({ maxJobs: 5 }) },
+});
