@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { NewJob } from '@svc/gateway-kit';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  isStoreUnavailableError,
+  RedisJobStore,
+  type RedisJobStoreOptions,
+  StoreUnavailableError,
+} from '../src/index.ts';
+import { startRedis, type TestRedis } from './redis-server.ts';
+
+let redis: TestRedis;
+let raw: ReturnType<typeof createClient>;
+const stores: RedisJobStore[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = createClient({ url: redis.url });
+  raw.on('error', () => {}); // the outage test kills the server under this client too
+  await raw.connect();
+});
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+afterAll(async () => {
+  raw.destroy();
+  await redis.stop();
+});
+
+/** Stores of one test share a prefix: they are instances of one deployment. */
+function deployment(options: RedisJobStoreOptions = {}) {
+  const prefix = `t:${randomUUID()}:`;
+  return {
+    prefix,
+    instance(overrides: RedisJobStoreOptions = {}): RedisJobStore {
+      const store = new RedisJobStore({ url: redis.url, prefix, ...options, ...overrides });
+      stores.push(store);
+      return store;
+    },
+  };
+}
+
+const job = (jobId: string, status: 'queued' | 'running' = 'queued'): NewJob => ({
+  jobId,
+  ownerId: 'owner-1',
+  invocationId: `inv-${jobId}`,
+  actionId: 'export',
+  actionName: 'Export',
+  status,
+  createdAt: new Date().toISOString(),
+});
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('across instances', () => {
+  it('a job created on A is read and cancelled on B; A’s listener fires within the poll interval', async () => {
+    const app = deployment();
+    const a = app.instance();
+    const b = app.instance();
+    const { job: created } = await a.create(job('j1', 'running'));
+    expect(await b.get('j1')).toEqual(created);
+    let cancelledAt = 0;
+    a.onCancel('j1', () => {
+      cancelledAt = Date.now();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // A's subscription is active
+    const started = Date.now();
+    const result = await b.requestCancel('j1');
+    expect(result).toMatchObject({ ok: true, job: { status: 'cancelled', cancelRequested: true } });
+    await until(() => cancelledAt > 0, 1_000);
+    // Pub/sub, not the 1 s poll, delivers it.
+    expect(cancelledAt - started).toBeLessThan(200);
+  });
+
+  it('a lost cancel message still reaches the listener through polling', async () => {
+    const app = deployment({ cancelPollIntervalMs: 200 });
+    const a = app.instance();
+    await a.create(job('j2', 'running'));
+    let calls = 0;
+    a.onCancel('j2', () => calls++);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Cancelled behind the store's back, without a PUBLISH: as if the message were lost.
+    await raw.hSet(`${app.prefix}job:j2`, { status: 'cancelled', cancelRequested: '1' });
+    await until(() => calls === 1, 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls).toBe(1);
+    expect(a.listenerCount).toBe(0);
+  });
+});
+
+describe('leases', () => {
+  it('moving a job to running leases it to this instance with a PX expiry', async () => {
+    const app = deployment({ leaseMs: 1_000 });
+    const a = app.instance();
+    const { job: queued } = await a.create(job('l1'));
+    expect(await raw.exists(`${app.prefix}lease:l1`)).toBe(0);
+    await a.update('l1', queued.version, { status: 'running' });
+    expect(await raw.get(`${app.prefix}lease:l1`)).toBe(a.instanceId);
+    const ttl = await raw.pTTL(`${app.prefix}lease:l1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(1_000);
+    expect(a.leasedJobs).toEqual(['l1']);
+  });
+
+  it('a live instance keeps renewing: the sweeper leaves its running job alone', async () => {
+    const app = deployment({ leaseMs: 300, sweepIntervalMs: 100 });
+    const a = app.instance();
+    const b = app.instance();
+    await a.create(job('l2', 'running'));
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // 4 lease lengths
+    expect(await b.sweepExpiredLeases()).toEqual([]);
+    expect((await b.get('l2'))?.status).toBe('running');
+  });
+
+  it('a dead instance’s running job is failed with worker_lost once the lease lapses', async () => {
+    const app = deployment({ leaseMs: 300, sweepIntervalMs: 100 });
+    const a = app.instance();
+    const b = app.instance();
+    const { job: running } = await a.create(job('l3', 'running'));
+    const died = Date.now();
+    await a.close(); // renewals stop, as when the process is killed
+    await until(async () => (await b.get('l3'))?.status === 'failed', 2_000);
+    expect(Date.now() - died).toBeGreaterThanOrEqual(250);
+    const failed = await b.get('l3');
+    expect(failed).toMatchObject({
+      status: 'failed',
+      version: running.version + 1,
+      error: { code: 'worker_lost', retryable: true },
+    });
+    // Finished like any job: retention applies and it left the running set.
+    expect(await raw.pTTL(`${app.prefix}job:l3`)).toBeGreaterThan(0);
+    expect(await raw.sIsMember(`${app.prefix}running`, 'l3')).toBe(0);
+  });
+
+  it('finishing or cancelling a job releases its lease', async () => {
+    const app = deployment();
+    const a = app.instance();
+    const { job: one } = await a.create(job('l4', 'running'));
+    await a.create(job('l5', 'running'));
+    await a.update('l4', one.version, { status: 'completed' });
+    await a.requestCancel('l5');
+    expect(await raw.exists([`${app.prefix}lease:l4`, `${app.prefix}lease:l5`])).toBe(0);
+    expect(a.leasedJobs).toEqual([]);
+    expect(await raw.sCard(`${app.prefix}running`)).toBe(0);
+  });
+});
+
+describe('keys', () => {
+  it('uses only keys under its prefix; finished jobs expire, active ones do not', async () => {
+    const app = deployment({ retentionMs: 60_000 });
+    const a = app.instance();
+    const { job: done } = await a.create(job('k1', 'running'));
+    await a.create(job('k2'));
+    await a.update('k1', done.version, { status: 'completed' });
+    const keys = await raw.keys(`${app.prefix}*`);
+    expect(keys.sort()).toEqual(
+      ['active', 'finished', 'job:k1', 'job:k2', 'seq'].map((key) => `${app.prefix}${key}`),
+    );
+    const ttl = await raw.pTTL(`${app.prefix}job:k1`);
+    expect(ttl).toBeGreaterThan(59_000);
+    expect(await raw.pTTL(`${app.prefix}job:k2`)).toBe(-1);
+  });
+
+  it('defaults to the svc:gw: prefix', async () => {
+    const store = new RedisJobStore({ url: redis.url, sweepIntervalMs: 0 });
+    stores.push(store);
+    const id = `default-${randomUUID()}`;
+    await store.create(job(id));
+    expect(await raw.exists(`svc:gw:job:${id}`)).toBe(1);
+  });
+});
+
+describe('when Redis is down', () => {
+  it('calls reject at once with a retryable StoreUnavailableError, and work again after a restart', async () => {
+    const app = deployment({ cancelPollIntervalMs: 200 });
+    const a = app.instance({ onError: () => {} });
+    const { job: running } = await a.create(job('o1', 'running'));
+    let cancelled = 0;
+    a.onCancel('o1', () => cancelled++);
+    await redis.kill();
+    try {
+      const started = Date.now();
+      const error = await a.get('o1').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(isStoreUnavailableError(error)).toBe(true);
+      expect(error).toMatchObject({ name: 'StoreUnavailableError', retryable: true });
+      expect(Date.now() - started).toBeLessThan(500);
+      await expect(a.requestCancel('o1')).rejects.toMatchObject({ retryable: true });
+      await expect(a.create(job('o2'))).rejects.toMatchObject({ retryable: true });
+    } finally {
+      await redis.start();
+    }
+    // Without persistence the data is gone; the store itself recovers.
+    await until(
+      async () => (await a.create(job('o3')).catch(() => undefined)) !== undefined,
+      5_000,
+    );
+    expect((await a.get('o3'))?.status).toBe('queued');
+    expect(running.status).toBe('running');
+    expect(cancelled).toBe(0);
+  });
+});
