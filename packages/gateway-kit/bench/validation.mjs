@@ -14,12 +14,14 @@ function validate(value) {
   }
 }
 
-async function viaFetch() {
+let sequence = 0;
+
+async function viaFetch(body = BODY) {
   const response = await gateway.fetch(
     new Request('http://127.0.0.1/v1/invoke', {
       method: 'POST',
       headers: REQUEST_HEADERS,
-      body: BODY,
+      body,
     }),
   );
   if (response.status !== 200) throw new Error(`gateway.fetch answered ${response.status}`);
@@ -49,6 +51,10 @@ async function measure(op) {
 const results = {
   valibot: await measure(() => validate(parsedBody)),
   parseAndValibot: await measure(() => validate(JSON.parse(BODY))),
-  gatewayFetch: await measure(viaFetch),
+  gatewayFetch: await measure(() => viaFetch()),
+  // A fresh idempotency key per call: claim, fingerprint (two SHA-256 digests) and store the answer.
+  gatewayFetchIdempotent: await measure(() =>
+    viaFetch(BODY.replace('{', `{"idempotencyKey":"bench-${++sequence}",`)),
+  ),
 };
 process.stdout.write(JSON.stringify(results));

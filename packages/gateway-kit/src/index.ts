@@ -33,4 +33,4 @@ export { MemoryJobStore } from './jobs/memory-job-store.ts';
 export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
 export { MemoryRecordStore } from './records/memory-record-store.ts';
 export type { RecordStore, VersionedRecord } from './records/record-store.ts';
-export { RecordStoreFullError } from './records/record-store-full-error.ts';
+export { isRecordStoreFullError, RecordStoreFullError } from './records/record-store-full-error.ts';

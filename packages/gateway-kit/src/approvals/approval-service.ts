@@ -184,6 +184,7 @@ export class ApprovalService {
         invocation: decided.invocation,
         callbacks: decided.callbacks,
         input: decided.input,
+        ...(decided.fingerprint ? { fingerprint: decided.fingerprint } : {}),
       };
       const { job: created } = await this.#runtime.jobs.create({
         jobId,

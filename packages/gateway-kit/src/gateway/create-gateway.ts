@@ -19,7 +19,7 @@ import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import type { RecordStore } from '../records/record-store.ts';
-import { RecordStoreFullError } from '../records/record-store-full-error.ts';
+import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
 import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
 import { HANDLE_CALL } from './handle-call.ts';
@@ -168,6 +168,14 @@ function validateOptions(options: GatewayOptions): void {
   if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)+$/.test(options.basePath)) {
     fail('createGateway: basePath must look like "/prefix" (no trailing slash).');
   }
+  for (const [name, value] of [
+    ['idempotencyTtlMs', options.idempotencyTtlMs],
+    ['approvals.ttlMs', options.approvals?.ttlMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      fail(`createGateway: ${name} must be a positive number of milliseconds.`);
+    }
+  }
   if (
     options.maxBodyBytes !== undefined &&
     !(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0)
@@ -306,7 +314,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       return await route(call);
     } catch (error) {
       // A store at capacity or unreachable is temporary: say so, and keep state intact.
-      if (isJobStoreFullError(error) || error instanceof RecordStoreFullError)
+      if (isJobStoreFullError(error) || isRecordStoreFullError(error))
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });

@@ -29,7 +29,7 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-/** A random identifier with a readable prefix, e.g. `job_3f9c…` (128 bits of randomness). */
+/** A random identifier with a readable prefix, e.g. `job_3f9c…` (a v4 UUID: 122 random bits). */
 export function randomId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
 }

@@ -25,7 +25,7 @@ import { startJob } from '../jobs/job-runner.ts';
 import { ActionResultSchema } from './action-result.ts';
 import { randomId } from './fingerprint.ts';
 import { type GatewayRuntime, type JobPayload, jobUrls } from './gateway-runtime.ts';
-import { describeIssues, SAFE_PARSE_CONFIG } from './validation-issues.ts';
+import { describeIssues, parseActionInput, SAFE_PARSE_CONFIG } from './validation-issues.ts';
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
 
@@ -157,7 +157,7 @@ export async function handleInvoke(
   if (!resolved.ok) return resolved.reply;
   const action = resolved.action;
 
-  const input = await v.safeParseAsync(action.input, request.action.input, SAFE_PARSE_CONFIG);
+  const input = await parseActionInput(action.input, request.action.input);
   if (!input.success) {
     return errorReply('invalid_input', { details: describeIssues(input.issues, 'action.input') });
   }

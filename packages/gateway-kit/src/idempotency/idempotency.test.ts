@@ -120,3 +120,30 @@ describe('idempotencyKey on async actions', () => {
     expect(different.body).toMatchObject({ error: { code: 'idempotency_mismatch' } });
   });
 });
+
+describe('idempotencyKey and crashes', () => {
+  it('replays the 500 of a crashed non-idempotent action instead of running it again', async () => {
+    const { defineAction } = await import('../actions/define-action.ts');
+    let runs = 0;
+    const charge = defineAction({
+      id: 'charge-card',
+      sideEffectLevel: 'destructive',
+      input: v.object({}),
+      run: () => {
+        runs += 1;
+        throw new Error('gateway timeout after the charge went through');
+      },
+    });
+    const charging = asyncGateway({ actions: [charge] });
+    const chargingClient = createTestClient(charging, { token: TOKEN });
+    const body = invokeBody('charge-card', {}, { idempotencyKey: 'charge-1' });
+    const first = await chargingClient.invoke(body);
+    const retry = await chargingClient.invoke(body);
+    expect(first.status).toBe(500);
+    expect(first.body).toMatchObject({ error: { code: 'internal_error', retryable: false } });
+    expect(retry.status).toBe(500);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(runs).toBe(1);
+    await charging.close();
+  });
+});

@@ -93,7 +93,9 @@ export async function runIdempotentSync(
   }
   const { reply } = outcome;
   // A retryable answer invites a retry: replaying it would defeat that, so the key is released.
-  if (!outcome.retryable && reply.status === 200 && typeof reply.body === 'string') {
+  // A final answer — including a crash of a non-idempotent action — is stored and replayed, so a
+  // retry can never run a side effect twice.
+  if (!outcome.retryable && typeof reply.body === 'string') {
     const done: SyncRecord = {
       fingerprint: scope.fingerprint,
       state: 'done',

@@ -6,7 +6,11 @@ import type { GatewayError } from '../contract/gateway-error.ts';
 import { gatewayError } from '../errors/error-catalogue.ts';
 import { ActionResultSchema } from '../gateway/action-result.ts';
 import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
-import { describeIssues, SAFE_PARSE_CONFIG } from '../gateway/validation-issues.ts';
+import {
+  describeIssues,
+  parseActionInput,
+  SAFE_PARSE_CONFIG,
+} from '../gateway/validation-issues.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
@@ -52,7 +56,7 @@ async function runJob(
     return;
   }
   // Re-validate: an approved job runs long after its input was first checked.
-  const input = await v.safeParseAsync(action.input, payload.input, SAFE_PARSE_CONFIG);
+  const input = await parseActionInput(action.input, payload.input);
   if (!input.success) {
     await finishJob(runtime, queued, {
       status: 'failed',

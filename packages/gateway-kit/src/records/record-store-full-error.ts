@@ -7,4 +7,17 @@
  */
 export class RecordStoreFullError extends Error {
   override readonly name = 'RecordStoreFullError';
+  /** A full store is a temporary condition: the same request may succeed later. */
+  readonly retryable = true;
+}
+
+/**
+ * Whether `error` is a {@link RecordStoreFullError}, by name so that it also recognises one thrown
+ * by another copy of this package (ESM and CJS builds loaded side by side, or an adapter's).
+ *
+ * @example
+ * if (isRecordStoreFullError(error)) return retryLater();
+ */
+export function isRecordStoreFullError(error: unknown): error is RecordStoreFullError {
+  return error instanceof Error && error.name === 'RecordStoreFullError';
 }

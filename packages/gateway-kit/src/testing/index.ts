@@ -6,5 +6,10 @@ export type {
   JobStoreFactory,
 } from './job-store-conformance.ts';
 export { jobStoreConformance } from './job-store-conformance.ts';
+export type {
+  RecordStoreConformanceOptions,
+  RecordStoreFactory,
+} from './record-store-conformance.ts';
+export { recordStoreConformance } from './record-store-conformance.ts';
 export type { TestClient, TestClientOptions, TestResponse } from './test-client.ts';
 export { createTestClient } from './test-client.ts';
