@@ -174,13 +174,11 @@ export async function handleInvoke(
     const refusal = await runPrecheck(action, input.output, invocation, principal, call, runtime);
     if (refusal) return refusal;
   }
-  const approvalReason = await approvalReasonFor(
-    runtime,
-    action,
-    input.output,
-    invocation,
-    principal,
-  );
+  // Most actions need no approval and no policy is set: skip the await on the hot path.
+  const approvalReason =
+    action.requiresApproval || runtime.approvalPolicy
+      ? await approvalReasonFor(runtime, action, input.output, invocation, principal)
+      : undefined;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
 
   const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
@@ -190,9 +188,8 @@ export async function handleInvoke(
     request.idempotencyKey === undefined
       ? undefined
       : await idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
-  const baseUrl = runtime.baseUrl(call.origin);
-
   if (approvalReason !== undefined) {
+    const baseUrl = runtime.baseUrl(call.origin);
     const requested = await approvals.request({
       action,
       input: request.action.input,
@@ -219,7 +216,7 @@ export async function handleInvoke(
       request,
       invocation,
       principal,
-      baseUrl,
+      runtime.baseUrl(call.origin),
       scope,
       call.waitUntil,
     );
