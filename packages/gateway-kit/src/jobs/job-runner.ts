@@ -6,11 +6,7 @@ import type { GatewayError } from '../contract/gateway-error.ts';
 import { gatewayError } from '../errors/error-catalogue.ts';
 import { ActionResultSchema } from '../gateway/action-result.ts';
 import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
-import {
-  describeIssues,
-  parseActionInput,
-  SAFE_PARSE_CONFIG,
-} from '../gateway/validation-issues.ts';
+import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
