@@ -1,39 +1,33 @@
-import { createGateway } from '@svc/gateway-kit';
-import { serve } from '@svc/gateway-kit/node';
-import { demoActions } from './demo-actions.ts';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
+import { toNodeHandler } from '@svc/gateway-kit/node';
+import { createOperatorHandler } from './operator.ts';
 
-// Local defaults so `pnpm demo` works with no setup; set GATEWAY_TOKEN for anything real.
-const DEV_TOKEN = 'dev-gateway-token';
-const port = Number(process.env.PORT ?? 8787);
-const hostname = process.env.HOST ?? '127.0.0.1';
-const token = process.env.GATEWAY_TOKEN ?? DEV_TOKEN;
+// PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
+const { gateway, config } = createDemoGateway(process.env);
+const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 
-const gateway = createGateway({
-  gateway: {
-    id: 'demo',
-    name: 'Demo back office',
-    ...(process.env.GATEWAY_URL ? { url: process.env.GATEWAY_URL } : {}),
-  },
-  agent: {
-    id: 'demo-agent',
-    name: 'Demo agent',
-    description: 'Answers account questions during meetings.',
-  },
-  version: '2026-11-22',
-  actions: demoActions,
-  auth: { tokens: [token] },
-});
+// One server: the approvals page under /operator, the gateway contract everywhere else.
+const operator = createOperatorHandler(gateway, { token: operatorToken });
+const serveGateway = toNodeHandler(gateway);
+const server = createServer((req, res) => operator(req, res) || serveGateway(req, res));
+server.listen(config.port, config.hostname);
+await once(server, 'listening');
 
-const server = await serve(gateway, { port, hostname });
-console.log(`Demo gateway listening on ${server.url}`);
-if (token === DEV_TOKEN) {
-  console.log(
-    `Using the local development token. Try:\n  curl -H 'Authorization: Bearer ${DEV_TOKEN}' ${server.url}/v1/manifest`,
-  );
-}
+const { port } = server.address() as AddressInfo;
+const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
+const url = `http://${host}:${port}`;
+console.log(startupMessage(url, config));
+console.log(
+  `Approvals page: ${url}/operator/${operatorToken === DEV_OPERATOR_TOKEN ? ` (operator token: ${DEV_OPERATOR_TOKEN})` : ''}`,
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void server.close().then(() => process.exit(0));
+    server.close();
+    server.closeIdleConnections();
+    void gateway.close().then(() => process.exit(0));
   });
 }

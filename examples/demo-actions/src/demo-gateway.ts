@@ -1,0 +1,108 @@
+import { createGateway, type Gateway } from '@svc/gateway-kit';
+import { demoActions } from './actions.ts';
+
+/** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */
+export type DemoEnv = Readonly<Record<string, string | undefined>>;
+
+/** The local development token. Any real deployment sets `GATEWAY_TOKEN`. */
+export const DEV_GATEWAY_TOKEN = 'dev-gateway-token';
+/** The local development token of the operator API (examples/node). */
+export const DEV_OPERATOR_TOKEN = 'dev-operator-token';
+
+/** The demo's settings, read from the environment. */
+export interface DemoConfig {
+  /** `PORT`; `0` picks any free port. Default 8787. */
+  readonly port: number;
+  /** `HOST`, the interface to bind. Default `127.0.0.1` (loopback only). */
+  readonly hostname: string;
+  /** `GATEWAY_TOKEN`, the bearer token the hosted service sends. Default {@link DEV_GATEWAY_TOKEN}. */
+  readonly token: string;
+  readonly usingDevToken: boolean;
+  /** `GATEWAY_URL`: the public base address, when the gateway sits behind a proxy. */
+  readonly url?: string;
+  /** `ALLOW_LOOPBACK_CALLBACKS=1`: callbacks to http://127.0.0.1 / localhost are allowed. */
+  readonly allowLoopbackCallbacks: boolean;
+}
+
+/** Reads and checks the demo's environment variables; throws with a message naming the variable. */
+export function readDemoConfig(env: DemoEnv): DemoConfig {
+  const rawPort = env.PORT?.trim() || '8787';
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port > 65_535) {
+    throw new Error(`PORT must be a port number between 0 and 65535 (0 = any free port).`);
+  }
+  const token = env.GATEWAY_TOKEN?.trim() || DEV_GATEWAY_TOKEN;
+  const loopback = env.ALLOW_LOOPBACK_CALLBACKS?.trim() ?? '';
+  if (!['', '0', '1'].includes(loopback)) {
+    throw new Error('ALLOW_LOOPBACK_CALLBACKS must be 1 (allow) or 0 (refuse, the default).');
+  }
+  const url = env.GATEWAY_URL?.trim();
+  return {
+    port,
+    hostname: env.HOST?.trim() || '127.0.0.1',
+    token,
+    usingDevToken: token === DEV_GATEWAY_TOKEN,
+    allowLoopbackCallbacks: loopback === '1',
+    ...(url ? { url } : {}),
+  };
+}
+
+/** Where the gateway is mounted inside a larger app. */
+export interface DemoGatewayOptions {
+  /** Path prefix the gateway sees on every request, e.g. `/gateway` (Hono forwarding `c.req.raw`). */
+  readonly basePath?: string;
+  /** Public base address, when the gateway cannot derive it from requests (Express `app.use`). */
+  readonly url?: string;
+}
+
+/** The demo gateway and the settings it was made with. */
+export interface DemoGateway {
+  readonly gateway: Gateway;
+  readonly config: DemoConfig;
+}
+
+/**
+ * Creates the demo gateway (the catalogue of {@link demoActions}) from environment variables, so
+ * each runtime's example only has to serve `gateway.fetch`.
+ *
+ * @example
+ * const { gateway, config } = createDemoGateway(process.env);
+ * Bun.serve({ port: config.port, hostname: config.hostname, fetch: gateway.fetch });
+ */
+export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}): DemoGateway {
+  const config = readDemoConfig(env);
+  const url = config.url ?? options.url;
+  const gateway = createGateway({
+    gateway: { id: 'demo', name: 'Demo back office', ...(url ? { url } : {}) },
+    agent: {
+      id: 'demo-agent',
+      name: 'Demo agent',
+      description: 'Answers account questions, writes reports and issues refunds during meetings.',
+    },
+    version: '2026-11-22',
+    actions: demoActions,
+    auth: { tokens: [config.token] },
+    ...(options.basePath ? { basePath: options.basePath } : {}),
+    // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
+    callbacks: { urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks } },
+  });
+  return { gateway, config };
+}
+
+/**
+ * What every example prints once it listens. The first line, `listening on <gateway URL>`, is what
+ * the end-to-end tests wait for.
+ */
+export function startupMessage(gatewayUrl: string, config: DemoConfig): string {
+  const lines = [`Demo gateway listening on ${gatewayUrl}`];
+  if (config.usingDevToken) {
+    lines.push(
+      `Using the local development token (set GATEWAY_TOKEN for anything real). Try:`,
+      `  curl -H 'Authorization: Bearer ${DEV_GATEWAY_TOKEN}' ${gatewayUrl}/v1/manifest`,
+    );
+  }
+  if (config.allowLoopbackCallbacks) {
+    lines.push('ALLOW_LOOPBACK_CALLBACKS=1: callbacks may target this machine (development only).');
+  }
+  return lines.join('\n');
+}

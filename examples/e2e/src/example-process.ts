@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** How to start one example server as a child process. */
+export interface ExampleCommand {
+  /** Executable: `process.execPath` for Node, `deno`, `bun`. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Directory under examples/, e.g. `deno`. */
+  readonly example: string;
+  /** Extra environment on top of the test's own (PORT=0 is always set). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A started example: the URL it printed, its output so far, and a way to stop it. */
+export interface RunningExample {
+  /** The URL of its `listening on <url>` line (the gateway base URL). */
+  readonly url: string;
+  /** Everything it printed on stdout and stderr, for failure messages. */
+  output(): string;
+  /** Stops it (SIGTERM, then SIGKILL after 5 s); resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** examples/<name>, as an absolute path. */
+export const exampleDir = (name: string): string =>
+  fileURLToPath(new URL(`../../${name}/`, import.meta.url));
+
+const START_TIMEOUT_MS = 20_000;
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts an example with `PORT=0` and waits for its `listening on http://…` line. If it exits,
+ * fails to spawn or stays silent for 20 s, it is killed and the promise rejects with its output.
+ */
+export function startExample(spec: ExampleCommand): Promise<RunningExample> {
+  const child = spawn(spec.command, [...spec.args], {
+    cwd: exampleDir(spec.example),
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const running = (url: string): RunningExample => ({
+    url,
+    output: () => output,
+    stop: () => stopProcess(child),
+  });
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      void stopProcess(child).then(() =>
+        reject(new Error(`${spec.example}: ${why}\n--- output ---\n${output}`)),
+      );
+    };
+    const timer = setTimeout(() => fail('no "listening on" line within 20 s'), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.off('close', onExit);
+        resolve(running(match[1]!.replace(/\/+$/, '')));
+      }
+    };
+    const onExit = (code: number | null, signal: string | null): void =>
+      fail(`exited (code ${code}, signal ${signal}) before listening`);
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.once('close', onExit);
+    child.once('error', (error) => fail(`could not start ${spec.command}: ${error.message}`));
+  });
+}
