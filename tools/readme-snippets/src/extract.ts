@@ -1,0 +1,64 @@
+/** How a snippet is exercised (see README.md of this package). */
+export type SnippetMode = 'run' | 'typecheck-only';
+
+export interface Snippet {
+  /** Markdown file the block comes from, as given to `extractSnippets`. */
+  readonly source: string;
+  /** 1-based line of the block's first code line in the Markdown file. */
+  readonly line: number;
+  readonly mode: SnippetMode;
+  readonly code: string;
+}
+
+const FENCE = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/;
+const MARKER = /^\s*<!--\s*snippet:\s*([\w-]+)\s*-->\s*$/;
+const TS_LANGS = new Set(['ts', 'typescript', 'mts']);
+
+/**
+ * Extracts the TypeScript blocks (```ts / ```typescript) of a Markdown document. An HTML comment
+ * `<!-- snippet: typecheck-only -->` on the line right before a block (blank lines allowed)
+ * changes its mode; any other marker value is an error, so a typo cannot silently skip a block.
+ */
+export function extractSnippets(markdown: string, source: string): Snippet[] {
+  const lines = markdown.split(/\r?\n/);
+  const snippets: Snippet[] = [];
+  let pendingMarker: { mode: string; line: number } | undefined;
+  for (let i = 0; i < lines.length; i += 1) {
+    const text = lines[i] ?? '';
+    const marker = MARKER.exec(text);
+    if (marker) {
+      pendingMarker = { mode: marker[1]!, line: i + 1 };
+      continue;
+    }
+    const fence = FENCE.exec(text);
+    if (!fence) {
+      if (text.trim() !== '') pendingMarker = undefined;
+      continue;
+    }
+    const [, indent = '', ticks = '```', lang = ''] = fence;
+    const start = i + 1;
+    const closing = new RegExp(`^\\s*\\${ticks[0]}{${ticks.length},}\\s*$`);
+    const body: string[] = [];
+    for (i += 1; i < lines.length; i += 1) {
+      const line = lines[i] ?? '';
+      if (closing.test(line)) break;
+      body.push(line.startsWith(indent) ? line.slice(indent.length) : line);
+    }
+    if (i >= lines.length) throw new Error(`${source}:${start}: unclosed code block`);
+    const marked = pendingMarker;
+    pendingMarker = undefined;
+    if (!TS_LANGS.has(lang.toLowerCase())) continue;
+    if (marked && marked.mode !== 'typecheck-only' && marked.mode !== 'run') {
+      throw new Error(
+        `${source}:${marked.line}: unknown snippet marker "${marked.mode}" (use "typecheck-only" or "run")`,
+      );
+    }
+    snippets.push({
+      source,
+      line: start + 1,
+      mode: (marked?.mode as SnippetMode | undefined) ?? 'run',
+      code: `${body.join('\n')}\n`,
+    });
+  }
+  return snippets;
+}

@@ -1,0 +1,5 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: { testTimeout: 60_000, hookTimeout: 30_000 },
+});
