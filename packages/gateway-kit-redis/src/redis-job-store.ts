@@ -365,7 +365,7 @@ export class RedisJobStore implements JobStore {
       for (const jobId of done) this.#leased.delete(jobId);
     } catch (error) {
       // Retried on the next tick; the lease is three renewals long.
-      this.#redis.report(error);
+      if (!this.#closed) this.#redis.report(error);
     }
   }
 
@@ -373,7 +373,7 @@ export class RedisJobStore implements JobStore {
     try {
       await this.sweepExpiredLeases();
     } catch (error) {
-      this.#redis.report(error);
+      if (!this.#closed) this.#redis.report(error);
     }
   }
 
