@@ -34,6 +34,7 @@ step "install (frozen lockfile)" pnpm install --frozen-lockfile --reporter=appen
 step "build" pnpm turbo run build --output-logs=errors-only
 step "lint" pnpm lint
 step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
+step "docs:api (TypeDoc, warnings are errors)" pnpm docs:api
 step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only
 # Same suites under Node 22: pnpm itself stays on Node 24, scripts see Node 22 first on PATH.
 step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurrency=1 run test
