@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+// Not exported from `@svc/gateway-kit/testing` yet (requested); the suite is read from source.
+import { recordStoreConformance } from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-// Not exported from `@svc/gateway-kit/testing` yet (requested); the suite is read from source.
-import { recordStoreConformance } from '../../gateway-kit/src/testing/record-store-conformance.ts';
 import { RedisRecordStore } from '../src/index.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
