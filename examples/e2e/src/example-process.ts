@@ -28,15 +28,30 @@ export const exampleDir = (name: string): string =>
 
 const START_TIMEOUT_MS = 20_000;
 
+/** Signals the child's whole process group: `deno` from npm, for one, is a Node shim around the binary. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
 function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.pid === undefined) return Promise.resolve();
   return new Promise((resolve) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
+    const done = (): void => {
       clearTimeout(killer);
+      // Whatever the leader left behind goes too.
+      signalGroup(child, 'SIGKILL');
       resolve();
-    });
-    child.kill('SIGTERM');
+    };
+    const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000);
+    if (child.exitCode !== null || child.signalCode !== null) done();
+    else {
+      child.once('exit', done);
+      signalGroup(child, 'SIGTERM');
+    }
   });
 }
 
@@ -49,6 +64,8 @@ export function startExample(spec: ExampleCommand): Promise<RunningExample> {
     cwd: exampleDir(spec.example),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so stopping it stops every process it started.
+    detached: true,
   });
   let output = '';
   const running = (url: string): RunningExample => ({
