@@ -1,4 +1,4 @@
-import { createGateway, type Gateway } from '@svc/gateway-kit';
+import { createGateway, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
 import { demoActions } from './actions.ts';
 
 /** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */
@@ -53,6 +53,9 @@ export interface DemoGatewayOptions {
   readonly basePath?: string;
   /** Public base address, when the gateway cannot derive it from requests (Express `app.use`). */
   readonly url?: string;
+  /** Shared stores for several instances (e.g. `@svc/gateway-kit-redis`); in-memory by default. */
+  readonly jobStore?: GatewayOptions['jobStore'];
+  readonly recordStore?: GatewayOptions['recordStore'];
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -83,6 +86,8 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     actions: demoActions,
     auth: { tokens: [config.token] },
     ...(options.basePath ? { basePath: options.basePath } : {}),
+    ...(options.jobStore ? { jobStore: options.jobStore } : {}),
+    ...(options.recordStore ? { recordStore: options.recordStore } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
     callbacks: { urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks } },
   });
