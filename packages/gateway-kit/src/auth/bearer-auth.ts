@@ -5,7 +5,7 @@ import type { Principal } from './principal.ts';
 export type Authenticator = (
   authorization: string | undefined,
   header: (name: string) => string | undefined,
-) => Promise<Principal | null>;
+) => Principal | null | Promise<Principal | null>;
 
 const DEFAULT_PRINCIPAL: Principal = Object.freeze({ id: 'default' });
 
@@ -55,7 +55,8 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       ? { token: entry, principal: DEFAULT_PRINCIPAL }
       : { token: entry.token, principal: entry.principal },
   );
-  return async (authorization) => {
+  // Synchronous: static tokens need no await on the hot path.
+  return (authorization) => {
     const token = bearerToken(authorization);
     if (token === undefined) return null;
     let matched = -1;

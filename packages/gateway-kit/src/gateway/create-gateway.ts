@@ -290,7 +290,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
     }
 
-    const principal = await authenticate(call.header('authorization'), call.header.bind(call));
+    const authorization = call.header('authorization');
+    const authenticated = authenticate(authorization, call.header);
+    const principal = authenticated instanceof Promise ? await authenticated : authenticated;
     if (!principal) return unauthorized();
 
     switch (matched.route) {

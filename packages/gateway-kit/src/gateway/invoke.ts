@@ -359,8 +359,20 @@ async function runSync(
   runtime: GatewayRuntime,
   budgetMs: number,
 ): Promise<SyncOutcome> {
-  const controller = new AbortController();
-  const context: ActionContext = { invocation, principal, signal: controller.signal };
+  // Created on first use: a handler that answers synchronously without reading `signal` (the
+  // common lookup) costs no AbortController, which on Node is a heavyweight EventTarget.
+  let controller: AbortController | undefined;
+  const lazyController = (): AbortController => {
+    controller ??= new AbortController();
+    return controller;
+  };
+  const context: ActionContext = {
+    invocation,
+    principal,
+    get signal() {
+      return lazyController().signal;
+    },
+  };
 
   let outcome: ActionResult | ActionRejection | undefined | typeof TIMED_OUT;
   try {
@@ -368,7 +380,7 @@ async function runSync(
     // A synchronous result cannot be interrupted: only a pending one needs a timer and a
     // disconnect listener (the node adapter creates its disconnect signal on first access).
     outcome = isPromiseLike(returned)
-      ? await raceBudget(returned, controller, call, budgetMs)
+      ? await raceBudget(returned, lazyController(), call, budgetMs)
       : returned;
   } catch (error) {
     if (error instanceof ActionRejection) return rejectedOutcome(error.error);

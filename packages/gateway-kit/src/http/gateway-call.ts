@@ -7,8 +7,8 @@ export interface GatewayCall {
   readonly method: string;
   /** Path without query string, as sent (percent-encoded). */
   readonly path: string;
-  /** A request header by lower-case name. */
-  header(name: string): string | undefined;
+  /** A request header by lower-case name. A plain function: callers may detach it from the call. */
+  readonly header: (name: string) => string | undefined;
   /** Reads the body, stopping as soon as more than `limit` bytes arrived. */
   readBody(limit: number): Promise<BodyReadResult>;
   /** Aborts when the client goes away. */
@@ -28,6 +28,6 @@ export type BodyReadResult =
 /** What the core answers; adapters turn it into their native response. */
 export interface GatewayReply {
   readonly status: number;
-  readonly headers: Record<string, string>;
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string | Uint8Array | null;
 }

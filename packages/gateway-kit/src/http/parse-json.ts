@@ -14,14 +14,38 @@ export type JsonProblem = 'invalid_json' | 'too_deep' | 'forbidden_key';
 export function parseJsonBody(
   bytes: Uint8Array,
 ): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
+  let text: string;
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    text = decoder.decode(bytes);
+    value = JSON.parse(text);
   } catch {
     return { ok: false, problem: 'invalid_json' };
   }
+  if (cannotOffend(text)) return { ok: true, value };
   const problem = inspect(value, 0);
   return problem ? { ok: false, problem } : { ok: true, value };
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/**
+ * True when the text alone proves the rules hold, so the walk can be skipped (the common case):
+ * with at most {@link MAX_JSON_DEPTH} opening brackets it cannot nest deeper, and without the
+ * letters `__proto__` or a `\u` escape (which could spell them) no key can be `__proto__`.
+ */
+function cannotOffend(text: string): boolean {
+  if (text.includes('__proto__') || text.includes('\\u')) return false;
+  let openers = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      openers += 1;
+      if (openers > MAX_JSON_DEPTH) return false;
+    }
+  }
+  return true;
 }
 
 /** Checks an already-parsed value (bodies decoded by a framework) with the same rules. */
@@ -39,7 +63,8 @@ function inspect(value: unknown, depth: number): JsonProblem | undefined {
     }
     return undefined;
   }
-  for (const key of Object.keys(value)) {
+  // for…in allocates no key array; JSON.parse objects have no inherited enumerable keys.
+  for (const key in value) {
     if (key === '__proto__') return 'forbidden_key';
     const problem = inspect((value as Record<string, unknown>)[key], depth + 1);
     if (problem) return problem;

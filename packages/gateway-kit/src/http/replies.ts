@@ -2,7 +2,11 @@ import type { GatewayError } from '../contract/gateway-error.ts';
 import { GATEWAY_ERRORS, type GatewayErrorCode, gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayReply } from './gateway-call.ts';
 
-const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;
+// Shared and frozen: replies never mutate their headers (adapters copy them when they add any).
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+  'cache-control': 'no-store',
+});
 
 /** A JSON reply that must not be cached. */
 export function jsonReply(
@@ -12,7 +16,7 @@ export function jsonReply(
 ): GatewayReply {
   return {
     status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS },
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
     body: JSON.stringify(body),
   };
 }
