@@ -3,10 +3,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
 import { toNodeHandler } from '@svc/gateway-kit/node';
+import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { createOperatorHandler } from './operator.ts';
 
+// REDIS_URL switches jobs, approvals and idempotency records to Redis, so several instances can
+// share them (docs/redis.md); without it the embedded in-memory stores are used.
+const redisUrl = process.env.REDIS_URL?.trim();
+const stores = redisUrl
+  ? {
+      jobStore: new RedisJobStore({ url: redisUrl }),
+      recordStore: new RedisRecordStore({ url: redisUrl }),
+    }
+  : {};
+
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
-const { gateway, config } = createDemoGateway(process.env);
+const { gateway, config } = createDemoGateway(process.env, stores);
 const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 
 // One server: the approvals page under /operator, the gateway contract everywhere else.
@@ -19,6 +30,12 @@ await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
 const url = `http://${host}:${port}`;
+// Printed before the "listening on" line, which tools wait for.
+console.log(
+  redisUrl
+    ? 'Jobs and approvals: Redis (REDIS_URL)'
+    : 'Jobs and approvals: in memory (set REDIS_URL to share them)',
+);
 console.log(startupMessage(url, config));
 console.log(
   `Approvals page: ${url}/operator/${operatorToken === DEV_OPERATOR_TOKEN ? ` (operator token: ${DEV_OPERATOR_TOKEN})` : ''}`,
@@ -28,6 +45,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server.close();
     server.closeIdleConnections();
-    void gateway.close().then(() => process.exit(0));
+    void gateway
+      .close()
+      .then(() => Promise.all([stores.jobStore?.close(), stores.recordStore?.close()]))
+      .then(() => process.exit(0));
   });
 }
