@@ -270,7 +270,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     logger,
     now,
-    baseUrl: (origin) => options.gateway.url?.replace(/\/+$/, '') ?? `${origin}${basePath}`,
+    baseUrl: (requestBase) =>
+      options.gateway.url?.replace(/\/+$/, '') ?? `${requestBase}${basePath}`,
     background: track,
   };
   const approvalService = new ApprovalService(runtime);

@@ -40,8 +40,8 @@ export interface GatewayRuntime {
   readonly maxBodyBytes: number;
   readonly logger: GatewayLogger;
   readonly now: () => number;
-  /** The configured gateway URL, or the request's origin plus the base path. */
-  baseUrl(origin: string): string;
+  /** The configured gateway URL, or the request's base (see `GatewayCall.requestBase`) plus the base path. */
+  baseUrl(requestBase: string): string;
   /**
    * Keeps background work (jobs, callbacks, expiry) alive and tracked until it settles; also hands
    * it to the `waitUntil` of the request that started it, if any.

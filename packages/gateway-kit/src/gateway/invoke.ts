@@ -189,7 +189,7 @@ export async function handleInvoke(
       ? undefined
       : await idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
   if (approvalReason !== undefined) {
-    const baseUrl = runtime.baseUrl(call.origin);
+    const baseUrl = runtime.baseUrl(call.requestBase);
     const requested = await approvals.request({
       action,
       input: request.action.input,
@@ -216,7 +216,7 @@ export async function handleInvoke(
       request,
       invocation,
       principal,
-      runtime.baseUrl(call.origin),
+      runtime.baseUrl(call.requestBase),
       scope,
       call.waitUntil,
     );

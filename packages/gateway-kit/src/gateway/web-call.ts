@@ -13,7 +13,7 @@ export function fromWebRequest(
     header: (name) => request.headers.get(name) ?? undefined,
     readBody: (limit) => readWebBody(request.body, limit),
     signal: request.signal,
-    origin: url.origin,
+    requestBase: url.origin,
     waitUntil,
   };
 }

@@ -13,8 +13,12 @@ export interface GatewayCall {
   readBody(limit: number): Promise<BodyReadResult>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal | undefined;
-  /** `scheme://host[:port]` the request was addressed to, for absolute URLs in answers. */
-  readonly origin: string;
+  /**
+   * `scheme://host[:port]` the request was addressed to, plus any path prefix a framework already
+   * stripped before the gateway saw the path (Express's mount path): the base of absolute URLs in
+   * answers when no `gateway.url` is configured.
+   */
+  readonly requestBase: string;
   /** The platform's per-request `waitUntil` (Workers-style), for work that outlives the response. */
   readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }

@@ -56,7 +56,7 @@ export function createManifestRoute(
   };
 
   return (call) => {
-    const served = documentFor(call.origin);
+    const served = documentFor(call.requestBase);
     const headers = {
       'content-type': 'application/json',
       'cache-control': 'private, no-cache',

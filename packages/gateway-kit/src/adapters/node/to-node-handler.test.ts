@@ -133,3 +133,23 @@ describe('@svc/gateway-kit/node', () => {
     expect((await fetch(`${running.url}/v1/manifest`, { headers })).status).toBe(200);
   });
 });
+
+describe('mounted under a path prefix by a framework', () => {
+  it('derives absolute URLs from the mount path Express keeps in req.baseUrl', async () => {
+    const unconfigured = fixtureGateway({ gateway: { id: 'acme', name: 'Acme' } });
+    const handler = toNodeHandler(unconfigured);
+    // What Express does for app.use('/gateway', handler): strip the prefix, remember it.
+    const server = createServer((req, res) => {
+      const original = req.url ?? '/';
+      Object.assign(req, { url: original.slice('/gateway'.length) || '/', baseUrl: '/gateway' });
+      handler(req, res);
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/gateway/v1/manifest`, { headers });
+    expect(((await response.json()) as { gateway: { url: string } }).gateway.url).toBe(
+      `http://127.0.0.1:${port}/gateway`,
+    );
+    server.close();
+  });
+});

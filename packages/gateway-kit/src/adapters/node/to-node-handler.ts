@@ -13,7 +13,7 @@ export interface NodeHandlerOptions {
 }
 
 /** A request as frameworks hand it over: Express and others may have parsed the body already. */
-type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean };
+type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean; baseUrl?: string };
 
 function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> {
   // Express' body parsers consume the stream and leave the result on `req.body`.
@@ -77,7 +77,7 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
       }
       return controller.signal;
     },
-    get origin() {
+    get requestBase() {
       const forwardedProto = trustProxy
         ? firstHeader(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim()
         : undefined;
@@ -91,7 +91,8 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
           : encrypted
             ? 'https'
             : 'http';
-      return `${proto}://${forwardedHost ?? req.headers.host ?? 'localhost'}`;
+      // Express strips its mount path from req.url and keeps it in req.baseUrl.
+      return `${proto}://${forwardedHost ?? req.headers.host ?? 'localhost'}${req.baseUrl ?? ''}`;
     },
   };
 }
