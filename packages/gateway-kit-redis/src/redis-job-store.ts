@@ -3,10 +3,12 @@ import { hostname } from 'node:os';
 import {
   type GatewayError,
   isTerminal,
+  JOB_UPDATE_FIELDS,
   type JobStore,
   JobStoreFullError,
   type JobUpdate,
   type JobWriteResult,
+  NEW_JOB_FIELDS,
   type NewJob,
   type StoredJob,
 } from '@svc/gateway-kit';
@@ -73,28 +75,6 @@ type ScriptStatus =
   | 'conflict'
   | 'invalid_transition';
 
-const NEW_JOB_KEYS = [
-  'jobId',
-  'ownerId',
-  'invocationId',
-  'actionId',
-  'actionName',
-  'createdAt',
-  'deadlineAt',
-  'outputText',
-  'machineSummary',
-  'dataSchemaVersion',
-  'data',
-  'error',
-  'payload',
-] as const satisfies readonly (keyof NewJob)[];
-const UPDATE_KEYS = [
-  'outputText',
-  'machineSummary',
-  'dataSchemaVersion',
-  'data',
-  'error',
-] as const satisfies readonly (keyof JobUpdate)[];
 const SWEEP_BATCH = 200;
 const noop = (): void => {};
 
@@ -194,7 +174,7 @@ export class RedisJobStore implements JobStore {
     if (input.status !== 'queued' && input.status !== 'running') {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }
-    const fields = encodeFields(input, NEW_JOB_KEYS);
+    const fields = encodeFields(input, NEW_JOB_FIELDS);
     const reply = await this.#run(CREATE_JOB, input.jobId, [
       input.jobId,
       input.status,
@@ -216,7 +196,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
-    const fields = encodeFields(update, UPDATE_KEYS);
+    const fields = encodeFields(update, JOB_UPDATE_FIELDS);
     const reply = await this.#run(UPDATE_JOB, jobId, [
       jobId,
       String(expectedVersion),

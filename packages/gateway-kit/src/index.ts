@@ -26,7 +26,7 @@ export type { ApprovalPolicy } from './gateway/gateway-runtime.ts';
 export type { GatewayLogger } from './gateway/logger.ts';
 export { consoleLogger } from './gateway/logger.ts';
 export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './jobs/job-store.ts';
-export { canTransition, isTerminal } from './jobs/job-store.ts';
+export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './jobs/job-store.ts';
 export { isJobStoreFullError, JobStoreFullError } from './jobs/job-store-full-error.ts';
 export type { MemoryJobStoreOptions } from './jobs/memory-job-store.ts';
 export { MemoryJobStore } from './jobs/memory-job-store.ts';

@@ -81,6 +81,63 @@ export interface JobStore {
   close(): Promise<void>;
 }
 
+/**
+ * The fields a store copies from a {@link NewJob}: everything a caller may set at creation. Stores
+ * copy only these, so a caller can never set `version`, `updatedAt` or `cancelRequested`.
+ *
+ * @example
+ * for (const field of NEW_JOB_FIELDS) if (job[field] !== undefined) record[field] = job[field];
+ */
+export const NEW_JOB_FIELDS: readonly (
+  | 'jobId'
+  | 'ownerId'
+  | 'invocationId'
+  | 'actionId'
+  | 'actionName'
+  | 'createdAt'
+  | 'deadlineAt'
+  | 'outputText'
+  | 'machineSummary'
+  | 'dataSchemaVersion'
+  | 'data'
+  | 'error'
+  | 'payload'
+)[] = [
+  'jobId',
+  'ownerId',
+  'invocationId',
+  'actionId',
+  'actionName',
+  'createdAt',
+  'deadlineAt',
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+  'payload',
+] satisfies readonly (keyof NewJob)[];
+
+/**
+ * The result fields a {@link JobUpdate} may set besides `status`.
+ *
+ * @example
+ * for (const field of JOB_UPDATE_FIELDS) if (update[field] !== undefined) patch[field] = update[field];
+ */
+export const JOB_UPDATE_FIELDS: readonly (
+  | 'outputText'
+  | 'machineSummary'
+  | 'dataSchemaVersion'
+  | 'data'
+  | 'error'
+)[] = [
+  'outputText',
+  'machineSummary',
+  'dataSchemaVersion',
+  'data',
+  'error',
+] satisfies readonly (keyof JobUpdate)[];
+
 const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['running', 'cancelled', 'failed'],
   running: ['completed', 'failed', 'cancelled'],

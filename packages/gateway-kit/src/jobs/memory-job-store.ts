@@ -1,9 +1,11 @@
 import {
   canTransition,
   isTerminal,
+  JOB_UPDATE_FIELDS,
   type JobStore,
   type JobUpdate,
   type JobWriteResult,
+  NEW_JOB_FIELDS,
   type NewJob,
   type StoredJob,
 } from './job-store.ts';
@@ -47,28 +49,6 @@ interface CancelSubscription {
 
 const DEFAULT_MAX_JOBS = 10_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
-const NEW_JOB_KEYS = [
-  'jobId',
-  'ownerId',
-  'invocationId',
-  'actionId',
-  'actionName',
-  'createdAt',
-  'deadlineAt',
-  'outputText',
-  'machineSummary',
-  'dataSchemaVersion',
-  'data',
-  'error',
-  'payload',
-] as const satisfies readonly (keyof NewJob)[];
-const UPDATE_KEYS = [
-  'outputText',
-  'machineSummary',
-  'dataSchemaVersion',
-  'data',
-  'error',
-] as const satisfies readonly (keyof JobUpdate)[];
 const noop = (): void => {};
 
 /**
@@ -159,7 +139,7 @@ export class MemoryJobStore implements JobStore {
     if (existing) return { created: false, job: existing.job };
     this.#makeRoom();
     // Clone before anything is stored so that a bad input (e.g. a function) leaves no trace.
-    const fields = structuredClone(pick(input, NEW_JOB_KEYS));
+    const fields = structuredClone(pick(input, NEW_JOB_FIELDS));
     const job = deepFreeze({
       ...fields,
       status: input.status,
@@ -187,7 +167,7 @@ export class MemoryJobStore implements JobStore {
         ? !isTerminal(current.status)
         : canTransition(current.status, update.status);
     if (!allowed) return { ok: false, reason: 'invalid_transition', job: current };
-    const patch = structuredClone(pick(update, UPDATE_KEYS));
+    const patch = structuredClone(pick(update, JOB_UPDATE_FIELDS));
     const job = this.#write(slot, { ...patch, status: update.status ?? current.status }, now);
     // Finishing any other way than requestCancel releases listeners without calling them.
     if (isTerminal(job.status)) this.#takeListeners(jobId);
@@ -256,7 +236,9 @@ export class MemoryJobStore implements JobStore {
 
   #write(
     slot: Slot,
-    patch: Partial<Pick<StoredJob, 'status' | 'cancelRequested' | (typeof UPDATE_KEYS)[number]>>,
+    patch: Partial<
+      Pick<StoredJob, 'status' | 'cancelRequested' | (typeof JOB_UPDATE_FIELDS)[number]>
+    >,
     now: number,
   ): StoredJob {
     const job = deepFreeze({
