@@ -1,7 +1,7 @@
+export type { ConformanceTestApi } from './conformance-kit.ts';
 export type { InvokeBodyOverrides } from './invoke-body.ts';
 export { invokeBody } from './invoke-body.ts';
 export type {
-  ConformanceTestApi,
   JobStoreConformanceOptions,
   JobStoreFactory,
 } from './job-store-conformance.ts';

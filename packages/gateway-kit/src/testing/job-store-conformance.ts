@@ -2,20 +2,7 @@ import type * as FastCheck from 'fast-check';
 import type { JobStatus } from '../contract/job.ts';
 import type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from '../jobs/job-store.ts';
 import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
-
-/**
- * The two functions of a test runner the conformance suite needs. Vitest, Jest, Bun and `node:test`
- * all fit; assertions are built in, so no `expect` is needed.
- *
- * @example
- * import { describe, it } from 'vitest';
- * const test: ConformanceTestApi = { describe, it };
- */
-export interface ConformanceTestApi {
-  readonly describe: (name: string, body: () => void) => unknown;
-  /** `timeoutMs` is passed only when {@link JobStoreConformanceOptions.timeoutMs} is set. */
-  readonly it: (name: string, body: () => Promise<void>, timeoutMs?: number) => unknown;
-}
+import { assert, assertEqual, type ConformanceTestApi, sleep } from './conformance-kit.ts';
 
 /** A factory of empty stores, sync or async. */
 export type JobStoreFactory = () => JobStore | Promise<JobStore>;
@@ -1076,16 +1063,6 @@ function okJob(result: JobWriteResult, status?: JobStatus): StoredJob {
   return result.job;
 }
 
-function assert(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
-function assertEqual(actual: unknown, expected: unknown, what: string): void {
-  if (!deepEqual(actual, expected)) {
-    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-  }
-}
-
 function assertTimestamp(value: unknown): void {
   assert(
     typeof value === 'string' &&
@@ -1093,23 +1070,4 @@ function assertTimestamp(value: unknown): void {
       new Date(value).toISOString() === value,
     `expected an ISO 8601 UTC timestamp, got ${JSON.stringify(value)}`,
   );
-}
-
-/** Structural equality of JSON-like data; object key sets must match exactly. */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const aKeys = Object.keys(a);
-  const bKeys = Object.keys(b);
-  if (aKeys.length !== bKeys.length) return false;
-  const bRecord = b as Record<string, unknown>;
-  return aKeys.every(
-    (key) =>
-      Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]),
-  );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

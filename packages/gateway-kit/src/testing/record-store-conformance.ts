@@ -1,6 +1,6 @@
 import type * as FastCheck from 'fast-check';
 import type { RecordStore, VersionedRecord } from '../records/record-store.ts';
-import type { ConformanceTestApi } from './job-store-conformance.ts';
+import { assert, assertEqual, type ConformanceTestApi, sleep } from './conformance-kit.ts';
 
 /** A factory of empty record stores, sync or async. */
 export type RecordStoreFactory = () => RecordStore | Promise<RecordStore>;
@@ -801,33 +801,4 @@ function tamper(target: unknown): void {
       // Frozen copies reject the change (fine), or the shape does not apply to this target.
     }
   }
-}
-
-function assert(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
-function assertEqual(actual: unknown, expected: unknown, what: string): void {
-  if (!deepEqual(actual, expected)) {
-    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-  }
-}
-
-/** Structural equality of JSON data (`0` equals `-0`, as after a JSON round trip); key sets must match. */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const aKeys = Object.keys(a);
-  const bKeys = Object.keys(b);
-  if (aKeys.length !== bKeys.length) return false;
-  const bRecord = b as Record<string, unknown>;
-  return aKeys.every(
-    (key) =>
-      Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]),
-  );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
