@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { JsonObjectSchema } from '../contract/gateway-error.ts';
 
 /** What `run` may return: exactly the optional fields of a `completed` answer. */
 export const ActionResultSchema: v.GenericSchema<{
@@ -11,5 +10,11 @@ export const ActionResultSchema: v.GenericSchema<{
   outputText: v.exactOptional(v.string()),
   machineSummary: v.exactOptional(v.string()),
   dataSchemaVersion: v.exactOptional(v.string()),
-  data: v.exactOptional(JsonObjectSchema),
+  // Checked, not copied: `data` is the action's own object and is serialised as it is.
+  data: v.exactOptional(
+    v.custom<Record<string, unknown>>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'Expected Object',
+    ),
+  ),
 });
