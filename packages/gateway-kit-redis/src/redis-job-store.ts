@@ -118,6 +118,7 @@ export class RedisJobStore implements JobStore {
   readonly #pollIntervalMs: number;
   readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #listeners = new Map<string, Set<CancelSubscription>>();
+  readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   /** Jobs this instance moved to `running` and keeps leased. */
   readonly #leased = new Set<string>();
   #subscribed: Promise<void> | undefined;
@@ -279,7 +280,37 @@ export class RedisJobStore implements JobStore {
       )) as string[];
       failed.push(...ids);
     } while (cursor !== '0');
+    if (failed.length > 0 && this.#workerLostListeners.size > 0)
+      await this.#reportWorkerLost(failed);
     return failed;
+  }
+
+  /**
+   * Calls `listener` with every job this instance's sweeps fail as `worker_lost` (the gateway sends
+   * their job-result callbacks). Returns an unsubscribe function.
+   *
+   * @example
+   * const stop = store.onWorkerLost((job) => console.warn(`job ${job.jobId} lost its worker`));
+   */
+  onWorkerLost(listener: (job: StoredJob) => void): () => void {
+    this.#workerLostListeners.add(listener);
+    return () => {
+      this.#workerLostListeners.delete(listener);
+    };
+  }
+
+  async #reportWorkerLost(jobIds: readonly string[]): Promise<void> {
+    for (const jobId of jobIds) {
+      const job = await this.get(jobId);
+      if (job?.status !== 'failed') continue;
+      for (const listener of this.#workerLostListeners) {
+        try {
+          listener(job);
+        } catch (error) {
+          this.#redis.report(error);
+        }
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -289,6 +320,7 @@ export class RedisJobStore implements JobStore {
     clearInterval(this.#renewTimer);
     clearInterval(this.#pollTimer);
     this.#listeners.clear();
+    this.#workerLostListeners.clear();
     this.#leased.clear();
     await this.#redis.close();
   }

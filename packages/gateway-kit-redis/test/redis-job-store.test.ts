@@ -139,6 +139,23 @@ describe('leases', () => {
     expect(await raw.sIsMember(`${app.prefix}running`, 'l3')).toBe(0);
   });
 
+  it('reports each job it failed as worker_lost to onWorkerLost listeners, once across instances', async () => {
+    const app = deployment({ leaseMs: 300, sweepIntervalMs: 100 });
+    const a = app.instance();
+    const b = app.instance();
+    const c = app.instance();
+    const reported: string[] = [];
+    b.onWorkerLost((lost) => reported.push(`b:${lost.jobId}:${lost.status}:${lost.error?.code}`));
+    c.onWorkerLost((lost) => reported.push(`c:${lost.jobId}:${lost.status}:${lost.error?.code}`));
+    await a.create(job('l4', 'running'));
+    await a.close();
+    await until(() => reported.length > 0, 2_000);
+    // Give the other sweeper a few more rounds: it must not report the same job again.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatch(/^[bc]:l4:failed:worker_lost$/);
+  });
+
   it('finishing or cancelling a job releases its lease', async () => {
     const app = deployment();
     const a = app.instance();

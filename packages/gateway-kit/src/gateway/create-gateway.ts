@@ -12,6 +12,7 @@ import type { Manifest } from '../contract/manifest.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
+import { notifyJobFinished } from '../jobs/job-runner.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
 import { MemoryJobStore } from '../jobs/memory-job-store.ts';
@@ -275,6 +276,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     background: track,
   };
   const approvalService = new ApprovalService(runtime);
+  // A job the store failed on its own (its worker died) is finished like any other: call back.
+  const stopWorkerLost = runtime.jobs.onWorkerLost?.((job) =>
+    runtime.background(notifyJobFinished(runtime, job)),
+  );
 
   const unauthorized = (): GatewayReply =>
     errorReply('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
@@ -346,6 +351,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     close: async (): Promise<void> => {
       approvalService.close();
+      stopWorkerLost?.();
       await runtime.callbacks?.close();
       if (ownsJobStore) await runtime.jobs.close();
       if (ownsRecordStore) await runtime.records.close();

@@ -10,6 +10,7 @@ import {
 } from '../contract/index.ts';
 import type { Gateway } from '../gateway/create-gateway.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
+import type { StoredJob } from './job-store.ts';
 import { MemoryJobStore } from './memory-job-store.ts';
 
 const BASE = 'https://gateway.acme.example';
@@ -267,5 +268,53 @@ describe('manifest capabilities', () => {
     expect(gateway.manifest.actions.find((a) => a.id === 'generate-report')?.executionMode).toBe(
       'async',
     );
+  });
+});
+
+describe('jobs failed by the store itself', () => {
+  it('sends the job-result callback for a job the store reports as worker_lost', async () => {
+    // A store that, like a distributed one, can fail a job whose worker died.
+    class LosingStore extends MemoryJobStore {
+      readonly #listeners = new Set<(job: StoredJob) => void>();
+      onWorkerLost(listener: (job: StoredJob) => void): () => void {
+        this.#listeners.add(listener);
+        return () => this.#listeners.delete(listener);
+      }
+      async loseWorker(jobId: string): Promise<void> {
+        const job = (await this.get(jobId))!;
+        const written = await this.update(jobId, job.version, {
+          status: 'failed',
+          error: { code: 'worker_lost', message: 'The worker stopped.', retryable: true },
+        });
+        if (written.ok) for (const listener of this.#listeners) listener(written.job);
+      }
+    }
+    const store = new LosingStore();
+    const losing = asyncGateway({ jobStore: store });
+    const receiver = await startCallbackReceiver();
+    try {
+      const losingClient = createTestClient(losing, { token: TOKEN, baseUrl: BASE });
+      const accepted = await losingClient.invoke(
+        invokeBody(
+          'generate-report',
+          { topic: 'q3', mode: 'hang' },
+          { callbacks: { jobResultUrl: `${receiver.url}/lost` } },
+        ),
+      );
+      const { jobId } = (accepted.body as { job: { jobId: string } }).job;
+      await expect.poll(async () => (await store.get(jobId))?.status).toBe('running');
+      await store.loseWorker(jobId);
+      await expect.poll(() => receiver.received.length).toBe(1);
+      expect(JSON.parse(receiver.received[0]!.body).job).toMatchObject({
+        jobId,
+        status: 'failed',
+        error: { code: 'worker_lost', retryable: true },
+      });
+    } finally {
+      probe.release?.();
+      await losing.idle();
+      await losing.close();
+      await receiver.close();
+    }
   });
 });

@@ -77,6 +77,13 @@ export interface JobStore {
   requestCancel(jobId: string): Promise<JobWriteResult>;
   /** Calls `listener` once when cancellation of `jobId` is requested. Returns an unsubscribe function. */
   onCancel(jobId: string, listener: () => void): () => void;
+  /**
+   * Optional, for stores that fail jobs themselves (a distributed store whose instance running a
+   * job died: `failed` with `worker_lost`). Calls `listener` with each job this store instance
+   * failed that way — once per job across instances, since the write is compare-and-set — so the
+   * gateway can send its job-result callback. Returns an unsubscribe function.
+   */
+  onWorkerLost?(listener: (job: StoredJob) => void): () => void;
   /** Releases timers and connections. */
   close(): Promise<void>;
 }
