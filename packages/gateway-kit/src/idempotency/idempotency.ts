@@ -60,7 +60,7 @@ export async function runIdempotentSync(
   runtime: GatewayRuntime,
   scope: IdempotencyScope,
   action: Action,
-  run: () => Promise<SyncOutcome>,
+  run: () => SyncOutcome | Promise<SyncOutcome>,
 ): Promise<GatewayReply> {
   const key = `idem:${scope.scopeId}`;
   const claim = await runtime.records.create<SyncRecord>(
