@@ -1,5 +1,5 @@
 export type { RejectionInit } from './actions/action-rejection.ts';
-export { ActionRejection, reject } from './actions/action-rejection.ts';
+export { ActionRejection, isActionRejection, reject } from './actions/action-rejection.ts';
 export type {
   Action,
   ActionContext,

@@ -21,6 +21,19 @@ export class ActionRejection extends Error {
   readonly error: GatewayError;
 
   constructor(init: RejectionInit) {
+    // A refusal is sent as a Gateway error: check its shape now, where the mistake is made.
+    if (typeof init?.code !== 'string' || typeof init.message !== 'string') {
+      throw new TypeError('reject() needs a string code and a string message.');
+    }
+    if (init.retryable !== undefined && typeof init.retryable !== 'boolean') {
+      throw new TypeError('reject(): retryable must be a boolean.');
+    }
+    if (
+      init.details !== undefined &&
+      (typeof init.details !== 'object' || init.details === null || Array.isArray(init.details))
+    ) {
+      throw new TypeError('reject(): details must be a JSON object.');
+    }
     super(init.message);
     const error: GatewayError = {
       code: init.code,
@@ -40,4 +53,20 @@ export class ActionRejection extends Error {
  */
 export function reject(init: RejectionInit): ActionRejection {
   return new ActionRejection(init);
+}
+
+/**
+ * Whether `value` is an {@link ActionRejection} — also one made by another copy of this package
+ * (its ESM and CJS builds loaded side by side), which `instanceof` would miss.
+ *
+ * @example
+ * if (isActionRejection(error)) return error.error;
+ */
+export function isActionRejection(value: unknown): value is ActionRejection {
+  return (
+    value instanceof ActionRejection ||
+    (value instanceof Error &&
+      value.name === 'ActionRejection' &&
+      typeof (value as { error?: { code?: unknown } }).error?.code === 'string')
+  );
 }

@@ -8,6 +8,7 @@ import { randomId } from '../gateway/fingerprint.ts';
 import { type GatewayRuntime, type JobPayload, jobUrls } from '../gateway/gateway-runtime.ts';
 import { toJobResource } from '../jobs/job-resource.ts';
 import { startJob } from '../jobs/job-runner.ts';
+import type { StoredJob } from '../jobs/job-store.ts';
 import type { VersionedRecord } from '../records/record-store.ts';
 import type { Approval, ApprovalDecision, ApprovalStatus } from './approval.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
@@ -74,7 +75,8 @@ export class ApprovalService {
     const record: ApprovalRecord = {
       approvalId,
       ownerId: request.principal.id,
-      principal: request.principal,
+      // Kept as JSON: a principal from auth.verify may carry methods or handles a store cannot hold.
+      principal: JSON.parse(JSON.stringify(request.principal)) as Principal,
       actionId: request.action.id,
       actionName: request.action.name,
       status: 'pending',
@@ -186,19 +188,35 @@ export class ApprovalService {
         input: decided.input,
         ...(decided.fingerprint ? { fingerprint: decided.fingerprint } : {}),
       };
-      const { job: created } = await this.#runtime.jobs.create({
-        jobId,
-        ownerId: decided.ownerId,
-        invocationId: decided.invocation.invocationId,
-        actionId: action.id,
-        actionName: action.name,
-        status: 'queued',
-        createdAt: new Date(this.#runtime.now()).toISOString(),
-        ...(decided.invocation.deadlineAt !== undefined
-          ? { deadlineAt: decided.invocation.deadlineAt }
-          : {}),
-        payload: payload as unknown as Record<string, unknown>,
-      });
+      let created: StoredJob;
+      try {
+        ({ job: created } = await this.#runtime.jobs.create({
+          jobId,
+          ownerId: decided.ownerId,
+          invocationId: decided.invocation.invocationId,
+          actionId: action.id,
+          actionName: action.name,
+          status: 'queued',
+          createdAt: new Date(this.#runtime.now()).toISOString(),
+          ...(decided.invocation.deadlineAt !== undefined
+            ? { deadlineAt: decided.invocation.deadlineAt }
+            : {}),
+          payload: payload as unknown as Record<string, unknown>,
+        }));
+      } catch (error) {
+        // No job, no decision: put the approval back to pending so it can be decided again once
+        // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
+        await this.#runtime.records
+          .replace(
+            keyOf(approvalId),
+            written.version,
+            stored.value,
+            this.#runtime.approvalTtlMs + RETENTION_MS,
+          )
+          .catch(() => undefined);
+        this.#scheduleExpiry(stored.value);
+        throw error;
+      }
       job = toJobResource(created);
       startJob(this.#runtime, created, action, decided.principal);
     }

@@ -30,9 +30,25 @@ export interface InvokeRequest {
   callbacks: { jobResultUrl?: string; approvalUrl?: string; authorization?: string };
 }
 
-// Identifiers are opaque but must be present and bounded (the contract is silent; see docs/decisions.md).
-const Identifier = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));
+// Identifiers are opaque strings, bounded in length (the contract sets no limit; see docs/decisions.md).
+const Identifier = v.pipe(v.string(), v.maxLength(1024));
 const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
+// RFC 3339 date-time (`T`/`Z` in either case, seconds required, numeric offsets with a colon),
+// and a real instant: valibot's isoTimestamp also admits forms Date.parse cannot read.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const DateTime = v.pipe(
+  v.string(),
+  v.check(
+    (value) => RFC3339.test(value) && Number.isFinite(Date.parse(value.toUpperCase())),
+    'Expected an RFC 3339 date-time',
+  ),
+);
+// A header value: it is sent as the callbacks' Authorization header, so no control characters.
+const HeaderValue = v.pipe(
+  v.string(),
+  v.maxLength(8192),
+  v.regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'Expected a header-safe credential (no control characters)'),
+);
 
 /**
  * Schema of an {@link InvokeRequest}. Unknown properties are rejected at the top level and in
@@ -47,7 +63,7 @@ export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = v.strictObjec
   invocationId: Identifier,
   idempotencyKey: v.exactOptional(Identifier),
   traceId: v.exactOptional(v.pipe(v.string(), v.maxLength(1024))),
-  deadlineAt: v.exactOptional(v.pipe(v.string(), v.isoTimestamp())),
+  deadlineAt: v.exactOptional(DateTime),
   meeting: v.strictObject({ id: Identifier, roomName: v.pipe(v.string(), v.maxLength(1024)) }),
   session: v.strictObject({ id: Identifier, mode: v.picklist(['active', 'passive', 'listening']) }),
   action: v.strictObject({
@@ -59,6 +75,6 @@ export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = v.strictObjec
   callbacks: v.strictObject({
     jobResultUrl: v.exactOptional(Url),
     approvalUrl: v.exactOptional(Url),
-    authorization: v.exactOptional(v.pipe(v.string(), v.maxLength(8192))),
+    authorization: v.exactOptional(HeaderValue),
   }),
 });

@@ -13,8 +13,13 @@ export const ActionResultSchema: v.GenericSchema<{
   // Checked, not copied: `data` is the action's own object and is serialised as it is.
   data: v.exactOptional(
     v.custom<Record<string, unknown>>(
-      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-      'Expected Object',
+      // A plain object: a Date, Map or class instance would not serialise as a JSON object.
+      (value) => {
+        if (typeof value !== 'object' || value === null) return false;
+        const prototype = Object.getPrototypeOf(value);
+        return prototype === Object.prototype || prototype === null;
+      },
+      'Expected a plain object',
     ),
   ),
 });

@@ -26,6 +26,7 @@ import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
 import { HANDLE_CALL } from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { consoleLogger, type GatewayLogger } from './logger.ts';
+import { TIMED_OUT, withinBudget } from './time-budget.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
 /** Everything `createGateway` accepts. */
@@ -114,6 +115,9 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+const MAX_TIMER_MS = 2_147_483_647;
+/** How long `auth.verify` may take before the request is answered 503. */
+const VERIFY_TIMEOUT_MS = 10_000;
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
@@ -161,8 +165,15 @@ function validateOptions(options: GatewayOptions): void {
     if (names.has(action.name)) fail(`Duplicate action name "${action.name}".`);
     ids.add(action.id);
     names.add(action.name);
-    if (!Number.isFinite(action.timeoutMs) || action.timeoutMs <= 0)
-      fail(`Action "${action.id}": timeoutMs must be a positive number.`);
+    // Timers hold at most 2^31-1 ms (≈ 24.8 days); longer ones fire at once.
+    if (
+      !Number.isFinite(action.timeoutMs) ||
+      action.timeoutMs <= 0 ||
+      action.timeoutMs > MAX_TIMER_MS
+    )
+      fail(
+        `Action "${action.id}": timeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
+      );
   }
   if (options.version !== undefined && !VERSION.test(options.version))
     fail('createGateway: version must be a date, YYYY-MM-DD.');
@@ -173,8 +184,10 @@ function validateOptions(options: GatewayOptions): void {
     ['idempotencyTtlMs', options.idempotencyTtlMs],
     ['approvals.ttlMs', options.approvals?.ttlMs],
   ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-      fail(`createGateway: ${name} must be a positive number of milliseconds.`);
+    if (value !== undefined && !(Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)) {
+      fail(
+        `createGateway: ${name} must be a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
+      );
     }
   }
   if (
@@ -298,7 +311,14 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const authorization = call.header('authorization');
     const authenticated = authenticate(authorization, call.header);
-    const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+    const principal =
+      authenticated instanceof Promise
+        ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+        : authenticated;
+    // An identity provider that does not answer is a temporary failure, not a refusal.
+    if (principal === TIMED_OUT) {
+      return errorReply('unavailable', { message: 'Authentication did not answer in time.' });
+    }
     if (!principal) return unauthorized();
 
     switch (matched.route) {
@@ -326,7 +346,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return errorReply(storeFailure(error) ? 'unavailable' : 'internal_error');
+      return storeFailure(error)
+        ? errorReply('unavailable')
+        : errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
     }
   }
 
@@ -361,14 +383,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   return gateway as Gateway;
 }
 
-/** Errors a store adapter marks as transient (`retryable: true` or a `StoreUnavailableError` name). */
+/** A store adapter's "temporarily unreachable" error, recognised by name (any copy of any adapter). */
 function storeFailure(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    ((error as { retryable?: unknown }).retryable === true ||
-      (error as { name?: unknown }).name === 'StoreUnavailableError')
-  );
+  return error instanceof Error && error.name === 'StoreUnavailableError';
 }
 
 type MatchedRoute =

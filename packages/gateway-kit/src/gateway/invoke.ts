@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ActionRejection } from '../actions/action-rejection.ts';
+import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
 import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
 import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -23,11 +23,11 @@ import {
 } from '../idempotency/idempotency.ts';
 import { startJob } from '../jobs/job-runner.ts';
 import { ActionResultSchema } from './action-result.ts';
+import { deadlineOf } from './deadline.ts';
 import { randomId } from './fingerprint.ts';
 import { type GatewayRuntime, type JobPayload, jobUrls } from './gateway-runtime.ts';
+import { isPromiseLike, TIMED_OUT, withinBudget } from './time-budget.ts';
 import { describeIssues, parseActionInput, SAFE_PARSE_CONFIG } from './validation-issues.ts';
-
-const TIMED_OUT: unique symbol = Symbol('timed out');
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
@@ -165,21 +165,30 @@ export async function handleInvoke(
   }
 
   const now = runtime.now();
-  const deadline = request.deadlineAt === undefined ? Infinity : Date.parse(request.deadlineAt);
+  const deadline = deadlineOf(request.deadlineAt);
   if (deadline <= now) {
     return rejected(
       gatewayError('deadline_exceeded', { message: 'The deadline had already passed.' }),
     );
   }
   const invocation = invocationOf(request);
+  const budgetMs = Math.min(action.timeoutMs, deadline - now);
   if (action.precheck) {
-    const refusal = await runPrecheck(action, input.output, invocation, principal, call, runtime);
+    const refusal = await runPrecheck(
+      action,
+      input.output,
+      invocation,
+      principal,
+      call,
+      runtime,
+      budgetMs,
+    );
     if (refusal) return refusal;
   }
   // Most actions need no approval and no policy is set: skip the await on the hot path.
   const approvalReason =
     action.requiresApproval || runtime.approvalPolicy
-      ? await approvalReasonFor(runtime, action, input.output, invocation, principal)
+      ? await approvalReasonFor(runtime, action, input.output, invocation, principal, budgetMs)
       : undefined;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
 
@@ -224,15 +233,7 @@ export async function handleInvoke(
     );
   }
   const run = (): SyncOutcome | Promise<SyncOutcome> =>
-    runSync(
-      action,
-      input.output,
-      invocation,
-      principal,
-      call,
-      runtime,
-      Math.min(action.timeoutMs, deadline - now),
-    );
+    runSync(action, input.output, invocation, principal, call, runtime, budgetMs);
   if (scope) return runIdempotentSync(runtime, scope, action, run);
   const outcome = run();
   return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
@@ -246,13 +247,23 @@ async function runPrecheck(
   principal: Principal,
   call: GatewayCall,
   runtime: GatewayRuntime,
+  budgetMs: number,
 ): Promise<GatewayReply | undefined> {
+  const controller = new AbortController();
   try {
-    const signal = call.signal ?? new AbortController().signal;
-    const refusal = await action.precheck?.(input, { invocation, principal, signal });
-    return refusal instanceof ActionRejection ? rejected(refusal.error) : undefined;
+    const pending = action.precheck?.(input, { invocation, principal, signal: controller.signal });
+    // Bounded like the action itself: a precheck that never settles must not hang the invoke.
+    const refusal = isPromiseLike(pending)
+      ? await raceBudget(pending, controller, call, budgetMs)
+      : pending;
+    if (refusal === TIMED_OUT) {
+      return rejected(
+        gatewayError('deadline_exceeded', { message: 'The precheck did not finish in time.' }),
+      );
+    }
+    return isActionRejection(refusal) ? rejected(refusal.error) : undefined;
   } catch (error) {
-    if (error instanceof ActionRejection) return rejected(error.error);
+    if (isActionRejection(error)) return rejected(error.error);
     return crashed(action, invocation, runtime, error).reply;
   }
 }
@@ -264,11 +275,17 @@ async function approvalReasonFor(
   input: unknown,
   invocation: Invocation,
   principal: Principal,
+  budgetMs: number,
 ): Promise<string | undefined> {
   const fallback = `"${action.title}" needs an operator's approval.`;
   if (action.requiresApproval) return fallback;
   if (!runtime.approvalPolicy) return undefined;
-  const verdict = await runtime.approvalPolicy({ action, input, invocation, principal });
+  const verdict = await withinBudget(
+    Promise.resolve(runtime.approvalPolicy({ action, input, invocation, principal })),
+    budgetMs,
+  );
+  // A policy that cannot decide in time asks for approval: the safe side of a side effect.
+  if (verdict === TIMED_OUT) return fallback;
   if (verdict === false) return undefined;
   return typeof verdict === 'string' && verdict.length > 0 ? verdict : fallback;
 }
@@ -381,7 +398,7 @@ function runSync(
     },
   };
   const failed = (error: unknown): SyncOutcome =>
-    error instanceof ActionRejection
+    isActionRejection(error)
       ? rejectedOutcome(error.error)
       : crashed(action, invocation, runtime, error);
 
@@ -408,7 +425,7 @@ function syncOutcomeOf(
   runtime: GatewayRuntime,
 ): SyncOutcome {
   if (outcome === TIMED_OUT) return rejectedOutcome(gatewayError('deadline_exceeded'));
-  if (outcome instanceof ActionRejection) return rejectedOutcome(outcome.error);
+  if (isActionRejection(outcome)) return rejectedOutcome(outcome.error);
   const result = v.safeParse(ActionResultSchema, outcome ?? {});
   if (!result.success) {
     return crashed(
@@ -427,10 +444,6 @@ function syncOutcomeOf(
   }
 }
 
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
-}
-
 /** Waits for a pending run within its time budget, aborting its signal on timeout or disconnect. */
 async function raceBudget<T>(
   pending: PromiseLike<T>,
@@ -441,17 +454,9 @@ async function raceBudget<T>(
   const clientSignal = call.signal;
   const onClientGone = (): void => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new DOMException('The action ran out of time.', 'TimeoutError'));
-      resolve(TIMED_OUT);
-    }, budgetMs);
-  });
   try {
-    return await Promise.race([pending, timedOut]);
+    return await withinBudget(pending, budgetMs, controller);
   } finally {
-    clearTimeout(timer);
     clientSignal?.removeEventListener('abort', onClientGone);
   }
 }

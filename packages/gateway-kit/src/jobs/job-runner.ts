@@ -1,16 +1,17 @@
 import * as v from 'valibot';
-import { ActionRejection } from '../actions/action-rejection.ts';
+import { isActionRejection } from '../actions/action-rejection.ts';
 import type { Action, ActionContext, JobHandle } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
 import { gatewayError } from '../errors/error-catalogue.ts';
 import { ActionResultSchema } from '../gateway/action-result.ts';
+import { deadlineOf } from '../gateway/deadline.ts';
 import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
+import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
 import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
-const TIMED_OUT: unique symbol = Symbol('timed out');
 // A finish write may race with progress writes of the same run; a few retries settle it.
 const MAX_FINISH_ATTEMPTS = 5;
 
@@ -41,7 +42,7 @@ async function runJob(
   principal: Principal,
 ): Promise<void> {
   const payload = queued.payload as unknown as JobPayload;
-  const deadline = queued.deadlineAt === undefined ? Infinity : Date.parse(queued.deadlineAt);
+  const deadline = deadlineOf(queued.deadlineAt);
   if (deadline <= runtime.now()) {
     await finishJob(runtime, queued, {
       status: 'failed',
@@ -70,16 +71,6 @@ async function runJob(
   const unsubscribe = runtime.jobs.onCancel(queued.jobId, () =>
     controller.abort(new DOMException('The job was cancelled.', 'AbortError')),
   );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(
-      () => {
-        controller.abort(new DOMException('The job ran out of time.', 'TimeoutError'));
-        resolve(TIMED_OUT);
-      },
-      Math.min(action.timeoutMs, deadline - runtime.now()),
-    );
-  });
 
   let writes: Promise<void> = Promise.resolve();
   const handle: JobHandle = {
@@ -106,24 +97,38 @@ async function runJob(
 
   let update: JobUpdate;
   try {
-    const outcome = await Promise.race([
+    const outcome = await withinBudget(
+      // `then` turns a synchronous throw into a rejection handled below.
       Promise.resolve().then(() => action.run(input.output, context)),
-      timedOut,
-    ]);
+      Math.min(action.timeoutMs, deadline - runtime.now()),
+      controller,
+    );
     update = outcomeToUpdate(runtime, action, queued, outcome);
   } catch (error) {
-    update = outcomeToUpdate(
-      runtime,
-      action,
-      queued,
-      error instanceof ActionRejection ? error : { crashed: error },
-    );
+    if (isActionRejection(error)) update = outcomeToUpdate(runtime, action, queued, error);
+    else if (controller.signal.aborted) {
+      // The action gave up because we asked it to (cancel or time-out): not a crash to log. A
+      // cancelled job is already final, so this write is refused; a time-out is reported as such.
+      update =
+        (controller.signal.reason as { name?: string } | undefined)?.name === 'TimeoutError'
+          ? { status: 'failed', error: gatewayError('deadline_exceeded') }
+          : { status: 'cancelled' };
+    } else update = outcomeToUpdate(runtime, action, queued, { crashed: error });
   } finally {
-    clearTimeout(timer);
     unsubscribe();
   }
   await writes.catch(() => {});
-  await finishJob(runtime, current, update);
+  try {
+    await finishJob(runtime, current, update);
+  } catch (error) {
+    // The store refused the result (e.g. a value it cannot hold): the job must not stay running.
+    runtime.logger.error('job result could not be stored', { jobId: current.jobId, error });
+    const latest = (await runtime.jobs.get(current.jobId)) ?? current;
+    await finishJob(runtime, latest, {
+      status: 'failed',
+      error: gatewayError('internal_error', { retryable: action.idempotent }),
+    });
+  }
 }
 
 function outcomeToUpdate(
@@ -133,7 +138,7 @@ function outcomeToUpdate(
   outcome: unknown,
 ): JobUpdate {
   if (outcome === TIMED_OUT) return { status: 'failed', error: gatewayError('deadline_exceeded') };
-  if (outcome instanceof ActionRejection) return { status: 'failed', error: outcome.error };
+  if (isActionRejection(outcome)) return { status: 'failed', error: outcome.error };
   if (outcome && typeof outcome === 'object' && 'crashed' in outcome) {
     return crashed(runtime, action, job, (outcome as { crashed: unknown }).crashed);
   }
@@ -145,12 +150,15 @@ function outcomeToUpdate(
       job,
       new TypeError('run() returned a value that is not an action result'),
     );
+  let output: typeof result.output;
   try {
-    JSON.stringify(result.output);
+    // Stored as JSON, as any store keeps it: functions and undefined values drop out here rather
+    // than failing the store's write, and BigInts or cycles fail the job instead of stranding it.
+    output = JSON.parse(JSON.stringify(result.output)) as typeof result.output;
   } catch (error) {
     return crashed(runtime, action, job, error);
   }
-  return { status: 'completed', ...result.output };
+  return { status: 'completed', ...output };
 }
 
 function crashed(

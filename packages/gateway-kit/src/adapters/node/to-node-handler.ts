@@ -56,14 +56,49 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+// Node keeps only the first of duplicated singleton headers; Fetch joins them. Joining here too
+// makes a request with two Authorization or Content-Type headers fail the same way on every
+// runtime (401 / 415) instead of silently using the first.
+const JOINED_IF_REPEATED = new Set(['authorization', 'content-type']);
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  if (JOINED_IF_REPEATED.has(name)) {
+    const raw = req.rawHeaders;
+    let joined: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
+        joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
+      }
+    }
+    return joined;
+  }
+  return firstHeader(req.headers[name]);
+}
+
+// A host (name or IP literal) with an optional port: anything else in Host/X-Forwarded-Host is
+// not used to build URLs, so a forged header cannot put a non-URL into the manifest or job URLs.
+const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
+
+/** The request path, normalised as `new URL` would for dot segments and absolute-form targets. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  // The common case needs no URL parse: an origin-form path without dot segments.
+  if (path.startsWith('/') && !/\/(\.|%2e)/i.test(path)) return path;
+  try {
+    return new URL(url, 'http://host.invalid').pathname;
+  } catch {
+    return path;
+  }
+}
+
 function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): GatewayCall {
   const url = req.url ?? '/';
-  const query = url.indexOf('?');
   let controller: AbortController | undefined;
   return {
     method: req.method ?? 'GET',
-    path: query === -1 ? url : url.slice(0, query),
-    header: (name) => firstHeader(req.headers[name]),
+    path: pathOf(url),
+    header: (name) => headerOf(req, name),
     readBody: (limit) => readNodeBody(req, limit),
     // Created on first use: only a running action needs to learn of a disconnect.
     get signal() {
@@ -92,7 +127,8 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
             ? 'https'
             : 'http';
       // Express strips its mount path from req.url and keeps it in req.baseUrl.
-      return `${proto}://${forwardedHost ?? req.headers.host ?? 'localhost'}${req.baseUrl ?? ''}`;
+      const host = forwardedHost ?? req.headers.host;
+      return `${proto}://${host && HOST.test(host) ? host : 'localhost'}${req.baseUrl ?? ''}`;
     },
   };
 }
@@ -133,7 +169,7 @@ export function toNodeHandler(
         writeReply(res, {
           status: 500,
           headers: { 'content-type': 'application/json' },
-          body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":true}}',
+          body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
         }),
     );
   };
