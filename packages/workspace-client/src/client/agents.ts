@@ -16,7 +16,12 @@ export interface AgentsResource {
   list(options?: RequestOptions): Promise<SharedAgent[]>;
   /** `POST /agents`: create or replace the agent with this `slug`. */
   upsert(agent: SharedAgentInput, options?: RequestOptions): Promise<SharedAgent>;
-  /** `DELETE /agents/:slug`. Rejects with `NotFoundError` when no such agent exists. */
+  /**
+   * `DELETE /agents/:slug`. Resolves on any 2xx (the body is not read). Rejects with
+   * `NotFoundError` when no such agent exists, except on a retry after an attempt that got no
+   * response at all (network error, timeout): that attempt may have deleted it, so a 404
+   * then counts as success. A 404 after a 5xx (or any other answer) still rejects.
+   */
   delete(slug: string, options?: RequestOptions): Promise<void>;
 }
 

@@ -76,6 +76,29 @@ describe('requests', () => {
     expect(seen).toEqual(['/api/v1/org/debriefs/a%2Fb%20c%3Fd%23e', '/api/v1/org/skills/100%25']);
   });
 
+  it('never lets user headers replace content-type, accept or authorization', async () => {
+    const { handler, seen } = sequence('post', '/skills', [() => HttpResponse.json(skill)]);
+    const list = sequence('get', '/skills', [() => HttpResponse.json([])]);
+    server.use(handler, list.handler);
+    const headers = {
+      'Content-Type': 'text/plain',
+      ACCEPT: 'text/html',
+      Authorization: 'Bearer wk_someone_else',
+      'x-trace-id': 't-1',
+    };
+    await client({ headers }).skills.upsert(skill);
+    await client({ headers }).skills.list();
+    const [post] = seen;
+    expect(post?.headers.get('content-type')).toBe('application/json');
+    expect(post?.headers.get('accept')).toBe('application/json');
+    expect(post?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+    expect(post?.headers.get('x-trace-id')).toBe('t-1');
+    const [get] = list.seen;
+    expect(get?.headers.get('content-type')).toBeNull();
+    expect(get?.headers.get('accept')).toBe('application/json');
+    expect(get?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+  });
+
   it.each(['', ' ', '.', '..'])('refuses the path key %j without sending anything', async (key) => {
     const error = await client()
       .debriefs.get(key)
@@ -114,7 +137,7 @@ describe('strict writer', () => {
 
   it('reports every problem at once, with paths', async () => {
     const error = (await client()
-      .skills.upsert({ name: '', slug: 'Not A Slug', instructions: 3, extra: true } as never)
+      .skills.upsert({ name: '', slug: 'not/a/slug', instructions: 3, extra: true } as never)
       .catch((e: unknown) => e)) as WorkspaceValidationError;
     expect(error.issues.map((i) => i.path).sort()).toEqual([
       'extra',
@@ -123,6 +146,52 @@ describe('strict writer', () => {
       'slug',
     ]);
     expect(error.message).toContain('Invalid shared skill (4 problems)');
+  });
+
+  it('says "Required" for a missing field, "Unknown field" for an extra one, and never echoes values', async () => {
+    const error = (await client()
+      .skills.upsert({ slug: 'x', secretish: 'hunter2-value' } as never)
+      .catch((e: unknown) => e)) as WorkspaceValidationError;
+    expect([...error.issues].sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: 'instructions', message: 'Required' },
+      { path: 'name', message: 'Required' },
+      { path: 'secretish', message: 'Unknown field' },
+    ]);
+    const notObject = (await client()
+      .skills.upsert('hunter2-value' as never)
+      .catch((e: unknown) => e)) as WorkspaceValidationError;
+    expect(notObject.issues).toEqual([{ path: '', message: 'Expected an object' }]);
+    const nested = (await client()
+      .debriefs.upsert({
+        ...debrief,
+        contract: { ...debrief.contract, svc: 'hunter2-value' },
+      } as never)
+      .catch((e: unknown) => e)) as WorkspaceValidationError;
+    expect(nested.issues).toEqual([{ path: 'contract.svc', message: 'Expected an object' }]);
+    for (const e of [error, notObject, nested]) expect(e.message).not.toContain('hunter2');
+  });
+
+  it('accepts a service-made slug such as "sales.playbook" for upserts, references and deletes', async () => {
+    const skills = sequence('post', '/skills', [
+      () => HttpResponse.json({ ...skill, slug: 'sales.playbook' }),
+    ]);
+    const agents = sequence('post', '/agents', [
+      () => HttpResponse.json({ name: 'A', slug: 'Deal Desk' }),
+    ]);
+    const removed = sequence('delete', '/skills/sales.playbook', [
+      () => new HttpResponse(null, { status: 204 }),
+    ]);
+    server.use(skills.handler, agents.handler, removed.handler);
+    await client().skills.upsert({ ...skill, slug: 'sales.playbook' });
+    await client().agents.upsert({
+      name: 'A',
+      slug: 'Deal Desk',
+      selectedSkillSlugs: ['sales.playbook'],
+    });
+    await client().skills.delete('sales.playbook');
+    expect(skills.seen[0]?.body).toMatchObject({ slug: 'sales.playbook' });
+    expect(agents.seen[0]?.body).toMatchObject({ selectedSkillSlugs: ['sales.playbook'] });
+    expect(removed.seen).toHaveLength(1);
   });
 });
 
@@ -153,6 +222,18 @@ describe('tolerant reader', () => {
       name: 'A',
       slug: 'a',
     });
+  });
+
+  it('resolves a delete answered 200 with a non-JSON body without parsing it', async () => {
+    server.use(
+      http.delete(
+        `${API}/skills/a`,
+        () => new HttpResponse('OK', { status: 200, headers: { 'content-type': 'text/plain' } }),
+      ),
+      http.delete(`${API}/agents/a`, () => new HttpResponse('<html>done', { status: 202 })),
+    );
+    await expect(client().skills.delete('a')).resolves.toBeUndefined();
+    await expect(client().agents.delete('a')).resolves.toBeUndefined();
   });
 
   it('accepts 204 and 200-with-body deletes, and an empty upsert answer', async () => {

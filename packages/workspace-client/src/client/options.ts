@@ -46,12 +46,13 @@ export interface WorkspaceClientOptions {
   baseUrl: string | URL;
   /**
    * The workspace key (sent as `Authorization: Bearer <key>`), or an async function returning
-   * a short-lived token. Never logged and never part of an error.
+   * a short-lived token. Must be printable ASCII without spaces or line breaks, else
+   * `WorkspaceConfigError` (which never quotes it). Never logged and never part of an error.
    */
   apiKey: ApiKey;
   /** A `fetch` implementation to use instead of `globalThis.fetch`. */
   fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
-  /** Per-attempt timeout in ms, or `false`. Default `30000`. */
+  /** Per-attempt timeout in ms (waiting for the headers, then reading the body), or `false`. Default `30000`. */
   timeout?: number | false | undefined;
   /** Timeout of a whole call (every attempt and wait) in ms, or `false`. Default `120000`. */
   totalTimeout?: number | false | undefined;
@@ -59,9 +60,16 @@ export interface WorkspaceClientOptions {
   retry?: RetryPolicy | number | undefined;
   /** Called before each retry wait. Exceptions thrown by it are ignored. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
-  /** Validate response bodies against the tolerant reader schemas. Default `true`. */
+  /**
+   * Validate response bodies against the tolerant reader schemas. Default `true`. `false`
+   * skips the schemas only: a non-JSON body, a list answer holding no array and an empty
+   * `debriefs.get` body still throw `WorkspaceValidationError`.
+   */
   validateResponses?: boolean | undefined;
-  /** Extra request headers. Keep them CORS-safelisted if the client runs in a browser. */
+  /**
+   * Extra request headers. `Content-Type`, `Accept` and `Authorization` (any case) are
+   * ignored: the client sets them. Keep them CORS-safelisted if the client runs in a browser.
+   */
   headers?: Record<string, string> | undefined;
   /**
    * Allow a string workspace key in a browser. The key is a workspace-admin secret: prefer an

@@ -6,6 +6,7 @@ import { WorkspaceApiError } from '../errors/api-error.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { InternalServerError } from '../errors/internal-server-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { RateLimitError } from '../errors/rate-limit-error.js';
 import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
 import { createWorkspaceClient } from './create-workspace-client.js';
@@ -168,6 +169,39 @@ describe('retry matrix', () => {
     await until(() => result.done);
     expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
     expect(result.error).toBeInstanceOf(WorkspaceConnectionError);
+  });
+
+  it('times out a success body that stalls after the headers (WorkspaceTimeoutError)', async () => {
+    // 200 headers arrive at once; the body sends one chunk and then never ends.
+    const stalled = () =>
+      new HttpResponse(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('[{"name":'));
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const { handler, seen } = sequence('get', '/skills', [stalled]);
+    server.use(handler);
+    const result = settle(client({ timeout: 1000 }).skills.list());
+    await elapse(999);
+    expect(result.done).toBe(false);
+    await elapse(1);
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('bounds a stalled success body by totalTimeout when there is no attempt timeout', async () => {
+    const stalled = () =>
+      new HttpResponse(new ReadableStream<Uint8Array>({ start() {} }), { status: 200 });
+    const { handler } = sequence('get', '/debriefs', [stalled]);
+    server.use(handler);
+    const result = settle(client({ timeout: false, totalTimeout: 3000 }).debriefs.list());
+    await elapse(3000);
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
   });
 
   it('stops at totalTimeout even when retries remain', async () => {
@@ -360,16 +394,40 @@ describe('abort', () => {
 });
 
 describe('idempotent deletes and token refresh', () => {
-  it('treats a 404 on a retried delete as success (the lost first attempt deleted it)', async () => {
-    const { handler, seen } = sequence('delete', '/agents/a', [
-      status(503),
-      () => HttpResponse.json({ error: { code: 'not_found', message: 'gone' } }, { status: 404 }),
-    ]);
+  const gone = () =>
+    HttpResponse.json({ error: { code: 'not_found', message: 'gone' } }, { status: 404 });
+
+  it('treats a 404 on a retried delete as success when an attempt got no response', async () => {
+    const { handler, seen } = sequence('delete', '/agents/a', [() => HttpResponse.error(), gone]);
     server.use(handler);
     const result = settle(client().agents.delete('a'));
     await elapse(500);
     await until(() => result.done);
     expect(result.error).toBeUndefined();
+    expect(seen).toHaveLength(2);
+  });
+
+  it('treats a 404 after a timed-out delete attempt (then a 503) as success', async () => {
+    const { handler, seen } = sequence('delete', '/skills/a', [
+      () => new Promise<Response>(() => {}),
+      status(503),
+      gone,
+    ]);
+    server.use(handler);
+    const result = settle(client({ timeout: 1000 }).skills.delete('a'));
+    await elapse(1000 + 500 + 1000);
+    await until(() => result.done);
+    expect(result.error).toBeUndefined();
+    expect(seen).toHaveLength(3);
+  });
+
+  it('rejects a 404 on a retried delete with NotFoundError when every attempt was answered', async () => {
+    const { handler, seen } = sequence('delete', '/agents/a', [status(503), gone]);
+    server.use(handler);
+    const result = settle(client().agents.delete('a'));
+    await elapse(500);
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(NotFoundError);
     expect(seen).toHaveLength(2);
   });
 

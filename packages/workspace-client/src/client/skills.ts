@@ -16,7 +16,12 @@ export interface SkillsResource {
   list(options?: RequestOptions): Promise<SharedSkill[]>;
   /** `POST /skills`: create or replace the skill with this `slug` (derived from `name` when omitted). */
   upsert(skill: SharedSkillInput, options?: RequestOptions): Promise<SharedSkill>;
-  /** `DELETE /skills/:slug`. Rejects with `NotFoundError` when no such skill exists. */
+  /**
+   * `DELETE /skills/:slug`. Resolves on any 2xx (the body is not read). Rejects with
+   * `NotFoundError` when no such skill exists, except on a retry after an attempt that got no
+   * response at all (network error, timeout): that attempt may have deleted it, so a 404
+   * then counts as success. A 404 after a 5xx (or any other answer) still rejects.
+   */
   delete(slug: string, options?: RequestOptions): Promise<void>;
 }
 

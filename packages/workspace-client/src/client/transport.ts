@@ -65,6 +65,27 @@ function resolvePolicy(...layers: (RetryPolicy | number | undefined)[]): Resolve
   return policy;
 }
 
+/**
+ * What a bearer token may contain here: printable ASCII without spaces. Anything else (a
+ * trailing newline read from a file, a pasted space) would be refused by `Headers` with an
+ * error quoting the key, so it is refused earlier with a message that never shows it.
+ */
+const KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+const INVALID_KEY_MESSAGE =
+  'apiKey must be printable ASCII without spaces or line breaks (check for a trailing newline)';
+
+/** Headers the client owns: a user `headers` entry never replaces them. */
+const RESERVED_HEADERS = ['accept', 'authorization', 'content-type'];
+
+function userHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers ?? {}).filter(
+      ([name]) => !RESERVED_HEADERS.includes(name.toLowerCase()),
+    ),
+  );
+}
+
 function resolveRoot(baseUrl: unknown): string {
   let url: URL;
   try {
@@ -100,6 +121,9 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
       'apiKey is required: a workspace key string or a function returning a token',
     );
   }
+  if (typeof apiKey === 'string' && !KEY_PATTERN.test(apiKey)) {
+    throw new WorkspaceConfigError(INVALID_KEY_MESSAGE);
+  }
   if (typeof apiKey === 'string' && isBrowserLike() && options.dangerouslyAllowBrowser !== true) {
     throw new WorkspaceConfigError(
       'Refusing to use a workspace key in a browser: it is a workspace-admin secret. ' +
@@ -124,6 +148,11 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     if (typeof key !== 'string' || key.trim() === '') {
       throw new WorkspaceConfigError('The apiKey function must return a non-empty string');
     }
+    if (!KEY_PATTERN.test(key)) {
+      throw new WorkspaceConfigError(
+        `The apiKey function returned an unusable token: ${INVALID_KEY_MESSAGE}`,
+      );
+    }
     return key;
   };
 
@@ -142,11 +171,30 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
       const toError = (error: unknown): WorkspaceError =>
         mapError(error, { key, signal, method, path });
 
+      const headers: Record<string, string> = {
+        ...userHeaders(options.headers),
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
+      // Sets Authorization from a freshly resolved key. Never lets the runtime's own error
+      // escape: it would quote the header value.
+      const authorize = async (request: Request): Promise<void> => {
+        key = await resolveKey();
+        try {
+          request.headers.set('authorization', `Bearer ${key}`);
+        } catch {
+          throw new WorkspaceConfigError(INVALID_KEY_MESSAGE);
+        }
+      };
+      // True once an attempt ended without any response (network error, attempt timeout):
+      // that attempt may have reached the service.
+      let lostAttempt = false;
+
       try {
-        const response = await ky(`${root}${path}`, {
+        const pending = ky(`${root}${path}`, {
           method,
           ...(body === undefined ? {} : { json: body }),
-          headers: { ...options.headers, accept: 'application/json' },
+          headers,
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
           ...(signal === undefined ? {} : { signal }),
           timeout: call?.timeout ?? options.timeout ?? DEFAULTS.timeout,
@@ -197,33 +245,40 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
             },
           },
           hooks: {
-            beforeRequest: [
-              async ({ request }) => {
-                key = await resolveKey();
-                request.headers.set('authorization', `Bearer ${key}`);
-              },
-            ],
+            beforeRequest: [({ request }) => authorize(request)],
             beforeRetry: [
-              async ({ request }) => {
+              async ({ request, error }) => {
+                if (!isHTTPError(error)) lostAttempt = true;
                 // Short-lived tokens may have expired during the wait.
-                if (typeof apiKey === 'function') {
-                  key = await resolveKey();
-                  request.headers.set('authorization', `Bearer ${key}`);
-                }
+                if (typeof apiKey === 'function') await authorize(request);
               },
             ],
             afterResponse: [
               ({ request, response, retryCount }) => {
-                // A retried delete may find the key already gone because an earlier attempt
-                // succeeded without its answer arriving: that is success.
-                if (request.method === 'DELETE' && response.status === 404 && retryCount > 0) {
+                // A retried delete may find the key already gone because an attempt that got
+                // no answer deleted it: that is success. After answered attempts only (e.g. a
+                // 503), a 404 means what it says.
+                if (
+                  request.method === 'DELETE' &&
+                  response.status === 404 &&
+                  retryCount > 0 &&
+                  lostAttempt
+                ) {
                   return new Response(null, { status: 204 });
                 }
               },
             ],
           },
         });
-        const text = await response.text();
+        if (method === 'DELETE') {
+          // Any 2xx answers a delete: its body (if any) is not read, let alone parsed.
+          const response = await pending;
+          response.body?.cancel().catch(() => {});
+          return undefined;
+        }
+        // ky bounds the body read by the attempt and total timeouts (a bare
+        // `response.text()` would wait forever for a body that stalls after the headers).
+        const text = await pending.text();
         if (text.trim() === '') return undefined;
         try {
           return JSON.parse(text);

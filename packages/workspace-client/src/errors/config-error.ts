@@ -2,8 +2,10 @@ import { WorkspaceError } from './workspace-error.js';
 
 /**
  * Thrown synchronously by `createWorkspaceClient` when its options are unusable:
- * a missing or malformed `baseUrl`, a missing `apiKey`, or a workspace key used in a
- * browser without `dangerouslyAllowBrowser: true`.
+ * a missing or malformed `baseUrl`, a missing `apiKey` or one that is not printable ASCII
+ * without spaces (e.g. a trailing newline), or a workspace key used in a browser without
+ * `dangerouslyAllowBrowser: true`. A call rejects with it when an async `apiKey` returns
+ * such a token (nothing is sent). The message never quotes the key.
  *
  * @example
  * ```ts

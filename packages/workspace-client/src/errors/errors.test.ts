@@ -6,6 +6,7 @@ import { createWorkspaceClient } from '../client/create-workspace-client.js';
 import { WorkspaceApiError } from './api-error.js';
 import { AuthenticationError } from './authentication-error.js';
 import { BadRequestError } from './bad-request-error.js';
+import { WorkspaceConfigError } from './config-error.js';
 import { ConflictError } from './conflict-error.js';
 import { WorkspaceConnectionError } from './connection-error.js';
 import { InternalServerError } from './internal-server-error.js';
@@ -147,5 +148,73 @@ describe('key redaction', () => {
     expect(leaks(error)).toBe(false);
     expect(inspect(client(), { depth: 10, showHidden: true })).not.toContain(KEY);
     expect(JSON.stringify(client())).not.toContain(KEY);
+  });
+
+  it('redacts a key shorter than six characters from body, headers and message', async () => {
+    const short = 'k9Z2';
+    server.use(
+      http.get(`${API}/skills`, () =>
+        HttpResponse.json(
+          {
+            error: { code: 'bad_key', message: `Unknown key ${short}` },
+            echo: [`Bearer ${short}`],
+          },
+          { status: 401, headers: { 'x-echo': short } },
+        ),
+      ),
+    );
+    const error = (await client(short)
+      .skills.list()
+      .catch((e: unknown) => e)) as WorkspaceApiError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toBe('Unknown key [redacted]');
+    expect(error.headers['x-echo']).toBe('[redacted]');
+    expect(error.body).toEqual({
+      error: { code: 'bad_key', message: 'Unknown key [redacted]' },
+      echo: ['Bearer [redacted]'],
+    });
+    expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(short);
+  });
+});
+
+describe('unusable keys', () => {
+  const views = (error: unknown) =>
+    [JSON.stringify(error), String(error), inspect(error, { depth: 10, showHidden: true })].join(
+      '\n',
+    );
+
+  it.each([
+    ['a trailing newline', `${KEY}\n`],
+    ['CR LF inside', `${KEY}\r\nx-injected: 1`],
+    ['a space inside', 'wk_test abc'],
+    ['non-ASCII', 'wk_test_clé'],
+  ])('refuses a key string with %s at construction, without quoting it', (_label, key) => {
+    let error: unknown;
+    try {
+      client(key as string);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(WorkspaceConfigError);
+    expect((error as Error).cause).toBeUndefined();
+    expect(views(error)).not.toContain(KEY);
+    expect(views(error)).not.toContain('wk_test');
+  });
+
+  it('refuses a token with CR/LF from an async apiKey: WorkspaceConfigError, no cause, nothing sent', async () => {
+    let sent = 0;
+    server.use(
+      http.get(`${API}/skills`, () => {
+        sent += 1;
+        return HttpResponse.json([]);
+      }),
+    );
+    const error = await client(async () => `${KEY}\r\n`)
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceConfigError);
+    expect((error as Error).cause).toBeUndefined();
+    expect(views(error)).not.toContain(KEY);
+    expect(sent).toBe(0);
   });
 });

@@ -7,8 +7,8 @@ export const REDACTED = '[redacted]';
  * credential it rejected.
  */
 export function redact<T>(value: T, secret: string | undefined): T {
-  // Very short secrets would redact ordinary words; real keys are long.
-  if (secret === undefined || secret.length < 6) return value;
+  // Any non-empty key is redacted, however short: a short key is still a key.
+  if (secret === undefined || secret === '') return value;
   const walk = (input: unknown): unknown => {
     if (typeof input === 'string') return input.split(secret).join(REDACTED);
     if (Array.isArray(input)) return input.map(walk);

@@ -5,16 +5,19 @@ const ORGANIZATION_ID_MESSAGE =
 
 /**
  * A strict object for request bodies: unknown fields are refused, and `organizationId`
- * gets a message of its own because the contract forbids it explicitly.
+ * gets a message of its own because the contract forbids it explicitly. Messages never
+ * quote the input (the path names the field).
  */
 export function writerObject<const E extends v.ObjectEntries>(
   entries: E,
 ): v.StrictObjectSchema<E, v.ErrorMessage<v.StrictObjectIssue>> {
   return v.strictObject(entries, (issue) => {
-    if (issue.expected !== 'never') return `Expected an object but received ${issue.received}`;
-    return issue.received === '"organizationId"'
-      ? ORGANIZATION_ID_MESSAGE
-      : `Unknown field ${issue.received}: not part of the workspace API v1`;
+    // An entry that is not part of the schema.
+    if (issue.expected === 'never') {
+      return issue.input === 'organizationId' ? ORGANIZATION_ID_MESSAGE : 'Unknown field';
+    }
+    // Key issues (a missing entry) carry a path; a wrong-type value does not yet.
+    return issue.path === undefined ? 'Expected an object' : 'Required';
   });
 }
 
@@ -36,21 +39,28 @@ export const stringList: v.ArraySchema<typeof nonEmptyString, string> = v.array(
 );
 
 /**
- * Slug format accepted by the writer: lower-case letters and digits, words joined by
- * single `-` or `_`, at most 128 characters. The contract does not fix a format; this
- * one is what `slugify` produces and is safe in a URL path.
+ * Format of the slugs `slugify` produces: lower-case letters and digits, words joined by
+ * single `-` or `_`. The writer does not require it: the contract fixes no slug format, so
+ * a slug made by the service (e.g. `sales.playbook`) must stay usable.
  */
 export const SLUG_PATTERN: RegExp = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
 
-/** Schema of a slug (see `SLUG_PATTERN`). */
+/**
+ * Schema of a slug as the writer accepts it: any non-blank string of at most 128 characters
+ * that can address its own resource as one path segment (no `/`, not `.` or `..`).
+ */
 export const slug: v.SchemaWithPipe<
   readonly [
     v.StringSchema<string>,
-    v.RegexAction<string, string>,
+    v.CheckAction<string, string>,
     v.MaxLengthAction<string, 128, string>,
+    v.CheckAction<string, string>,
+    v.CheckAction<string, string>,
   ]
 > = v.pipe(
   v.string('Expected a string'),
-  v.regex(SLUG_PATTERN, 'Must be a slug: lower-case letters and digits joined by "-" or "_"'),
+  v.check((value) => value.trim() !== '', 'Must not be empty'),
   v.maxLength(128, 'Must be at most 128 characters'),
+  v.check((value) => !value.includes('/'), 'Must not contain "/"'),
+  v.check((value) => value !== '.' && value !== '..', 'Must not be "." or ".."'),
 );

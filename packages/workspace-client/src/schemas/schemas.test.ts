@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { SharedAgentInputSchema, SharedAgentSchema } from './agent.js';
+import { SLUG_PATTERN } from './common.js';
 import { DebriefInputSchema, DebriefSchema } from './debrief.js';
 import { formatPath } from './issues.js';
 import { SharedSkillInputSchema } from './skill.js';
@@ -26,12 +27,14 @@ describe('shared skill writer', () => {
     expect(paths(SharedSkillInputSchema, { name: '  ' }).sort()).toEqual(['instructions', 'name']);
   });
 
-  it.each(['Has Space', 'UPPER', '-leading', 'trailing-', 'a--b', 'é'])(
-    'refuses slug %j',
+  it.each(['', '  ', 'a/b', '/', '.', '..', 'x'.repeat(129), 7])('refuses slug %j', (slug) => {
+    expect(paths(SharedSkillInputSchema, { name: 'n', instructions: 'i', slug })).toEqual(['slug']);
+  });
+
+  it.each(['sales.playbook', 'Sales Playbook', 'UPPER', '-leading', 'a--b', 'é', 'x'.repeat(128)])(
+    'accepts slug %j (the contract fixes no format)',
     (slug) => {
-      expect(paths(SharedSkillInputSchema, { name: 'n', instructions: 'i', slug })).toEqual([
-        'slug',
-      ]);
+      expect(paths(SharedSkillInputSchema, { name: 'n', instructions: 'i', slug })).toEqual([]);
     },
   );
 });
@@ -152,5 +155,6 @@ describe('slugify', () => {
     ['🙂', ''],
   ])('%j → %j', (name, slug) => {
     expect(slugify(name)).toBe(slug);
+    if (slug !== '') expect(slug).toMatch(SLUG_PATTERN);
   });
 });

@@ -22,7 +22,8 @@ export interface SharedSkillInput {
 
 /**
  * Strict writer schema of a shared skill: `name` and `instructions` required and non-empty,
- * `slug` in slug format, unknown fields (and `organizationId`) refused.
+ * `slug` (when given) non-blank, at most 128 characters, without `/` and not `.`/`..`;
+ * unknown fields (and `organizationId`) refused.
  *
  * @example
  * ```ts

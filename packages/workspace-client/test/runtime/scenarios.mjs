@@ -10,8 +10,10 @@ import {
   NotFoundError,
   RateLimitError,
   WorkspaceApiError,
+  WorkspaceConfigError,
   WorkspaceConnectionError,
   WorkspaceError,
+  WorkspaceTimeoutError,
   WorkspaceValidationError,
 } from '../../dist/index.js';
 
@@ -110,6 +112,32 @@ export function scenarios({ baseUrl, closedUrl, emulator }) {
         .catch((e) => e);
       assert.ok(down instanceof WorkspaceConnectionError);
       assert.ok(!JSON.stringify(down).includes(KEY));
+    },
+
+    async 'times out a success body that stalls after the headers'() {
+      // This runtime's own Response and streams: 200 headers, then a body that never ends.
+      const fetch = async () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('[{"name":'));
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        );
+      const stalled = await client({ fetch, timeout: 200, retry: 0 })
+        .skills.list()
+        .catch((e) => e);
+      assert.ok(stalled instanceof WorkspaceTimeoutError);
+    },
+
+    async 'refuses a key with a line break without quoting it'() {
+      const refused = await client({ apiKey: async () => `${KEY}\r\n` })
+        .skills.list()
+        .catch((e) => e);
+      assert.ok(refused instanceof WorkspaceConfigError);
+      assert.equal(refused.cause, undefined);
+      assert.ok(!String(refused.stack).includes(KEY));
     },
   };
 }
