@@ -43,6 +43,11 @@ export interface WorkspaceSnapshot {
 export interface WorkspaceEmulatorOptions {
   /** Clock used for `createdAt` / `updatedAt`. Default `() => new Date()`. */
   now?: (() => Date) | undefined;
+  /**
+   * Path the API root sits under, for clients whose `baseUrl` has a path (e.g. `'/tenant-a'`
+   * serves `/tenant-a/api/v1/org/...`). Default `''`: the API is at `/api/v1/org`.
+   */
+  basePath?: string | undefined;
 }
 
 /**
@@ -50,7 +55,10 @@ export interface WorkspaceEmulatorOptions {
  * Each bearer key selects its own isolated workspace; any non-empty key is accepted.
  */
 export interface WorkspaceEmulator {
-  /** Answers one request to `.../api/v1/org/...` (any origin). */
+  /**
+   * Answers one request (any origin). Only paths starting with `{basePath}/api/v1/org` are
+   * routed; anything else is `404 route_not_found`.
+   */
   handle(request: Request): Promise<Response>;
   /** Queues a failure for the next matching request(s). */
   failNext(fault: EmulatorFault): void;
@@ -77,7 +85,9 @@ const PREFIX = '/api/v1/org';
  * `@svc/workspace-client/emulator/node` (also the `svc-workspace-emulator` bin).
  *
  * Behaviour where the contract is silent (see docs/workspace-emulator.md): bodies are
- * validated with this package's writer schemas (422 with `error.details.issues`), upserts
+ * validated with this package's writer schemas (422 with `error.details.issues`; a body not
+ * sent as `application/json` is 415), only paths starting with `{basePath}/api/v1/org` are
+ * routed, upserts
  * answer 201 when created and 200 when replaced with the saved object, deletes answer 204,
  * lists are bare arrays, errors use `{ error: { code, message } }`, every answer has an
  * `x-request-id`, and CORS preflights are answered.
@@ -96,6 +106,8 @@ const PREFIX = '/api/v1/org';
  */
 export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}): WorkspaceEmulator {
   const now = options.now ?? (() => new Date());
+  const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
+  const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
   const workspaces = new Map<string, Workspace>();
   let faults: (EmulatorFault & { remaining: number })[] = [];
   const requests: RecordedRequest[] = [];
@@ -148,7 +160,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       debriefs: workspace.debriefs,
     };
     if (resource === undefined || !(resource in collections) || rest.length > 0 || rawKey === '') {
-      return errorResponse(404, 'route_not_found', `No route for ${method} ${PREFIX}${path}`);
+      return errorResponse(404, 'route_not_found', `No route for ${method} ${root}${path}`);
     }
     const name = resource as keyof typeof collections;
     const table = collections[name];
@@ -157,14 +169,20 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       return errorResponse(
         405,
         'method_not_allowed',
-        `${method} is not supported on ${PREFIX}${path}`,
+        `${method} is not supported on ${root}${path}`,
         {
           allow: allowed,
         },
       );
     }
     if (rawKey !== undefined) {
-      const key = decodeURIComponent(rawKey);
+      let key: string;
+      try {
+        key = decodeURIComponent(rawKey);
+      } catch {
+        // Malformed percent-encoding names no stored key.
+        return errorResponse(404, 'not_found', `No ${name.slice(0, -1)} with this key`);
+      }
       const found = table.get(key);
       if (found === undefined) {
         return errorResponse(404, 'not_found', `No ${name.slice(0, -1)} with key "${key}"`);
@@ -175,6 +193,14 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     }
     if (method === 'GET') return jsonResponse(200, [...table.values()]);
 
+    const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]?.trim();
+    if (mediaType?.toLowerCase() !== 'application/json') {
+      return errorResponse(
+        415,
+        'unsupported_media_type',
+        'The request body must be JSON sent with "Content-Type: application/json"',
+      );
+    }
     let body: unknown;
     try {
       body = JSON.parse(await request.text());
@@ -244,12 +270,16 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       counter += 1;
       const requestId = `req_emu_${counter.toString(36).padStart(6, '0')}`;
       const url = new URL(request.url);
-      const at = url.pathname.indexOf(PREFIX);
-      const path = at === -1 ? url.pathname : url.pathname.slice(at + PREFIX.length) || '/';
+      // The API root must start the path: `/api/v1/organization` or `/x/api/v1/org` are
+      // not it.
+      const inside = url.pathname === root || url.pathname.startsWith(`${root}/`);
+      const path = inside ? url.pathname.slice(root.length) || '/' : url.pathname;
       const method = request.method.toUpperCase();
       let response: Response;
       if (method === 'OPTIONS') response = preflight(request);
-      else {
+      else if (!inside) {
+        response = errorResponse(404, 'route_not_found', `No route for ${method} ${url.pathname}`);
+      } else {
         const fault = takeFault(method, path);
         const auth = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
         if (fault !== undefined) {
@@ -268,12 +298,6 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
             'unauthorized',
             'Missing or malformed "Authorization: Bearer <workspace key>" header',
             { 'www-authenticate': 'Bearer' },
-          );
-        } else if (at === -1) {
-          response = errorResponse(
-            404,
-            'route_not_found',
-            `No route for ${method} ${url.pathname}`,
           );
         } else {
           response = await route(request, path, workspaceFor(auth[1]));

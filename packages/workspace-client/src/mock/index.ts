@@ -12,7 +12,11 @@ export {
 
 /** Options of `workspaceHandlers`. */
 export interface WorkspaceHandlersOptions {
-  /** Only intercept this origin (e.g. `'https://svc.example.com'`). Default: any origin. */
+  /**
+   * Only intercept this origin (e.g. `'https://svc.example.com'`). Default: any origin. A
+   * path in it (`'https://svc.example.com/tenant-a'`) becomes the default emulator's
+   * `basePath`; an emulator you pass needs the same `basePath`.
+   */
   baseUrl?: string | undefined;
   /** Emulator to answer with; a fresh one by default. */
   emulator?: WorkspaceEmulator | undefined;
@@ -34,7 +38,8 @@ export interface WorkspaceHandlersOptions {
  * ```
  */
 export function workspaceHandlers(options: WorkspaceHandlersOptions = {}): HttpHandler[] {
-  const emulator = options.emulator ?? createWorkspaceEmulator();
   const origin = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
+  const basePath = origin === '*' ? '' : new URL(origin).pathname;
+  const emulator = options.emulator ?? createWorkspaceEmulator({ basePath });
   return [http.all(`${origin}/api/v1/org/*`, ({ request }) => emulator.handle(request))];
 }

@@ -107,4 +107,23 @@ describe('workspace emulator through msw', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET');
   });
+
+  it('serves a baseUrl with a path when it creates the emulator', async () => {
+    const tenant = 'https://tenant.test/tenant-a';
+    const scoped = setupServer(...workspaceHandlers({ baseUrl: tenant }));
+    server.close();
+    scoped.listen({ onUnhandledFrame: 'error' });
+    try {
+      const tenantClient = createWorkspaceClient({
+        baseUrl: tenant,
+        apiKey: 'wk_test_example',
+        retry: 0,
+      });
+      await tenantClient.skills.upsert({ name: 'Pricing', instructions: 'Quote.' });
+      expect(await tenantClient.skills.list()).toHaveLength(1);
+    } finally {
+      scoped.close();
+      server.listen({ onUnhandledFrame: 'error' });
+    }
+  });
 });
