@@ -1,3 +1,4 @@
+import { type ValidationIssue, WorkspaceValidationError } from '../errors/validation-error.js';
 import type { DebriefAudience, DebriefInput } from '../schemas/debrief.js';
 import {
   type DebriefDraft,
@@ -24,7 +25,8 @@ export interface DebriefBuilder {
   page(page: DebriefPageDraft): DebriefBuilder;
   /**
    * Appends a spoken section shown over `pageIndex` (default: the last page added). Once
-   * any section is added, no default one-section-per-page list is generated.
+   * any section is added, no default one-section-per-page list is generated. A section
+   * added before any page without a `pageIndex` is reported by `build()`.
    */
   section(section: BuilderSectionDraft): DebriefBuilder;
   /** Restricts the audience to these groups. */
@@ -49,6 +51,8 @@ export function debrief(init: DebriefBuilderInit): DebriefBuilder {
   const draft: DebriefDraft = { ...init, pages: [] };
   const pages: DebriefPageDraft[] = [];
   const sections: DebriefSectionDraft[] = [];
+  // Sections added before any page without a pageIndex: they have no page to bind to.
+  const unbound: number[] = [];
   const builder: DebriefBuilder = {
     opening(speech) {
       draft.openingSpeech = speech;
@@ -63,6 +67,7 @@ export function debrief(init: DebriefBuilderInit): DebriefBuilder {
       return builder;
     },
     section(section) {
+      if (section.pageIndex === undefined && pages.length === 0) unbound.push(sections.length);
       sections.push({ ...section, pageIndex: section.pageIndex ?? Math.max(0, pages.length - 1) });
       return builder;
     },
@@ -72,11 +77,27 @@ export function debrief(init: DebriefBuilderInit): DebriefBuilder {
       return builder;
     },
     build() {
-      return defineDebrief({
+      const complete: DebriefDraft = {
         ...draft,
         pages: [...pages],
         ...(sections.length > 0 ? { sections: [...sections] } : {}),
-      });
+      };
+      if (unbound.length === 0) return defineDebrief(complete);
+      let issues: readonly ValidationIssue[] = [];
+      try {
+        defineDebrief(complete);
+      } catch (error) {
+        if (!(error instanceof WorkspaceValidationError)) throw error;
+        issues = error.issues;
+      }
+      const paths = unbound.map((index) => `contract.sections[${index}].pageIndex`);
+      throw new WorkspaceValidationError('request', 'debrief', [
+        ...issues.filter((issue) => !paths.includes(issue.path)),
+        ...paths.map((path) => ({
+          path,
+          message: 'Section added before any page: add a .page() first or give a pageIndex',
+        })),
+      ]);
     },
   };
   return builder;

@@ -103,6 +103,49 @@ describe('debrief builder', () => {
     ]);
   });
 
+  it('reports a section added before any page at its pageIndex instead of binding it to page 0', () => {
+    let error: unknown;
+    try {
+      debrief({ externalId: 'x', title: 'T' })
+        .section({ title: 'Too early', speech: 'Nothing to show yet' })
+        .page({ title: 'One', html: '<p>1</p>' })
+        .section({ title: 'Fine', speech: 'Over page one' })
+        .section({ title: 'Explicit', pageIndex: 0 })
+        .build();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(WorkspaceValidationError);
+    expect((error as WorkspaceValidationError).issues).toEqual([
+      {
+        path: 'contract.sections[0].pageIndex',
+        message: 'Section added before any page: add a .page() first or give a pageIndex',
+      },
+    ]);
+  });
+
+  it('keeps the other problems when a section comes before any page', () => {
+    let error: unknown;
+    try {
+      debrief({ externalId: '', title: 'T' }).section({ title: 'Early' }).build();
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as WorkspaceValidationError).issues.map((i) => i.path).sort()).toEqual([
+      'contract.canvas.pages',
+      'contract.sections[0].pageIndex',
+      'externalId',
+    ]);
+  });
+
+  it('accepts a section given an explicit pageIndex before its page is added', () => {
+    const built = debrief({ externalId: 'x', title: 'T' })
+      .section({ title: 'Ahead', pageIndex: 0 })
+      .page({ title: 'One', html: '<p>1</p>' })
+      .build();
+    expect(built.contract.sections.map((s) => s.pageIndex)).toEqual([0]);
+  });
+
   it('refuses to build a debrief without pages', () => {
     expect(() => debrief({ externalId: 'x', title: 'T' }).build()).toThrowError(
       /contract.canvas.pages: A debrief needs at least one canvas page/,
