@@ -13,13 +13,16 @@ if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server; fi
 passed=0
 failed=0
 failures=()
+output_log="$(mktemp)"
+trap 'rm -f "$output_log"' EXIT
 step() { # name command...
   local name="$1"
   shift
   echo
   echo "=== $name"
   local started=$SECONDS
-  if "$@"; then
+  # pipefail (set by toolchain.sh) keeps the command's own exit status through tee.
+  if "$@" 2>&1 | tee -a "$output_log"; then
     passed=$((passed + 1))
     echo "=== $name: ok ($((SECONDS - started)) s)"
   else
@@ -45,6 +48,9 @@ step "check:package (publint, attw, consumers)" pnpm turbo run check:package --c
 step "bench (smoke)" pnpm -r --if-present --workspace-concurrency=1 run bench:smoke
 
 echo
+# vitest prints "Tests  N passed (M)" per run; sum them over every package and both Node versions.
+vitest_passed=$(sed 's/\x1b\[[0-9;]*m//g' "$output_log" | grep -aoE 'Tests +[0-9]+ passed' | awk '{ sum += $2 } END { print sum + 0 }')
+echo "vitest: ${vitest_passed:-0} tests passed over all packages on Node 24 and Node 22 (Deno, Bun and browser runs counted as suites)"
 for name in "${failures[@]}"; do echo "failed: $name"; done
 echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
