@@ -27,9 +27,6 @@ export function parseJsonBody(
   return problem ? { ok: false, problem } : { ok: true, value };
 }
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-
 /**
  * True when the text alone proves the rules hold, so the walk can be skipped (the common case):
  * with at most {@link MAX_JSON_DEPTH} opening brackets it cannot nest deeper, and without the
@@ -37,10 +34,10 @@ const OPEN_BRACKET = 0x5b;
  */
 function cannotOffend(text: string): boolean {
   if (text.includes('__proto__') || text.includes('\\u')) return false;
+  // indexOf jumps between brackets natively: far cheaper than visiting every character.
   let openers = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
       openers += 1;
       if (openers > MAX_JSON_DEPTH) return false;
     }
