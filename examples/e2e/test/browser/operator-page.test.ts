@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApprovalRequiredResponseSchema, JobSchema } from '@svc/gateway-kit';
 import { invokeBody } from '@svc/gateway-kit/testing';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from '@svc/headless-chromium';
+import { type HeadlessChromium, launchHeadlessChromium } from '@svc/headless-chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningExample, startExample } from '../../src/example-process.ts';
 import { eventually, http, valid } from '../../src/http.ts';
@@ -15,9 +13,8 @@ const OPERATOR_TOKEN = 'browser-operator-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 let example: RunningExample;
-let browser: BrowserContext;
+let browser: HeadlessChromium;
 let page: Page;
-let profile: string;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
@@ -27,21 +24,8 @@ beforeAll(async () => {
     args: ['src/server.ts'],
     env: { GATEWAY_TOKEN: TOKEN, OPERATOR_TOKEN },
   });
-  profile = mkdtempSync(join(tmpdir(), 'operator-page-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
-  page = await browser.newPage();
+  browser = await launchHeadlessChromium('operator-page');
+  page = await browser.context.newPage();
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());
   });
@@ -50,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await example?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 async function requestRefund(amountCents: number): Promise<string> {

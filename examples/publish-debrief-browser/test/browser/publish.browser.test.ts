@@ -1,51 +1,35 @@
 // Headless Chromium (Debian package at /usr/bin/chromium, or CHROMIUM_PATH) opens the built page
 // (run `pnpm build` first; `pnpm test:browser` does) served on one localhost port; the page
 // publishes to a workspace emulator on another port (CORS), and we check the emulator stored it.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { Page } from '@svc/headless-chromium';
+import { type HeadlessChromium, launchHeadlessChromium } from '@svc/headless-chromium';
 import { createWorkspaceClient } from '@svc/workspace-client';
 import { type RunningEmulator, serveWorkspaceEmulator } from '@svc/workspace-client/emulator/node';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEV_TOKEN, type DevServer, startDevServer } from '../../scripts/dev-server.ts';
 
 let server: DevServer;
 let other: RunningEmulator;
-let profile: string;
-let browser: BrowserContext;
+let browser: HeadlessChromium;
 let tab: Page;
 let consoleErrors: string[];
 
 beforeAll(async () => {
   server = await startDevServer({ port: 0 });
   other = await serveWorkspaceEmulator({ port: 0 });
-  profile = mkdtempSync(join(tmpdir(), 'publish-debrief-browser-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
+  browser = await launchHeadlessChromium('publish-debrief-browser');
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
   await other?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
   server.workspace.emulator.reset();
   other.emulator.reset();
-  tab = await browser.newPage();
+  tab = await browser.context.newPage();
   consoleErrors = [];
   tab.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text());

@@ -2,13 +2,11 @@
 // workspace emulator on another, and loads the page in headless Chromium (Debian package at
 // /usr/bin/chromium, or CHROMIUM_PATH). Needs `pnpm build` first.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchHeadlessChromium } from '@svc/headless-chromium';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
 import { serveWorkspaceEmulator } from '../../dist/emulator-node.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,25 +34,11 @@ const page = createServer((req, res) => {
 await new Promise((resolve) => page.listen(0, '127.0.0.1', resolve));
 const pageUrl = `http://localhost:${page.address().port}/?api=${encodeURIComponent(api.url)}`;
 
-const profile = mkdtempSync(join(tmpdir(), 'workspace-client-chromium-'));
-// A fresh profile per run; Playwright takes it as the persistent context's directory.
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-quic',
-  ],
-});
+const browser = await launchHeadlessChromium('workspace-client');
 let failed = 0;
 let passed = 0;
 try {
-  const tab = await browser.newPage();
+  const tab = await browser.context.newPage();
   const consoleErrors = [];
   tab.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
   await tab.goto(pageUrl);
@@ -76,7 +60,6 @@ try {
   await browser.close();
   await api.close();
   page.close();
-  rmSync(profile, { recursive: true, force: true });
 }
 console.log(`browser: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
