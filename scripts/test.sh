@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Quick start, step 2: the whole test suite, exactly as CI runs it on a fresh machine.
 # Provisions Node 24 + 22, pnpm, Deno, Bun and Chromium itself, then builds, lints, typechecks,
-# runs every test suite on Node 24 and Node 22, the runtime and browser suites, and the
+# runs every test suite on Node 24 and Node 22 (and the package suites again with the clock moved
+# 400 days ahead), the runtime and browser suites, and the
 # published-package checks. Prints one summary line at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .ci/toolchain.sh
 set +e
 provision_runtimes
-if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server; fi
+if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server faketime; fi
 
 passed=0
 failed=0
@@ -41,6 +42,9 @@ step "docs:api (TypeDoc, warnings are errors)" pnpm docs:api
 step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only
 # Same suites under Node 22: pnpm itself stays on Node 24, scripts see Node 22 first on PATH.
 step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurrency=1 run test
+# The same suites a year and more ahead (libfaketime): a test that pins a date and also reads the
+# real clock fails here on the day it is written, not the day after.
+step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/gateway-kit --filter @svc/gateway-kit-redis --filter @svc/workspace-client run test
 step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
 step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
 step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
