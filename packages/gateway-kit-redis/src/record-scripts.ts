@@ -107,3 +107,62 @@ for i = 1, #page, 2 do
 end
 return {last, #page < 2 * tonumber(ARGV[4]) and 1 or 0, found}
 `);
+
+/*
+ * Time-ordered sets (quotas and the approvals index): a sorted set per name, member → expiry ms
+ * (Redis clock), pruned of expired members on every write and read, itself expiring with its last
+ * member.
+ */
+const SET_PRELUDE = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+`;
+
+/**
+ * Adds or extends a member. KEYS: 1 set. ARGV: 1 member, 2 ttl ms, 3 max size (0 = unbounded).
+ * Returns 1 when the member is in the set afterwards, 0 when the set was full.
+ */
+export const ADD_TO_SET: LuaScript = lua(`${SET_PRELUDE}
+local expires = now + tonumber(ARGV[2])
+local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if current then
+  if tonumber(current) < expires then redis.call('ZADD', KEYS[1], expires, ARGV[1]) end
+else
+  local max = tonumber(ARGV[3])
+  if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then return 0 end
+  redis.call('ZADD', KEYS[1], expires, ARGV[1])
+end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], math.floor(tonumber(last[2])) + 1)
+return 1
+`);
+
+/**
+ * Live members in expiry order (ties by member), strictly after a cursor. KEYS: 1 set.
+ * ARGV: 1 limit, 2 cursor expiry ('' for none), 3 cursor member.
+ * Returns {member, expiry, member, expiry, …}.
+ */
+export const RANGE_OF_SET: LuaScript = lua(`${SET_PRELUDE}
+local limit = tonumber(ARGV[1])
+local after = ARGV[2] ~= '' and tonumber(ARGV[2]) or nil
+local found = {}
+local offset = 0
+while #found < 2 * limit do
+  local page = redis.call('ZRANGEBYSCORE', KEYS[1], after and ARGV[2] or '-inf', '+inf', 'WITHSCORES', 'LIMIT', offset, limit + 16)
+  if #page == 0 then break end
+  for i = 1, #page, 2 do
+    local score = tonumber(page[i + 1])
+    if not after or score > after or (score == after and page[i] > ARGV[3]) then
+      found[#found + 1] = page[i]
+      found[#found + 1] = page[i + 1]
+      if #found >= 2 * limit then break end
+    end
+  end
+  offset = offset + #page / 2
+end
+return found
+`);

@@ -1,5 +1,17 @@
-import { type RecordStore, RecordStoreFullError, type VersionedRecord } from '@svc/gateway-kit';
-import { CREATE_RECORD, DELETE_RECORD, LIST_RECORDS, REPLACE_RECORD } from './record-scripts.ts';
+import {
+  type RecordStore,
+  RecordStoreFullError,
+  type SetEntry,
+  type VersionedRecord,
+} from '@svc/gateway-kit';
+import {
+  ADD_TO_SET,
+  CREATE_RECORD,
+  DELETE_RECORD,
+  LIST_RECORDS,
+  RANGE_OF_SET,
+  REPLACE_RECORD,
+} from './record-scripts.ts';
 import { RedisConnection, type RedisConnectionOptions } from './redis-connection.ts';
 
 /**
@@ -121,6 +133,32 @@ export class RedisRecordStore implements RecordStore {
     return found.slice(0, limit).map(({ key, record }) => ({ key, record }));
   }
 
+  async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
+    const added = await this.#redis.script(
+      ADD_TO_SET,
+      [this.#setKey(set)],
+      [member, ttl(ttlMs), String(maxSize ?? 0)],
+    );
+    return Number(added) === 1;
+  }
+
+  async removeFromSet(set: string, member: string): Promise<void> {
+    await this.#redis.call((client) => client.zRem(this.#setKey(set), member));
+  }
+
+  async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {
+    if (!(limit > 0)) return [];
+    const flat = (await this.#redis.script(
+      RANGE_OF_SET,
+      [this.#setKey(set)],
+      [String(Math.trunc(limit)), after ? String(after.expiresAt) : '', after?.member ?? ''],
+    )) as string[];
+    const entries: SetEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      entries.push({ member: flat[i]!, expiresAt: Number(flat[i + 1]) });
+    return entries;
+  }
+
   /** Releases the connection (unless you passed your own `client`). */
   async close(): Promise<void> {
     await this.#redis.close();
@@ -149,6 +187,10 @@ export class RedisRecordStore implements RecordStore {
       if (found.length >= limit || Number(exhausted) === 1) return found;
       after = String(last);
     }
+  }
+
+  #setKey(set: string): string {
+    return `${this.#prefix}set:${set}`;
   }
 
   #recordKey(key: string): string {

@@ -10,7 +10,14 @@ export type {
   JobHandle,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
-export type { Approval, ApprovalDecision, ApprovalStatus } from './approvals/approval.ts';
+export type {
+  Approval,
+  ApprovalDecision,
+  ApprovalJob,
+  ApprovalListOptions,
+  ApprovalPage,
+  ApprovalStatus,
+} from './approvals/approval.ts';
 export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
@@ -30,7 +37,11 @@ export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './
 export { isJobStoreFullError, JobStoreFullError } from './jobs/job-store-full-error.ts';
 export type { MemoryJobStoreOptions } from './jobs/memory-job-store.ts';
 export { MemoryJobStore } from './jobs/memory-job-store.ts';
+export type { GatewayLimits } from './quotas/limits.ts';
+export { DEFAULT_LIMITS } from './quotas/limits.ts';
+export type { QuotaName, Quotas } from './quotas/quotas.ts';
+export { DEFAULT_QUOTAS } from './quotas/quotas.ts';
 export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
 export { MemoryRecordStore } from './records/memory-record-store.ts';
-export type { RecordStore, VersionedRecord } from './records/record-store.ts';
+export type { RecordStore, SetEntry, VersionedRecord } from './records/record-store.ts';
 export { isRecordStoreFullError, RecordStoreFullError } from './records/record-store-full-error.ts';

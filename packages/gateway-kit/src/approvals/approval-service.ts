@@ -3,14 +3,20 @@ import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
-import type { Job } from '../contract/job.ts';
 import { randomId } from '../gateway/fingerprint.ts';
 import { type GatewayRuntime, type JobPayload, jobUrls } from '../gateway/gateway-runtime.ts';
-import { toJobResource } from '../jobs/job-resource.ts';
 import { startJob } from '../jobs/job-runner.ts';
-import type { StoredJob } from '../jobs/job-store.ts';
-import type { VersionedRecord } from '../records/record-store.ts';
-import type { Approval, ApprovalDecision, ApprovalStatus } from './approval.ts';
+import type { NewJob, StoredJob } from '../jobs/job-store.ts';
+import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
+import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
+import type {
+  Approval,
+  ApprovalDecision,
+  ApprovalJob,
+  ApprovalListOptions,
+  ApprovalPage,
+  ApprovalStatus,
+} from './approval.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
 
 /** What the record store keeps per approval. */
@@ -49,9 +55,23 @@ export interface ApprovalRequest {
 }
 
 const keyOf = (approvalId: string): string => `approval:${approvalId}`;
-// Decided and expired approvals stay readable this long, like finished jobs.
-const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** The index of approvals with a status: a time-ordered set of approval ids. */
+const indexOf = (status: ApprovalStatus): string => `approvals:${status}`;
 const MAX_TIMER_MS = 2_147_483_647;
+const MAX_PAGE = 500;
+
+/** `nextCursor` is the last index entry a page read: `<expiry>.<approvalId>`. */
+function encodeCursor(entry: SetEntry): string {
+  return `${entry.expiresAt}.${entry.member}`;
+}
+
+function decodeCursor(cursor: string): SetEntry {
+  const dot = cursor.indexOf('.');
+  const expiresAt = Number(cursor.slice(0, dot));
+  if (dot < 1 || !Number.isSafeInteger(expiresAt) || dot === cursor.length - 1)
+    throw new RangeError('approvals.list: cursor is not a nextCursor this gateway returned.');
+  return { expiresAt, member: cursor.slice(dot + 1) };
+}
 
 /**
  * Approvals: pending requests stored with their validated input, decided once (compare-and-set
@@ -60,6 +80,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 export class ApprovalService {
   readonly #runtime: GatewayRuntime;
+  /** Expiry timers by approval id; each holds the id only, never the record. */
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(runtime: GatewayRuntime) {
@@ -69,12 +90,21 @@ export class ApprovalService {
   /** Stores a pending approval and builds the `approval_required` answer (or the idempotent replay's). */
   async request(
     request: ApprovalRequest,
-  ): Promise<{ ok: true; response: ApprovalRequiredResponse } | { ok: false; mismatch: true }> {
-    const now = this.#runtime.now();
+  ): Promise<
+    { ok: true; response: ApprovalRequiredResponse } | { ok: false; refused: 'mismatch' | 'quota' }
+  > {
+    const runtime = this.#runtime;
+    const now = runtime.now();
     const approvalId = request.idempotent?.approvalId ?? randomId('apr');
+    const ownerId = request.principal.id;
+    // A pending approval counts against its principal's budget until decided or expired.
+    if (
+      !(await claimQuota(runtime, 'pendingApprovals', ownerId, approvalId, runtime.approvalTtlMs))
+    )
+      return { ok: false, refused: 'quota' };
     const record: ApprovalRecord = {
       approvalId,
-      ownerId: request.principal.id,
+      ownerId,
       // Kept as JSON: a principal from auth.verify may carry methods or handles a store cannot hold.
       principal: JSON.parse(JSON.stringify(request.principal)) as Principal,
       actionId: request.action.id,
@@ -89,14 +119,27 @@ export class ApprovalService {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.#runtime.approvalTtlMs).toISOString(),
     };
-    const { created, record: stored } = await this.#runtime.records.create<ApprovalRecord>(
-      keyOf(approvalId),
-      record,
-      this.#runtime.approvalTtlMs + RETENTION_MS,
-    );
+    let created: boolean;
+    let stored: VersionedRecord<ApprovalRecord>;
+    try {
+      ({ created, record: stored } = await runtime.records.create<ApprovalRecord>(
+        keyOf(approvalId),
+        record,
+        runtime.approvalTtlMs + runtime.approvalRetentionMs,
+      ));
+      // Listed as pending until decided, or until it expires (the index drops it by itself).
+      if (created)
+        await runtime.records.addToSet(indexOf('pending'), approvalId, runtime.approvalTtlMs);
+    } catch (error) {
+      await releaseQuota(runtime, 'pendingApprovals', ownerId, approvalId);
+      throw error;
+    }
+    // A replay of an approval that is no longer pending holds no budget.
+    if (!created && stored.value.status !== 'pending')
+      await releaseQuota(runtime, 'pendingApprovals', ownerId, approvalId);
     if (!created && stored.value.fingerprint !== request.idempotent?.fingerprint)
-      return { ok: false, mismatch: true };
-    if (created) this.#scheduleExpiry(stored.value);
+      return { ok: false, refused: 'mismatch' };
+    if (created) this.#scheduleExpiry(approvalId, stored.value.expiresAt);
     return {
       ok: true,
       response: {
@@ -118,18 +161,32 @@ export class ApprovalService {
     return this.#view(stored.value);
   }
 
-  /** Approvals in the store, pending ones by default, oldest first. */
-  async list(options: { status?: ApprovalStatus; limit?: number } = {}): Promise<Approval[]> {
+  /**
+   * One page of approvals with a status (pending by default), oldest first. Reads the status's
+   * index, so a page costs the approvals it returns, however many others the store holds.
+   */
+  async list(options: ApprovalListOptions = {}): Promise<ApprovalPage> {
     const status = options.status ?? 'pending';
-    const limit = options.limit ?? 100;
-    const entries = await this.#runtime.records.list<ApprovalRecord>('approval:', 10_000);
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), MAX_PAGE);
+    let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const approvals: Approval[] = [];
-    for (const entry of entries) {
-      if (approvals.length >= limit) break;
-      const current = await this.#expireIfDue(entry.record);
-      if (current?.value.status === status) approvals.push(await this.#view(current.value));
+    let more = true;
+    // Entries whose approval moved on (decided or expired just now) are skipped, so a page may
+    // read a little more than it returns; a bounded number of reads keeps it a page.
+    for (let reads = 0; approvals.length < limit && more && reads < limit * 4; ) {
+      const want = limit - approvals.length;
+      const entries = await this.#runtime.records.rangeOfSet(indexOf(status), want, after);
+      more = entries.length === want;
+      for (const entry of entries) {
+        reads += 1;
+        after = entry;
+        const current = await this.#read(entry.member);
+        if (current?.value.status === status) approvals.push(await this.#view(current.value));
+        else await this.#runtime.records.removeFromSet(indexOf(status), entry.member);
+      }
     }
-    return approvals;
+    const page = approvals as ApprovalPage;
+    return more && after ? Object.assign(page, { nextCursor: encodeCursor(after) }) : page;
   }
 
   /**
@@ -139,7 +196,7 @@ export class ApprovalService {
   async decide(
     approvalId: string,
     decision: ApprovalDecision,
-  ): Promise<{ approval: Approval; job?: Job }> {
+  ): Promise<{ approval: Approval; job?: ApprovalJob }> {
     if (
       typeof decision?.approved !== 'boolean' ||
       typeof decision.decidedBy !== 'string' ||
@@ -147,6 +204,7 @@ export class ApprovalService {
     ) {
       throw new TypeError('A decision needs approved (boolean) and decidedBy (non-empty string).');
     }
+    const runtime = this.#runtime;
     const stored = await this.#read(approvalId);
     if (!stored) throw new ApprovalDecisionError('approval_not_found');
     if (stored.value.status === 'expired')
@@ -154,21 +212,24 @@ export class ApprovalService {
     if (stored.value.status !== 'pending')
       throw new ApprovalDecisionError('approval_already_decided', stored.value.status);
 
-    const action = this.#runtime.actionsById.get(stored.value.actionId);
-    const jobId = decision.approved ? `job_${approvalId.replace(/^apr_/, '')}` : undefined;
+    const action = runtime.actionsById.get(stored.value.actionId);
+    // One job per approval: the id names this approval *and* when it was requested, so an
+    // approval requested again under the same idempotency key (after the first one's record
+    // expired) never lands on the first one's job.
+    const jobId = decision.approved ? jobIdOf(stored.value) : undefined;
     const decided: ApprovalRecord = {
       ...stored.value,
       status: decision.approved ? 'approved' : 'denied',
-      decidedAt: new Date(this.#runtime.now()).toISOString(),
+      decidedAt: new Date(runtime.now()).toISOString(),
       decidedBy: decision.decidedBy,
       ...(decision.note !== undefined ? { note: decision.note } : {}),
       ...(jobId ? { jobId } : {}),
     };
-    const written = await this.#runtime.records.replace(
+    const written = await runtime.records.replace(
       keyOf(approvalId),
       stored.version,
       decided,
-      RETENTION_MS,
+      runtime.approvalRetentionMs,
     );
     if (!written) {
       // Someone else decided (or it expired) in between: single-use wins.
@@ -180,46 +241,30 @@ export class ApprovalService {
     }
     this.#clearTimer(approvalId);
 
-    let job: Job | undefined;
+    let job: ApprovalJob | undefined;
     if (jobId && action) {
-      const payload: JobPayload = {
-        invocation: decided.invocation,
-        callbacks: decided.callbacks,
-        input: decided.input,
-        ...(decided.fingerprint ? { fingerprint: decided.fingerprint } : {}),
-      };
-      let created: StoredJob;
+      let created: { readonly created: boolean; readonly job: StoredJob };
       try {
-        ({ job: created } = await this.#runtime.jobs.create({
-          jobId,
-          ownerId: decided.ownerId,
-          invocationId: decided.invocation.invocationId,
-          actionId: action.id,
-          actionName: action.name,
-          status: 'queued',
-          createdAt: new Date(this.#runtime.now()).toISOString(),
-          ...(decided.invocation.deadlineAt !== undefined
-            ? { deadlineAt: decided.invocation.deadlineAt }
-            : {}),
-          payload: payload as unknown as Record<string, unknown>,
-        }));
+        created = await runtime.jobs.create(newJobOf(decided, jobId, runtime.now()));
       } catch (error) {
         // No job, no decision: put the approval back to pending so it can be decided again once
         // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
-        await this.#runtime.records
+        await runtime.records
           .replace(
             keyOf(approvalId),
             written.version,
             stored.value,
-            this.#runtime.approvalTtlMs + RETENTION_MS,
+            runtime.approvalTtlMs + runtime.approvalRetentionMs,
           )
           .catch(() => undefined);
-        this.#scheduleExpiry(stored.value);
+        this.#scheduleExpiry(approvalId, stored.value.expiresAt);
         throw error;
       }
-      job = toJobResource(created);
-      startJob(this.#runtime, created, action, decided.principal);
+      // Created by an earlier decide of this very approval that failed halfway: it is this job.
+      if (created.created) startJob(runtime, created.job, action, decided.principal);
+      job = this.#jobLinks(decided.baseUrl, created.job);
     }
+    await this.#settled(decided);
     this.#notify(decided, job);
     return job
       ? { approval: await this.#view(decided), job }
@@ -255,35 +300,42 @@ export class ApprovalService {
       keyOf(stored.value.approvalId),
       stored.version,
       expired,
-      RETENTION_MS,
+      this.#runtime.approvalRetentionMs,
     );
     this.#clearTimer(stored.value.approvalId);
     if (written) {
+      await this.#settled(expired);
       this.#notify(expired, undefined);
       return written;
     }
     return this.#runtime.records.get<ApprovalRecord>(keyOf(stored.value.approvalId));
   }
 
-  #scheduleExpiry(record: ApprovalRecord): void {
-    const delay = Math.min(
-      Math.max(0, Date.parse(record.expiresAt) - this.#runtime.now()),
-      MAX_TIMER_MS,
+  /** An approval that left `pending`: out of the pending index and budget, into its status's index. */
+  async #settled(record: ApprovalRecord): Promise<void> {
+    const { records } = this.#runtime;
+    await records.addToSet(
+      indexOf(record.status),
+      record.approvalId,
+      this.#runtime.approvalRetentionMs,
     );
+    await records.removeFromSet(indexOf('pending'), record.approvalId);
+    await releaseQuota(this.#runtime, 'pendingApprovals', record.ownerId, record.approvalId);
+  }
+
+  #scheduleExpiry(approvalId: string, expiresAt: string): void {
+    const delay = Math.min(Math.max(0, Date.parse(expiresAt) - this.#runtime.now()), MAX_TIMER_MS);
     const timer = setTimeout(() => {
-      this.#timers.delete(record.approvalId);
+      this.#timers.delete(approvalId);
       this.#runtime.background(
-        this.#read(record.approvalId).catch((error: unknown) =>
-          this.#runtime.logger.error('approval expiry failed', {
-            approvalId: record.approvalId,
-            error,
-          }),
+        this.#read(approvalId).catch((error: unknown) =>
+          this.#runtime.logger.error('approval expiry failed', { approvalId, error }),
         ),
       );
     }, delay + 1);
     // Expiry must not keep a process alive on its own (feature-detected: not every runtime has unref).
     (timer as { unref?: () => void }).unref?.();
-    this.#timers.set(record.approvalId, timer);
+    this.#timers.set(approvalId, timer);
   }
 
   #clearTimer(approvalId: string): void {
@@ -292,7 +344,7 @@ export class ApprovalService {
     this.#timers.delete(approvalId);
   }
 
-  #notify(record: ApprovalRecord, job: Job | undefined): void {
+  #notify(record: ApprovalRecord, job: ApprovalJob | undefined): void {
     const url = record.callbacks.approvalUrl;
     if (!url || !this.#runtime.callbacks || record.status === 'pending') return;
     const body: ApprovalCallbackBody = {
@@ -302,15 +354,7 @@ export class ApprovalService {
         decidedAt: record.decidedAt ?? new Date(this.#runtime.now()).toISOString(),
         ...(record.decidedBy !== undefined ? { decidedBy: record.decidedBy } : {}),
         ...(record.note !== undefined ? { note: record.note } : {}),
-        ...(job
-          ? {
-              job: {
-                jobId: job.jobId,
-                status: job.status,
-                statusUrl: jobUrls(record.baseUrl, job.jobId).statusUrl,
-              },
-            }
-          : {}),
+        ...(job ? { job: { jobId: job.jobId, status: job.status, statusUrl: job.statusUrl } } : {}),
       },
     };
     void this.#runtime.callbacks.dispatch({
@@ -321,16 +365,15 @@ export class ApprovalService {
     });
   }
 
+  #jobLinks(baseUrl: string, job: StoredJob): ApprovalJob {
+    return { jobId: job.jobId, status: job.status, ...jobUrls(baseUrl, job.jobId) };
+  }
+
   async #view(record: ApprovalRecord): Promise<Approval> {
-    let job: Approval['job'];
+    let job: ApprovalJob | undefined;
     if (record.jobId) {
       const stored = await this.#runtime.jobs.get(record.jobId);
-      if (stored)
-        job = {
-          jobId: stored.jobId,
-          status: stored.status,
-          ...jobUrls(record.baseUrl, stored.jobId),
-        };
+      if (stored) job = this.#jobLinks(record.baseUrl, stored);
     }
     return {
       approvalId: record.approvalId,
@@ -349,4 +392,32 @@ export class ApprovalService {
       ...(job ? { job } : {}),
     };
   }
+}
+
+/** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */
+function jobIdOf(record: ApprovalRecord): string {
+  return `job_${record.approvalId.replace(/^apr_/, '')}_${Date.parse(record.createdAt).toString(36)}`;
+}
+
+/** The job an approved action runs as. */
+function newJobOf(record: ApprovalRecord, jobId: string, now: number): NewJob {
+  const payload: JobPayload = {
+    invocation: record.invocation,
+    callbacks: record.callbacks,
+    input: record.input,
+    ...(record.fingerprint ? { fingerprint: record.fingerprint } : {}),
+  };
+  return {
+    jobId,
+    ownerId: record.ownerId,
+    invocationId: record.invocation.invocationId,
+    actionId: record.actionId,
+    actionName: record.actionName,
+    status: 'queued',
+    createdAt: new Date(now).toISOString(),
+    ...(record.invocation.deadlineAt !== undefined
+      ? { deadlineAt: record.invocation.deadlineAt }
+      : {}),
+    payload: payload as unknown as Record<string, unknown>,
+  };
 }

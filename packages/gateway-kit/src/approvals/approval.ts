@@ -25,12 +25,46 @@ export interface Approval {
   readonly decidedBy?: string;
   readonly note?: string;
   /** The job that runs the action once approved. */
-  readonly job?: {
-    readonly jobId: string;
-    readonly status: JobStatus;
-    readonly statusUrl: string;
-    readonly cancelUrl: string;
-  };
+  readonly job?: ApprovalJob;
+}
+
+/**
+ * The job an approved action runs as, with its links (as in `GET /v1/approvals/{approvalId}`).
+ *
+ * @example
+ * const { job } = await gateway.approvals.decide(approvalId, { approved: true, decidedBy: 'ops' });
+ * if (job) console.log(job.jobId, job.status, job.statusUrl);
+ */
+export interface ApprovalJob {
+  readonly jobId: string;
+  readonly status: JobStatus;
+  readonly statusUrl: string;
+  readonly cancelUrl: string;
+}
+
+/**
+ * One page of `gateway.approvals.list()`: the approvals (an array), and the cursor of the next
+ * page when there may be one.
+ *
+ * @example
+ * let page = await gateway.approvals.list({ status: 'pending', limit: 50 });
+ * while (page.nextCursor) page = await gateway.approvals.list({ cursor: page.nextCursor });
+ */
+export type ApprovalPage = Approval[] & { readonly nextCursor?: string };
+
+/**
+ * What `gateway.approvals.list()` accepts.
+ *
+ * @example
+ * const options: ApprovalListOptions = { status: 'expired', limit: 20 };
+ */
+export interface ApprovalListOptions {
+  /** Which approvals; default `pending`. */
+  readonly status?: ApprovalStatus;
+  /** Most approvals in the page: 1 to 500, default 100. */
+  readonly limit?: number;
+  /** `nextCursor` of the previous page (of the same status). */
+  readonly cursor?: string;
 }
 
 /**

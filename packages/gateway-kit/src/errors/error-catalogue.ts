@@ -11,6 +11,9 @@ export type GatewayErrorCode =
   | 'approval_not_found'
   | 'idempotency_in_progress'
   | 'idempotency_mismatch'
+  | 'idempotency_replay_unavailable'
+  | 'quota_exceeded'
+  | 'result_too_large'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'invalid_request'
@@ -53,6 +56,22 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> 
     status: 422,
     retryable: false,
     message: 'This idempotency key was used for a different request.',
+  },
+  idempotency_replay_unavailable: {
+    status: 409,
+    retryable: false,
+    message:
+      'This idempotency key was already answered, and the answer was too large to keep for replay.',
+  },
+  quota_exceeded: {
+    status: 429,
+    retryable: true,
+    message: 'This caller has too much work pending at the gateway; retry later.',
+  },
+  result_too_large: {
+    status: 200,
+    retryable: false,
+    message: 'The action result is larger than the gateway keeps.',
   },
   payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
   unsupported_media_type: {

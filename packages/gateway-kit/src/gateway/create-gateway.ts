@@ -1,5 +1,11 @@
 import type { Action } from '../actions/define-action.ts';
-import type { Approval, ApprovalDecision, ApprovalStatus } from '../approvals/approval.ts';
+import type {
+  Approval,
+  ApprovalDecision,
+  ApprovalJob,
+  ApprovalListOptions,
+  ApprovalPage,
+} from '../approvals/approval.ts';
 import { ApprovalService } from '../approvals/approval-service.ts';
 import type { AuthConfig } from '../auth/auth-config.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
@@ -7,7 +13,6 @@ import {
   CallbackDispatcher,
   type CallbackDispatcherOptions,
 } from '../callbacks/callback-dispatcher.ts';
-import type { Job } from '../contract/job.ts';
 import type { Manifest } from '../contract/manifest.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
@@ -18,6 +23,8 @@ import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
 import { MemoryJobStore } from '../jobs/memory-job-store.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
+import { DEFAULT_LIMITS, type GatewayLimits } from '../quotas/limits.ts';
+import { DEFAULT_QUOTAS, type Quotas } from '../quotas/quotas.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
@@ -41,7 +48,11 @@ export interface GatewayOptions {
   readonly version?: string;
   /** Path prefix the gateway is mounted under, e.g. `/gateway`. Defaults to none. */
   readonly basePath?: string;
-  /** Largest accepted request body in bytes. Defaults to 1 MiB. */
+  /**
+   * Largest accepted request body in bytes. Defaults to 256 KiB: room for the largest record a
+   * job or approval keeps (`limits.maxStoredBytes`) and the JSON around it. Raise it together
+   * with `limits` when your actions take larger inputs.
+   */
   readonly maxBodyBytes?: number;
   /** Where unexpected problems are reported. Defaults to `console`. */
   readonly logger?: GatewayLogger;
@@ -51,11 +62,30 @@ export interface GatewayOptions {
   readonly recordStore?: RecordStore;
   /** How long a sync answer is replayed for a repeated idempotency key. Defaults to 24 h. */
   readonly idempotencyTtlMs?: number;
+  /**
+   * Byte budgets of what one request makes the gateway keep: `context` (64 KiB), the record kept
+   * per job or approval (128 KiB) and a kept result (256 KiB). Over a budget: `413
+   * payload_too_large` naming the field and the limit (a job result: the job fails with
+   * `result_too_large`). See docs/security.md.
+   */
+  readonly limits?: Partial<GatewayLimits>;
+  /**
+   * Per-principal budgets: queued or running jobs (100), pending approvals (50) and live
+   * idempotency keys (1 000). Over one: `429 quota_exceeded` with `Retry-After`; other
+   * principals are not affected. See docs/security.md.
+   */
+  readonly quotas?: Partial<Quotas>;
   readonly approvals?: {
     /** Require approval per request (beyond actions with `requiresApproval`); a string is the reason. */
     readonly policy?: ApprovalPolicy;
     /** How long an approval stays pending before it expires. Defaults to 15 minutes. */
     readonly ttlMs?: number;
+    /**
+     * How long a decided or expired approval stays readable. Defaults to 24 h, the default
+     * retention of finished jobs: keep the two equal, so an approval's job link resolves as long
+     * as the approval does.
+     */
+    readonly retentionMs?: number;
   };
   /**
    * Outbound callbacks (job results, approval outcomes): delivery settings, SSRF policy and the
@@ -74,20 +104,22 @@ export interface GatewayOptions {
 
 /** Operator-side access to approvals (e.g. for an approvals page). */
 export interface GatewayApprovals {
-  /** Approvals with a status (default `pending`), oldest first. */
-  list(options?: {
-    readonly status?: ApprovalStatus;
-    readonly limit?: number;
-  }): Promise<Approval[]>;
+  /**
+   * A page of approvals with a status (default `pending`), oldest first: an array, with
+   * `nextCursor` when there may be more (pass it back as `cursor`). Reads an index per status, so
+   * a page costs what it returns however many approvals the store holds.
+   */
+  list(options?: ApprovalListOptions): Promise<ApprovalPage>;
   get(approvalId: string): Promise<Approval | undefined>;
   /**
-   * Decides a pending approval, once: approved runs the action as a job. Throws
-   * `ApprovalDecisionError` for an unknown, already decided or expired approval.
+   * Decides a pending approval, once: approved runs the action as a job, returned with its links
+   * (as `GET /v1/approvals/{id}` shows it). Throws `ApprovalDecisionError` for an unknown, already
+   * decided or expired approval.
    */
   decide(
     approvalId: string,
     decision: ApprovalDecision,
-  ): Promise<{ approval: Approval; job?: Job }>;
+  ): Promise<{ approval: Approval; job?: ApprovalJob }>;
 }
 
 /**
@@ -183,6 +215,7 @@ function validateOptions(options: GatewayOptions): void {
   for (const [name, value] of [
     ['idempotencyTtlMs', options.idempotencyTtlMs],
     ['approvals.ttlMs', options.approvals?.ttlMs],
+    ['approvals.retentionMs', options.approvals?.retentionMs],
   ] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)) {
       fail(
@@ -195,6 +228,22 @@ function validateOptions(options: GatewayOptions): void {
     !(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0)
   ) {
     fail('createGateway: maxBodyBytes must be a positive integer.');
+  }
+  for (const [group, values] of [
+    ['limits', options.limits],
+    ['quotas', options.quotas],
+  ] as const) {
+    if (values === undefined) continue;
+    if (typeof values !== 'object' || values === null)
+      fail(`createGateway: ${group} must be an object.`);
+    const known = group === 'limits' ? DEFAULT_LIMITS : DEFAULT_QUOTAS;
+    for (const [name, value] of Object.entries(values)) {
+      if (!(name in known)) fail(`createGateway: ${group}.${name} is not a known ${group} option.`);
+      if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0))
+        fail(
+          `createGateway: ${group}.${name} must be a positive integer, received ${String(value)}.`,
+        );
+    }
   }
 }
 
@@ -281,7 +330,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     approvalPolicy: options.approvals?.policy,
     approvalTtlMs: options.approvals?.ttlMs ?? 15 * 60 * 1000,
     idempotencyTtlMs: options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000,
-    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
+    limits: { ...DEFAULT_LIMITS, ...definedOnly(options.limits) },
+    quotas: { ...DEFAULT_QUOTAS, ...definedOnly(options.quotas) },
+    approvalRetentionMs: options.approvals?.retentionMs ?? 24 * 60 * 60 * 1000,
     logger,
     now,
     baseUrl: (requestBase) =>
@@ -362,8 +414,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // A Workers-style execution context keeps the jobs this request starts alive.
       toWebResponse(await handle(fromWebRequest(request, context?.waitUntil?.bind(context)))),
     approvals: {
-      list: (listOptions?: { readonly status?: ApprovalStatus; readonly limit?: number }) =>
-        approvalService.list(listOptions),
+      list: (listOptions?: ApprovalListOptions) => approvalService.list(listOptions),
       get: (approvalId: string) => approvalService.get(approvalId),
       decide: (approvalId: string, decision: ApprovalDecision) =>
         approvalService.decide(approvalId, decision),
@@ -381,6 +432,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     [HANDLE_CALL]: handle,
   };
   return gateway as Gateway;
+}
+
+/** The set entries of a partial options object, without the ones given as `undefined`. */
+function definedOnly<T extends object>(values: T | undefined): Partial<T> {
+  const defined: Partial<T> = {};
+  for (const [key, value] of Object.entries(values ?? {}))
+    if (value !== undefined) (defined as Record<string, unknown>)[key] = value;
+  return defined;
 }
 
 /** A store adapter's "temporarily unreachable" error, recognised by name (any copy of any adapter). */

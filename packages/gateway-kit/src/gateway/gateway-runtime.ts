@@ -4,6 +4,8 @@ import type { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
 import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { JobStore } from '../jobs/job-store.ts';
+import type { GatewayLimits } from '../quotas/limits.ts';
+import type { Quotas } from '../quotas/quotas.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import type { GatewayLogger } from './logger.ts';
 
@@ -38,6 +40,11 @@ export interface GatewayRuntime {
   readonly approvalTtlMs: number;
   readonly idempotencyTtlMs: number;
   readonly maxBodyBytes: number;
+  readonly limits: GatewayLimits;
+  /** Per-principal budgets. */
+  readonly quotas: Quotas;
+  /** How long decided and expired approvals stay readable. */
+  readonly approvalRetentionMs: number;
   readonly logger: GatewayLogger;
   readonly now: () => number;
   /** The configured gateway URL, or the request's base (see `GatewayCall.requestBase`) plus the base path. */

@@ -12,6 +12,7 @@ import type {
 } from '../contract/invoke-response.ts';
 import { gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
+import { jsonByteLength } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import {
@@ -21,7 +22,9 @@ import {
   runIdempotentSync,
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
-import { startJob } from '../jobs/job-runner.ts';
+import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
+import { isTerminal, type StoredJob } from '../jobs/job-store.ts';
+import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import { ActionResultSchema } from './action-result.ts';
 import { deadlineOf } from './deadline.ts';
 import { randomId } from './fingerprint.ts';
@@ -42,11 +45,16 @@ const JSON_PROBLEM_MESSAGES = {
   forbidden_key: 'The request body uses the reserved key "__proto__".',
 } as const;
 
-/** Reads and checks the JSON body of a call: 415, 413 and 400 answers, or the parsed value. */
+/**
+ * Reads and checks the JSON body of a call: 415, 413 and 400 answers, or the parsed value and its
+ * size in bytes (`undefined` when a framework parsed it already).
+ */
 async function readJson(
   call: GatewayCall,
   maxBodyBytes: number,
-): Promise<{ ok: true; value: unknown } | { ok: false; reply: GatewayReply }> {
+): Promise<
+  { ok: true; value: unknown; bytes: number | undefined } | { ok: false; reply: GatewayReply }
+> {
   if (!isJsonContentType(call.header('content-type'))) {
     return { ok: false, reply: errorReply('unsupported_media_type') };
   }
@@ -63,21 +71,61 @@ async function readJson(
           ok: false,
           reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[problem] }),
         }
-      : { ok: true, value: body.value };
+      : { ok: true, value: body.value, bytes: undefined };
   }
   const parsed = parseJsonBody(body.bytes);
   return parsed.ok
-    ? parsed
+    ? { ok: true, value: parsed.value, bytes: body.bytes.byteLength }
     : {
         ok: false,
         reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
       };
 }
 
+/**
+ * The 413 for a part of the request over its budget: names the field and the limit, never the
+ * value.
+ */
+function fieldTooLarge(field: string, maxBytes: number): GatewayReply {
+  return errorReply('payload_too_large', {
+    message: `${field} is larger than ${maxBytes} bytes as JSON.`,
+    details: { field, maxBytes },
+  });
+}
+
+/**
+ * Checks the byte budgets of what this request makes the gateway keep: `context` always (the
+ * action sees it), and the whole stored record when the request becomes a job or an approval.
+ * Free for bodies smaller than the budgets: a part is never larger than the body it came in.
+ */
+function overBudget(
+  runtime: GatewayRuntime,
+  request: InvokeRequest,
+  bodyBytes: number | undefined,
+  stored: boolean,
+): GatewayReply | undefined {
+  const { maxContextBytes, maxStoredBytes } = runtime.limits;
+  if (bodyBytes === undefined || bodyBytes > maxContextBytes) {
+    if (jsonByteLength(request.context) > maxContextBytes)
+      return fieldTooLarge('context', maxContextBytes);
+  }
+  if (stored && (bodyBytes === undefined || bodyBytes > maxStoredBytes)) {
+    const size = jsonByteLength({
+      input: request.action.input,
+      context: request.context,
+      meeting: request.meeting,
+      session: request.session,
+      callbacks: request.callbacks,
+    });
+    if (size > maxStoredBytes) return fieldTooLarge('action.input', maxStoredBytes);
+  }
+  return undefined;
+}
+
 function tooLarge(maxBodyBytes: number): GatewayReply {
   return errorReply('payload_too_large', {
     message: `The request body is larger than ${maxBodyBytes} bytes.`,
-    details: { maxBytes: maxBodyBytes },
+    details: { field: 'body', maxBytes: maxBodyBytes },
   });
 }
 
@@ -194,6 +242,8 @@ export async function handleInvoke(
 
   const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
   if (refused) return refused;
+  const oversized = overBudget(runtime, request, body.bytes, runsAsJob);
+  if (oversized) return oversized;
 
   const scope =
     request.idempotencyKey === undefined
@@ -218,7 +268,10 @@ export async function handleInvoke(
           }
         : {}),
     });
-    return requested.ok ? jsonReply(200, requested.response) : idempotencyMismatch();
+    if (requested.ok) return jsonReply(200, requested.response);
+    return requested.refused === 'quota'
+      ? quotaExceeded(runtime, 'pendingApprovals')
+      : idempotencyMismatch();
   }
   if (action.executionMode === 'async') {
     return acceptJob(
@@ -326,7 +379,8 @@ function refusedCallbackUrl(
 /**
  * Creates the job (answering only once it is readable from the store) and starts it in the
  * background. Under an idempotency key the job id is derived from the key, so a retry finds the
- * same job and gets the same `accepted` answer.
+ * same job and gets the same `accepted` answer. A new job counts against its principal's
+ * `activeJobs` budget until it finishes.
  */
 async function acceptJob(
   runtime: GatewayRuntime,
@@ -338,36 +392,51 @@ async function acceptJob(
   scope: IdempotencyScope | undefined,
   waitUntil: ((work: Promise<unknown>) => void) | undefined,
 ): Promise<GatewayReply> {
+  const jobId = scope ? `job_${scope.scopeId.slice(0, 32)}` : randomId('job');
+  const answer = (job: StoredJob): GatewayReply => {
+    if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== scope?.fingerprint)
+      return idempotencyMismatch();
+    const accepted: AcceptedResponse = {
+      status: 'accepted',
+      // A replay repeats the original answer; the job's current state is at its statusUrl.
+      job: { jobId: job.jobId, status: 'queued', ...jobUrls(baseUrl, job.jobId) },
+    };
+    return jsonReply(200, accepted);
+  };
+  // A retry of a job that exists is a replay: it costs no budget, even a spent one.
+  const existing = scope ? await runtime.jobs.get(jobId) : undefined;
+  if (existing) return answer(existing);
+
+  const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
+  if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
+    return quotaExceeded(runtime, 'activeJobs');
   const payload: JobPayload = {
     invocation,
     callbacks: request.callbacks,
     input: request.action.input,
     ...(scope ? { fingerprint: scope.fingerprint } : {}),
   };
-  const { created, job } = await runtime.jobs.create({
-    jobId: scope ? `job_${scope.scopeId.slice(0, 32)}` : randomId('job'),
-    ownerId: principal.id,
-    invocationId: request.invocationId,
-    actionId: action.id,
-    actionName: action.name,
-    status: 'queued',
-    createdAt: new Date(runtime.now()).toISOString(),
-    ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
-    payload: payload as unknown as Record<string, unknown>,
-  });
-  if (
-    !created &&
-    (job.payload as unknown as JobPayload | undefined)?.fingerprint !== scope?.fingerprint
-  ) {
-    return idempotencyMismatch();
+  let created: { readonly created: boolean; readonly job: StoredJob };
+  try {
+    created = await runtime.jobs.create({
+      jobId,
+      ownerId: principal.id,
+      invocationId: request.invocationId,
+      actionId: action.id,
+      actionName: action.name,
+      status: 'queued',
+      createdAt: new Date(runtime.now()).toISOString(),
+      ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
+      payload: payload as unknown as Record<string, unknown>,
+    });
+  } catch (error) {
+    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    throw error;
   }
-  if (created) startJob(runtime, job, action, principal, waitUntil);
-  const accepted: AcceptedResponse = {
-    status: 'accepted',
-    // A replay repeats the original answer; the job's current state is at its statusUrl.
-    job: { jobId: job.jobId, status: 'queued', ...jobUrls(baseUrl, job.jobId) },
-  };
-  return jsonReply(200, accepted);
+  if (created.created) startJob(runtime, created.job, action, principal, waitUntil);
+  else if (isTerminal(created.job.status))
+    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+  return answer(created.job);
 }
 
 /**

@@ -3,10 +3,15 @@ import type { Principal } from '../auth/principal.ts';
 import { canonicalJson, sha256Hex } from '../gateway/fingerprint.ts';
 import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
+import { utf8Length } from '../http/json-size.ts';
 import { errorReply } from '../http/replies.ts';
+import { claimQuota, extendQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
+import type { VersionedRecord } from '../records/record-store.ts';
 
 /** Where an idempotency key leads: stable ids derived from it, and the request's fingerprint. */
 export interface IdempotencyScope {
+  /** The principal the key belongs to (its budget pays for the record). */
+  readonly principalId: string;
   /** Hex digest of principal + action + key: the same for every retry of one request. */
   readonly scopeId: string;
   /** Hex digest of the canonical action id + input: differs when the retry is not the same request. */
@@ -29,7 +34,7 @@ export async function idempotencyScope(
     sha256Hex(canonicalJson([principal.id, action.id, idempotencyKey])),
     sha256Hex(canonicalJson([action.id, input])),
   ]);
-  return { scopeId, fingerprint };
+  return { principalId: principal.id, scopeId, fingerprint };
 }
 
 /** A sync answer, and whether it invites a retry (crash of a retryable action, deadline, retryable refusal). */
@@ -41,6 +46,7 @@ export interface SyncOutcome {
 interface SyncRecord {
   readonly fingerprint: string;
   readonly state: 'in_progress' | 'done';
+  /** Absent on a `done` record whose answer was over `limits.maxResultBytes`. */
   readonly reply?: { readonly status: number; readonly body: string };
 }
 
@@ -63,17 +69,28 @@ export async function runIdempotentSync(
   run: () => SyncOutcome | Promise<SyncOutcome>,
 ): Promise<GatewayReply> {
   const key = `idem:${scope.scopeId}`;
-  const claim = await runtime.records.create<SyncRecord>(
-    key,
-    { fingerprint: scope.fingerprint, state: 'in_progress' },
-    // An abandoned claim (crashed process) frees itself once the run could no longer be going on.
-    action.timeoutMs + 60_000,
-  );
+  // An abandoned claim (crashed process) frees itself once the run could no longer be going on.
+  const claimTtlMs = action.timeoutMs + 60_000;
+  const principalId = scope.principalId;
+  // A new key counts against its principal's budget for as long as its record lives.
+  if (!(await claimQuota(runtime, 'idempotencyKeys', principalId, scope.scopeId, claimTtlMs)))
+    return quotaExceeded(runtime, 'idempotencyKeys');
+  let claim: { readonly created: boolean; readonly record: VersionedRecord<SyncRecord> };
+  try {
+    claim = await runtime.records.create<SyncRecord>(
+      key,
+      { fingerprint: scope.fingerprint, state: 'in_progress' },
+      claimTtlMs,
+    );
+  } catch (error) {
+    await releaseQuota(runtime, 'idempotencyKeys', principalId, scope.scopeId);
+    throw error;
+  }
   if (!claim.created) {
     const existing = claim.record.value;
     if (existing.fingerprint !== scope.fingerprint) return idempotencyMismatch();
-    if (existing.state === 'in_progress' || !existing.reply)
-      return errorReply('idempotency_in_progress');
+    if (existing.state === 'in_progress') return errorReply('idempotency_in_progress');
+    if (!existing.reply) return errorReply('idempotency_replay_unavailable');
     return {
       status: existing.reply.status,
       headers: {
@@ -84,26 +101,38 @@ export async function runIdempotentSync(
       body: existing.reply.body,
     };
   }
+  const release = async (): Promise<void> => {
+    await runtime.records.delete(key, claim.record.version).catch(() => false);
+    await releaseQuota(runtime, 'idempotencyKeys', principalId, scope.scopeId);
+  };
   let outcome: SyncOutcome;
   try {
     outcome = await run();
   } catch (error) {
-    await runtime.records.delete(key, claim.record.version).catch(() => false);
+    await release();
     throw error;
   }
   const { reply } = outcome;
   // A retryable answer invites a retry: replaying it would defeat that, so the key is released.
   // A final answer — including a crash of a non-idempotent action — is stored and replayed, so a
-  // retry can never run a side effect twice.
+  // retry can never run a side effect twice. One too large to keep is remembered as answered.
   if (!outcome.retryable && typeof reply.body === 'string') {
+    const kept = utf8Length(reply.body) <= runtime.limits.maxResultBytes;
     const done: SyncRecord = {
       fingerprint: scope.fingerprint,
       state: 'done',
-      reply: { status: reply.status, body: reply.body },
+      ...(kept ? { reply: { status: reply.status, body: reply.body } } : {}),
     };
     await runtime.records.replace(key, claim.record.version, done, runtime.idempotencyTtlMs);
+    await extendQuota(
+      runtime,
+      'idempotencyKeys',
+      principalId,
+      scope.scopeId,
+      runtime.idempotencyTtlMs,
+    );
   } else {
-    await runtime.records.delete(key, claim.record.version);
+    await release();
   }
   return reply;
 }

@@ -9,11 +9,19 @@ import { deadlineOf } from '../gateway/deadline.ts';
 import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
 import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
 import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
+import { utf8Length } from '../http/json-size.ts';
+import { releaseQuota } from '../quotas/quotas.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
 // A finish write may race with progress writes of the same run; a few retries settle it.
 const MAX_FINISH_ATTEMPTS = 5;
+
+/**
+ * How long past its action's `timeoutMs` a job still counts against its principal's budget if
+ * nobody released it (an instance that died): time to be queued, started and finished.
+ */
+export const JOB_QUOTA_MARGIN_MS = 60_000;
 
 /**
  * Runs a queued job in the background: `queued → running`, the action with an abort signal wired
@@ -150,15 +158,27 @@ function outcomeToUpdate(
       job,
       new TypeError('run() returned a value that is not an action result'),
     );
-  let output: typeof result.output;
+  let json: string;
   try {
     // Stored as JSON, as any store keeps it: functions and undefined values drop out here rather
     // than failing the store's write, and BigInts or cycles fail the job instead of stranding it.
-    output = JSON.parse(JSON.stringify(result.output)) as typeof result.output;
+    json = JSON.stringify(result.output);
   } catch (error) {
     return crashed(runtime, action, job, error);
   }
-  return { status: 'completed', ...output };
+  const maxBytes = runtime.limits.maxResultBytes;
+  if (utf8Length(json) > maxBytes) {
+    runtime.logger.error('job result too large to keep', {
+      actionId: action.id,
+      jobId: job.jobId,
+      maxBytes,
+    });
+    return {
+      status: 'failed',
+      error: gatewayError('result_too_large', { details: { maxBytes } }),
+    };
+  }
+  return { status: 'completed', ...(JSON.parse(json) as typeof result.output) };
 }
 
 function crashed(
@@ -202,10 +222,13 @@ export async function finishJob(
 }
 
 /**
- * Sends `{ job }` to the job's `callbacks.jobResultUrl`, if it has one and callbacks are on;
+ * What follows a job's end, whichever way it ended: frees its principal's `activeJobs` budget and
+ * sends `{ job }` to the job's `callbacks.jobResultUrl`, if it has one and callbacks are on;
  * settles when delivery succeeded or gave up (it never rejects).
  */
 export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
+  // Every way a job ends comes through here: its principal's budget is free again.
+  await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
   const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) return;

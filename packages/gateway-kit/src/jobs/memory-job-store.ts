@@ -20,6 +20,8 @@ import { JobStoreFullError } from './job-store-full-error.ts';
 export interface MemoryJobStoreOptions {
   /** Most jobs kept at once, active and finished. Default 10 000. */
   readonly maxJobs?: number;
+  /** Most bytes of jobs (as JSON) kept at once, active and finished. Default 64 MiB. */
+  readonly maxBytes?: number;
   /** How long a finished job stays readable after it finished, in ms. Default 24 h. */
   readonly retentionMs?: number;
   /**
@@ -37,6 +39,8 @@ export interface MemoryJobStoreOptions {
 /** One stored job. Mutable on purpose: writes replace `job`, the slot's identity stays. */
 interface Slot {
   job: StoredJob;
+  /** What `job` costs, as JSON. */
+  bytes: number;
   /** When the job reached a terminal state (ms), if it did. */
   finishedAt: number | undefined;
   removed: boolean;
@@ -48,6 +52,7 @@ interface CancelSubscription {
 }
 
 const DEFAULT_MAX_JOBS = 10_000;
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const noop = (): void => {};
 
@@ -75,6 +80,8 @@ const noop = (): void => {};
  */
 export class MemoryJobStore implements JobStore {
   readonly #maxJobs: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
   readonly #retentionMs: number;
   readonly #sweepIntervalMs: number;
   readonly #now: () => number;
@@ -102,6 +109,11 @@ export class MemoryJobStore implements JobStore {
     if (!Number.isSafeInteger(maxJobs) || maxJobs < 1) {
       throw new RangeError(`maxJobs must be a positive integer, got ${maxJobs}.`);
     }
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+      throw new RangeError(`maxBytes must be a positive integer, got ${maxBytes}.`);
+    }
+    this.#maxBytes = maxBytes;
     if (!Number.isFinite(retentionMs) || retentionMs < 0) {
       throw new RangeError(`retentionMs must be a finite number ≥ 0, got ${retentionMs}.`);
     }
@@ -123,6 +135,11 @@ export class MemoryJobStore implements JobStore {
     return this.#jobs.size;
   }
 
+  /** Bytes of the jobs currently held (as JSON). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** Cancel listeners currently registered (and not yet called or unsubscribed). */
   get listenerCount(): number {
     return this.#listenerCount;
@@ -137,7 +154,6 @@ export class MemoryJobStore implements JobStore {
     this.#sweep(now);
     const existing = this.#jobs.get(input.jobId);
     if (existing) return { created: false, job: existing.job };
-    this.#makeRoom();
     // Clone before anything is stored so that a bad input (e.g. a function) leaves no trace.
     const fields = structuredClone(pick(input, NEW_JOB_FIELDS));
     const job = deepFreeze({
@@ -147,7 +163,10 @@ export class MemoryJobStore implements JobStore {
       updatedAt: new Date(now).toISOString(),
       cancelRequested: false,
     } as StoredJob);
-    this.#jobs.set(job.jobId, { job, finishedAt: undefined, removed: false });
+    const bytes = sizeOf(job);
+    this.#makeRoom(bytes);
+    this.#jobs.set(job.jobId, { job, bytes, finishedAt: undefined, removed: false });
+    this.#bytes += bytes;
     return { created: true, job };
   }
 
@@ -247,6 +266,11 @@ export class MemoryJobStore implements JobStore {
       version: slot.job.version + 1,
       updatedAt: new Date(now).toISOString(),
     } as StoredJob);
+    const bytes = sizeOf(job);
+    // A result may grow a job: older finished jobs make room first (never this one).
+    if (bytes > slot.bytes) this.#makeRoom(bytes - slot.bytes, slot);
+    this.#bytes += bytes - slot.bytes;
+    slot.bytes = bytes;
     slot.job = job;
     if (isTerminal(job.status)) {
       slot.finishedAt = now;
@@ -257,11 +281,18 @@ export class MemoryJobStore implements JobStore {
     return job;
   }
 
-  /** Evicts the earliest-finished jobs until one more fits, or rejects if all are active. */
-  #makeRoom(): void {
-    while (this.#jobs.size >= this.#maxJobs) {
+  /**
+   * Evicts the earliest-finished jobs until one more (`bytes` large) fits, or rejects if every
+   * job left is active. `growing` is a job being rewritten: it takes no new slot.
+   */
+  #makeRoom(bytes: number, growing?: Slot): void {
+    const needsSlot = growing === undefined;
+    while (
+      (needsSlot && this.#jobs.size >= this.#maxJobs) ||
+      this.#bytes + bytes > this.#maxBytes
+    ) {
       const oldest = this.#oldestFinished();
-      if (!oldest) throw new JobStoreFullError(this.#maxJobs);
+      if (!oldest || oldest === growing) throw new JobStoreFullError(this.#maxJobs);
       this.#remove(oldest);
     }
   }
@@ -304,6 +335,7 @@ export class MemoryJobStore implements JobStore {
       }
     }
     this.#jobs.delete(slot.job.jobId);
+    this.#bytes -= slot.bytes;
     this.#takeListeners(slot.job.jobId);
   }
 
@@ -346,6 +378,11 @@ function unrefTimer(timer: unknown): void {
     const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
     deno?.unrefTimer?.(timer);
   }
+}
+
+/** What a job costs held in memory, approximated by its JSON size. */
+function sizeOf(job: StoredJob): number {
+  return JSON.stringify(job).length;
 }
 
 /** Copies the listed own fields that are set, dropping anything else the caller passed. */

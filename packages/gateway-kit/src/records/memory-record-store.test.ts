@@ -26,7 +26,8 @@ recordStoreConformance({
   test: { describe, it },
   fc,
   numRuns: 20,
-  ttl: { ttlMs: 60 },
+  // Long enough that a loaded machine's scheduling never outlasts the "still alive" checks.
+  ttl: { ttlMs: 1_000 },
 });
 
 describe('MemoryRecordStore', () => {
@@ -116,11 +117,46 @@ describe('MemoryRecordStore', () => {
     });
   });
 
-  it('refuses a value structuredClone cannot copy, storing nothing', async () => {
+  it('keeps values as JSON, like any store: refuses what JSON cannot hold, storing nothing', async () => {
     const store = new MemoryRecordStore();
-    await expect(store.create('k', { run: () => 1 }, 1_000)).rejects.toThrow();
+    await expect(store.create('k', { amount: 1n }, 1_000)).rejects.toThrow();
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    await expect(store.create('k', cycle, 1_000)).rejects.toThrow();
     expect(await store.get('k')).toBeUndefined();
     expect(store.size).toBe(0);
+    expect(store.bytes).toBe(0);
+    await store.close();
+  });
+
+  it('budgets bytes as well as records: a create over maxBytes is refused, expired bytes are freed', async () => {
+    let now = Date.now();
+    const store = new MemoryRecordStore({ maxBytes: 64 * 1024, now: () => now });
+    const big = { text: 'x'.repeat(20 * 1024) };
+    for (const key of ['a', 'b', 'c']) await store.create(key, big, 1_000);
+    await expect(store.create('d', big, 1_000)).rejects.toThrow(RecordStoreFullError);
+    expect(store.bytes).toBeLessThanOrEqual(64 * 1024);
+    now += 1_001;
+    await store.create('d', big, 1_000);
+    expect(store.size).toBe(1);
+    await store.close();
+  });
+
+  it('keeps time-ordered sets bounded by maxSize, in expiry order, and pages them', async () => {
+    let now = Date.now();
+    const store = new MemoryRecordStore({ now: () => now });
+    expect(await store.addToSet('s', 'a', 3_000, 2)).toBe(true);
+    expect(await store.addToSet('s', 'b', 1_000, 2)).toBe(true);
+    expect(await store.addToSet('s', 'c', 1_000, 2)).toBe(false);
+    // An existing member is always accepted, and never moved earlier.
+    expect(await store.addToSet('s', 'b', 10, 2)).toBe(true);
+    expect((await store.rangeOfSet('s', 10)).map((entry) => entry.member)).toEqual(['b', 'a']);
+    const [first] = await store.rangeOfSet('s', 1);
+    expect((await store.rangeOfSet('s', 10, first)).map((entry) => entry.member)).toEqual(['a']);
+    now += 1_001;
+    expect(await store.addToSet('s', 'c', 1_000, 2)).toBe(true);
+    await store.removeFromSet('s', 'a');
+    expect((await store.rangeOfSet('s', 10)).map((entry) => entry.member)).toEqual(['c']);
     await store.close();
   });
 });

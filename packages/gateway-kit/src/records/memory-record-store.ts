@@ -1,61 +1,106 @@
 import type { RecordStore, VersionedRecord } from './record-store.ts';
 import { RecordStoreFullError } from './record-store-full-error.ts';
+import { type SetEntry, SortedSet } from './sorted-set.ts';
 
-/** Options of {@link MemoryRecordStore}. */
+/**
+ * Options of {@link MemoryRecordStore}.
+ *
+ * @example
+ * const options: MemoryRecordStoreOptions = { maxRecords: 10_000, maxBytes: 16 * 1024 * 1024 };
+ */
 export interface MemoryRecordStoreOptions {
   /** Most live records kept at once. Default 100 000. */
   readonly maxRecords?: number;
+  /** Most bytes of record values (as JSON) kept at once. Default 64 MiB. */
+  readonly maxBytes?: number;
   /** Clock in epoch ms. Default `Date.now`. */
   readonly now?: () => number;
 }
 
 interface Entry {
-  value: unknown;
+  /** The value as JSON: compact, and copied out by parsing it. */
+  json: string;
   version: number;
   expiresAt: number;
 }
 
+// Bytes a record costs besides its JSON (key, bookkeeping), and one set member.
+const ENTRY_OVERHEAD = 96;
+const MEMBER_BYTES = 64;
+
 /**
- * The embedded default {@link RecordStore}: one process's memory, bounded, with expiry checked on
- * every read and expired records swept when space is needed.
+ * The embedded default {@link RecordStore}: one process's memory, bounded in records and bytes,
+ * with expiry checked on every read and expired records freed in expiry order (a time-ordered
+ * index, so nothing walks the whole store).
  *
  * @example
  * const records = new MemoryRecordStore({ maxRecords: 10_000 });
  */
 export class MemoryRecordStore implements RecordStore {
   readonly #entries = new Map<string, Entry>();
+  /** Every record key by expiry: frees expired records without a scan. */
+  readonly #expiry = new SortedSet();
+  readonly #sets = new Map<string, SortedSet>();
   readonly #maxRecords: number;
+  readonly #maxBytes: number;
   readonly #now: () => number;
+  #bytes = 0;
 
   constructor(options: MemoryRecordStoreOptions = {}) {
     const maxRecords = options.maxRecords ?? 100_000;
+    const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     if (!Number.isInteger(maxRecords) || maxRecords < 1)
       throw new RangeError('maxRecords must be a positive integer.');
+    if (!Number.isInteger(maxBytes) || maxBytes < 1)
+      throw new RangeError('maxBytes must be a positive integer.');
     this.#maxRecords = maxRecords;
-    this.#now = options.now ?? Date.now;
+    this.#maxBytes = maxBytes;
+    this.#now = options.now ?? (() => Date.now());
   }
 
-  /** Records currently held, expired ones not yet swept included. */
+  /** Records currently held, expired ones not yet freed included. */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Bytes currently held (record JSON, set members and bookkeeping). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   #live(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry && entry.expiresAt <= this.#now()) {
-      this.#entries.delete(key);
+      this.#forget(key, entry);
       return undefined;
     }
     return entry;
   }
 
-  #sweep(): void {
-    const now = this.#now();
-    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
+  #forget(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#expiry.delete(key);
+    this.#bytes -= entry.json.length + key.length + ENTRY_OVERHEAD;
+  }
+
+  /** Frees expired records, oldest expiry first, stopping at the first live one. */
+  #sweep(now: number): void {
+    for (const { member } of this.#expiry.range(undefined, 1_000)) {
+      const entry = this.#entries.get(member);
+      if (!entry) this.#expiry.delete(member);
+      else if (entry.expiresAt <= now) this.#forget(member, entry);
+      else return;
+    }
   }
 
   #snapshot<T>(entry: Entry): VersionedRecord<T> {
-    return { value: structuredClone(entry.value) as T, version: entry.version };
+    return { value: JSON.parse(entry.json) as T, version: entry.version };
+  }
+
+  #store(key: string, entry: Entry): void {
+    this.#entries.set(key, entry);
+    this.#expiry.delete(key);
+    this.#expiry.add(key, entry.expiresAt);
   }
 
   async create<T>(
@@ -65,18 +110,18 @@ export class MemoryRecordStore implements RecordStore {
   ): Promise<{ created: boolean; record: VersionedRecord<T> }> {
     const existing = this.#live(key);
     if (existing) return { created: false, record: this.#snapshot<T>(existing) };
-    if (this.#entries.size >= this.#maxRecords) {
-      this.#sweep();
-      if (this.#entries.size >= this.#maxRecords)
+    const json = encode(value);
+    const cost = json.length + key.length + ENTRY_OVERHEAD;
+    const now = this.#now();
+    if (this.#entries.size >= this.#maxRecords || this.#bytes + cost > this.#maxBytes) {
+      this.#sweep(now);
+      if (this.#entries.size >= this.#maxRecords || this.#bytes + cost > this.#maxBytes)
         throw new RecordStoreFullError('The record store is full.');
     }
-    const entry: Entry = {
-      value: structuredClone(value),
-      version: 1,
-      expiresAt: this.#now() + ttlMs,
-    };
-    this.#entries.set(key, entry);
-    return { created: true, record: this.#snapshot<T>(entry) };
+    const entry: Entry = { json, version: 1, expiresAt: now + ttlMs };
+    this.#store(key, entry);
+    this.#bytes += cost;
+    return { created: true, record: { value: JSON.parse(json) as T, version: 1 } };
   }
 
   async get<T>(key: string): Promise<VersionedRecord<T> | undefined> {
@@ -92,16 +137,25 @@ export class MemoryRecordStore implements RecordStore {
   ): Promise<VersionedRecord<T> | undefined> {
     const entry = this.#live(key);
     if (!entry || entry.version !== expectedVersion) return undefined;
-    entry.value = structuredClone(value);
+    const json = encode(value);
+    const growth = json.length - entry.json.length;
+    if (growth > 0 && this.#bytes + growth > this.#maxBytes) {
+      this.#sweep(this.#now());
+      if (this.#bytes + growth > this.#maxBytes)
+        throw new RecordStoreFullError('The record store is full.');
+    }
+    this.#bytes += growth;
+    entry.json = json;
     entry.version += 1;
     entry.expiresAt = this.#now() + ttlMs;
-    return this.#snapshot<T>(entry);
+    this.#store(key, entry);
+    return { value: JSON.parse(json) as T, version: entry.version };
   }
 
   async delete(key: string, expectedVersion: number): Promise<boolean> {
     const entry = this.#live(key);
     if (!entry || entry.version !== expectedVersion) return false;
-    this.#entries.delete(key);
+    this.#forget(key, entry);
     return true;
   }
 
@@ -119,5 +173,56 @@ export class MemoryRecordStore implements RecordStore {
     return found;
   }
 
+  async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
+    const now = this.#now();
+    let members = this.#sets.get(set);
+    if (members) this.#prune(members, now);
+    if (members?.has(member)) {
+      members.add(member, now + ttlMs);
+      return true;
+    }
+    if (maxSize !== undefined && (members?.size ?? 0) >= maxSize) return false;
+    if (this.#bytes + MEMBER_BYTES > this.#maxBytes) {
+      this.#sweep(now);
+      if (this.#bytes + MEMBER_BYTES > this.#maxBytes)
+        throw new RecordStoreFullError('The record store is full.');
+    }
+    if (!members) {
+      members = new SortedSet();
+      this.#sets.set(set, members);
+    }
+    const before = members.size;
+    members.add(member, now + ttlMs);
+    this.#bytes += (members.size - before) * MEMBER_BYTES;
+    return true;
+  }
+
+  async removeFromSet(set: string, member: string): Promise<void> {
+    const members = this.#sets.get(set);
+    if (!members) return;
+    if (members.delete(member)) this.#bytes -= MEMBER_BYTES;
+    this.#prune(members, this.#now());
+    if (members.size === 0) this.#sets.delete(set);
+  }
+
+  async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {
+    const members = this.#sets.get(set);
+    if (!members || !(limit > 0)) return [];
+    this.#prune(members, this.#now());
+    return members.range(after, limit);
+  }
+
+  #prune(members: SortedSet, now: number): void {
+    const before = members.size;
+    members.prune(now);
+    this.#bytes -= (before - members.size) * MEMBER_BYTES;
+  }
+
   async close(): Promise<void> {}
+}
+
+function encode(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError('A record value must be JSON-serialisable.');
+  return json;
 }

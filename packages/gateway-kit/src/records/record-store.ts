@@ -1,3 +1,7 @@
+import type { SetEntry } from './sorted-set.ts';
+
+export type { SetEntry } from './sorted-set.ts';
+
 /** A stored record with its compare-and-set version (starts at 1, grows by one per write). */
 export interface VersionedRecord<T> {
   readonly value: T;
@@ -13,6 +17,10 @@ export interface VersionedRecord<T> {
  * - `replace` is compare-and-set on `version`; a stale version changes nothing.
  * - A record is never returned after its time to live ran out.
  * - Values are copied in and out: callers cannot change stored state by mutating objects.
+ * - Sets (`addToSet`, `removeFromSet`, `rangeOfSet`) are time-ordered sets of short ids, used for
+ *   per-principal quotas and the approvals index: a member stops counting once its time to live
+ *   ran out; `addToSet` with `maxSize` is atomic (racing adds never exceed it); members are kept
+ *   in expiry order (ties by member), and `rangeOfSet` reads only what it returns.
  */
 export interface RecordStore {
   create<T>(
@@ -30,10 +38,24 @@ export interface RecordStore {
   ): Promise<VersionedRecord<T> | undefined>;
   /** Deletes the record if the stored version is `expectedVersion`; whether it did. */
   delete(key: string, expectedVersion: number): Promise<boolean>;
-  /** Up to `limit` live records whose key starts with `prefix`, in insertion order. */
+  /**
+   * Up to `limit` live records whose key starts with `prefix`, in insertion order.
+   * @deprecated The gateway no longer lists records (approvals are indexed with sets); kept for
+   * existing adapters and callers, and removed in a later version.
+   */
   list<T>(
     prefix: string,
     limit: number,
   ): Promise<Array<{ readonly key: string; readonly record: VersionedRecord<T> }>>;
+  /**
+   * Adds `member` to `set` for `ttlMs` (an existing member keeps the later of its two expiries).
+   * With `maxSize`, a new member is refused — `false` — when the set already holds that many live
+   * members; an existing member is always accepted.
+   */
+  addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean>;
+  /** Removes `member` from `set` (nothing happens when it is not there). */
+  removeFromSet(set: string, member: string): Promise<void>;
+  /** Up to `limit` live members of `set` in expiry order, strictly after `after` when given. */
+  rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]>;
   close(): Promise<void>;
 }

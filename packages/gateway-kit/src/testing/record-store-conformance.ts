@@ -1,6 +1,7 @@
 import type * as FastCheck from 'fast-check';
 import type { RecordStore, VersionedRecord } from '../records/record-store.ts';
 import { assert, assertEqual, type ConformanceTestApi, sleep } from './conformance-kit.ts';
+import { registerSetConformance } from './record-store-sets-conformance.ts';
 
 /** A factory of empty record stores, sync or async. */
 export type RecordStoreFactory = () => RecordStore | Promise<RecordStore>;
@@ -68,7 +69,8 @@ let suiteCounter = 0;
  * is never returned, listed, replaced or deleted after it expired; `replace` restarts the TTL), `list`
  * (literal prefixes, live records only, `limit`, creation order), JSON round trips, copy isolation of
  * inputs and outputs, and a model-based test of random create/get/replace/delete/list sequences
- * against a `Map` (`fc.asyncModelRun`).
+ * against a `Map` (`fc.asyncModelRun`); time-ordered sets (bounded and racing adds, expiry order,
+ * paging, removal, time to live).
  *
  * Keys are unique per registration, so a store shared behind the scenes (one Redis database) works,
  * as long as `list` only sees what the store under test wrote (give each store its own key prefix).
@@ -512,6 +514,19 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
     // Real clocks need slack either side of the expiry; a fake clock needs only 1 ms.
     const early = realTime ? Math.floor(ttlMs / 4) : ttlMs - 1;
     const pastExpiry = realTime ? ttlMs + Math.max(20, Math.floor(ttlMs / 5)) : ttlMs + 1;
+
+    registerSetConformance({
+      describe,
+      it,
+      withStore: (body) => withStore(body),
+      inTtlStore,
+      nextKey,
+      advanceTime,
+      ttlMs,
+      early,
+      pastExpiry,
+      concurrency,
+    });
 
     describe(`time to live (${ttlMs} ms, ${realTime ? 'real time' : 'advanceTime'})`, () => {
       it('a record is readable before its TTL and never returned after it', async () => {

@@ -1,0 +1,27 @@
+/** Byte budgets of what one request may make the gateway keep (docs/security.md). */
+export interface GatewayLimits {
+  /** Largest `context` of an invoke, as JSON (UTF-8). Default 64 KiB. */
+  readonly maxContextBytes: number;
+  /**
+   * Largest record kept per job or approval: the action input, the invocation (with its
+   * `context`) and the callbacks, as JSON. Default 128 KiB.
+   */
+  readonly maxStoredBytes: number;
+  /**
+   * Largest result kept: a job's result (`outputText`, `machineSummary`, `data`…) and a sync answer
+   * kept for idempotent replay, as JSON. Default 256 KiB.
+   */
+  readonly maxResultBytes: number;
+}
+
+/**
+ * Defaults of `createGateway({ limits })`.
+ *
+ * @example
+ * createGateway({ ...options, limits: { maxContextBytes: 2 * DEFAULT_LIMITS.maxContextBytes } });
+ */
+export const DEFAULT_LIMITS: GatewayLimits = Object.freeze({
+  maxContextBytes: 64 * 1024,
+  maxStoredBytes: 128 * 1024,
+  maxResultBytes: 256 * 1024,
+});

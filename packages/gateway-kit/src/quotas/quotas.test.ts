@@ -1,0 +1,288 @@
+import * as v from 'valibot';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineAction } from '../actions/define-action.ts';
+import { createGateway, type Gateway, type GatewayOptions } from '../gateway/create-gateway.ts';
+import { createTestClient, invokeBody, type TestResponse } from '../testing/index.ts';
+
+const A = 'token-of-principal-a';
+const B = 'token-of-principal-b';
+
+/** Jobs of this action run until the test lets them go. */
+let letGo: () => void = () => {};
+let gate = new Promise<void>((resolve) => {
+  letGo = resolve;
+});
+let syncRuns = 0;
+
+const slowExport = defineAction({
+  id: 'slow-export',
+  executionMode: 'async',
+  timeoutMs: 60_000,
+  input: v.strictObject({ n: v.number() }),
+  run: async ({ n }) => {
+    await gate;
+    return { outputText: `export ${n} done` };
+  },
+});
+const refund = defineAction({
+  id: 'refund',
+  requiresApproval: true,
+  sideEffectLevel: 'destructive',
+  input: v.strictObject({ orderId: v.string() }),
+  run: () => ({ outputText: 'refunded' }),
+});
+const lookup = defineAction({
+  id: 'lookup',
+  idempotent: true,
+  input: v.strictObject({ id: v.string(), size: v.optional(v.number(), 0) }),
+  run: async ({ id, size }) => {
+    syncRuns += 1;
+    return { outputText: `found ${id}`, data: { blob: 'x'.repeat(size) } };
+  },
+});
+const bigResult = defineAction({
+  id: 'big-result',
+  executionMode: 'async',
+  input: v.strictObject({}),
+  run: async () => ({ data: { blob: 'x'.repeat(300 * 1024) } }),
+});
+
+let gateway: Gateway;
+afterEach(async () => {
+  letGo();
+  await gateway?.close();
+  gate = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+});
+
+function start(overrides: Partial<GatewayOptions> = {}) {
+  gateway = createGateway({
+    gateway: { id: 'acme', name: 'Acme', url: 'https://gateway.acme.example' },
+    actions: [slowExport, refund, lookup, bigResult],
+    auth: {
+      tokens: [
+        { token: A, principal: { id: 'principal-a' } },
+        { token: B, principal: { id: 'principal-b' } },
+      ],
+    },
+    logger: { error: () => {}, warn: () => {} },
+    ...overrides,
+  });
+  return { a: createTestClient(gateway, { token: A }), b: createTestClient(gateway, { token: B }) };
+}
+
+function expectQuotaExceeded(response: TestResponse, quota: string, limit: number): void {
+  expect(response.status).toBe(429);
+  expect(response.body).toEqual({
+    error: {
+      code: 'quota_exceeded',
+      message: expect.any(String),
+      retryable: true,
+      details: { quota, limit },
+    },
+  });
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+}
+
+describe('per-principal quotas (defaults)', () => {
+  it('A at its 100 active jobs gets 429; B still gets its jobs, sync and idempotent answers', async () => {
+    const { a, b } = start();
+    for (let n = 0; n < 100; n++) {
+      const accepted = await a.invoke(invokeBody('slow-export', { n }));
+      expect(accepted.body).toMatchObject({ status: 'accepted' });
+    }
+    for (let n = 0; n < 3; n++)
+      expectQuotaExceeded(await a.invoke(invokeBody('slow-export', { n })), 'activeJobs', 100);
+
+    expect((await b.invoke(invokeBody('slow-export', { n: 1 }))).body).toMatchObject({
+      status: 'accepted',
+    });
+    expect((await b.invoke(invokeBody('lookup', { id: 'x' }))).body).toMatchObject({
+      status: 'completed',
+    });
+    expect(
+      (await b.invoke(invokeBody('lookup', { id: 'x' }, { idempotencyKey: 'b-1' }))).body,
+    ).toMatchObject({ status: 'completed' });
+    expect((await b.invoke(invokeBody('refund', { orderId: 'o1' }))).body).toMatchObject({
+      status: 'approval_required',
+    });
+
+    // Finished jobs give the budget back.
+    letGo();
+    await gateway.idle();
+    expect((await a.invoke(invokeBody('slow-export', { n: 101 }))).body).toMatchObject({
+      status: 'accepted',
+    });
+  });
+
+  it('A at its 50 pending approvals gets 429; B is asked for approval; a decision frees a slot', async () => {
+    const { a, b } = start();
+    const ids: string[] = [];
+    for (let n = 0; n < 50; n++) {
+      const response = await a.invoke(invokeBody('refund', { orderId: `o${n}` }));
+      expect(response.body).toMatchObject({ status: 'approval_required' });
+      ids.push((response.body as { approval: { approvalId: string } }).approval.approvalId);
+    }
+    expectQuotaExceeded(
+      await a.invoke(invokeBody('refund', { orderId: 'one-more' })),
+      'pendingApprovals',
+      50,
+    );
+    expect((await b.invoke(invokeBody('refund', { orderId: 'b' }))).body).toMatchObject({
+      status: 'approval_required',
+    });
+    await gateway.approvals.decide(ids[0]!, { approved: false, decidedBy: 'ops' });
+    expect((await a.invoke(invokeBody('refund', { orderId: 'again' }))).body).toMatchObject({
+      status: 'approval_required',
+    });
+  });
+
+  it('A at its 1 000 idempotency keys gets 429 for a new key, still gets its replays; B is unaffected', async () => {
+    const { a, b } = start();
+    for (let n = 0; n < 1_000; n++) {
+      const response = await a.invoke(
+        invokeBody('lookup', { id: 'x' }, { idempotencyKey: `k${n}` }),
+      );
+      expect(response.status).toBe(200);
+    }
+    expectQuotaExceeded(
+      await a.invoke(invokeBody('lookup', { id: 'x' }, { idempotencyKey: 'k-new' })),
+      'idempotencyKeys',
+      1_000,
+    );
+    const replay = await a.invoke(invokeBody('lookup', { id: 'x' }, { idempotencyKey: 'k7' }));
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await a.invoke(invokeBody('lookup', { id: 'x' }))).status).toBe(200);
+    expect(
+      (await b.invoke(invokeBody('lookup', { id: 'x' }, { idempotencyKey: 'k-new' }))).status,
+    ).toBe(200);
+  });
+
+  it('quotas are options, and a wrong one fails at createGateway', () => {
+    expect(() => start({ quotas: { activeJobs: 0 } })).toThrow(/quotas\.activeJobs/);
+    expect(() => start({ quotas: { activeJob: 3 } as never })).toThrow(/activeJob is not a known/);
+    expect(() => start({ limits: { maxContextBytes: -1 } })).toThrow(/limits\.maxContextBytes/);
+  });
+});
+
+/** An object-heavy context of about `bytes` bytes of JSON (many small objects). */
+function objectHeavyContext(bytes: number): Record<string, unknown> {
+  const context: Record<string, unknown> = {};
+  let size = 2;
+  for (let i = 0; size < bytes; i++) {
+    const value = { a: i, b: [i, { c: 'v' }] };
+    context[`k${i}`] = value;
+    size += JSON.stringify(`k${i}`).length + JSON.stringify(value).length + 2;
+  }
+  return context;
+}
+
+describe('byte budgets', () => {
+  const post = (client: ReturnType<typeof start>['a'], body: string) =>
+    client.request('/v1/invoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+
+  it('300 async invokes with ~786 KB object-heavy contexts are each refused with the 413 envelope', async () => {
+    const { a } = start();
+    const context = objectHeavyContext(786 * 1024);
+    const body = JSON.stringify(invokeBody('slow-export', { n: 1 }, { context }));
+    expect(body.length).toBeGreaterThan(786 * 1024);
+    for (let i = 0; i < 300; i++) {
+      const response = await post(a, body);
+      expect(response.status).toBe(413);
+      // Refused by the body limit (256 KiB) before anything is parsed.
+      expect(response.body).toEqual({
+        error: {
+          code: 'payload_too_large',
+          message: 'The request body is larger than 262144 bytes.',
+          retryable: false,
+          details: { field: 'body', maxBytes: 262_144 },
+        },
+      });
+    }
+    expect((await a.invoke(invokeBody('lookup', { id: 'x' }))).body).toMatchObject({
+      status: 'completed',
+    });
+  });
+
+  it('with the body limit raised, the context budget (64 KiB) refuses them, naming the field', async () => {
+    const { a } = start({ maxBodyBytes: 1024 * 1024 });
+    const body = JSON.stringify(
+      invokeBody('slow-export', { n: 1 }, { context: objectHeavyContext(786 * 1024) }),
+    );
+    for (let i = 0; i < 10; i++) {
+      const response = await post(a, body);
+      expect(response.status).toBe(413);
+      expect(response.body).toEqual({
+        error: {
+          code: 'payload_too_large',
+          message: 'context is larger than 65536 bytes as JSON.',
+          retryable: false,
+          details: { field: 'context', maxBytes: 65_536 },
+        },
+      });
+    }
+    expect(await gateway.approvals.list()).toHaveLength(0);
+  });
+
+  it('a context within the budget is fine, also for a sync action; one byte over is refused', async () => {
+    const { a } = start({ limits: { maxContextBytes: 10_000 } });
+    const fits = { note: 'x'.repeat(10_000 - '{"note":""}'.length) };
+    expect((await a.invoke(invokeBody('lookup', { id: 'x' }, { context: fits }))).status).toBe(200);
+    const over = { note: `${fits.note}é` };
+    const refused = await a.invoke(invokeBody('lookup', { id: 'x' }, { context: over }));
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ error: { details: { field: 'context' } } });
+  });
+
+  it('a job or approval record over maxStoredBytes is refused, naming action.input, never echoing it', async () => {
+    const { a } = start({ limits: { maxStoredBytes: 32 * 1024 } });
+    const secretish = `sk_${'z'.repeat(40 * 1024)}`;
+    for (const body of [
+      invokeBody('refund', { orderId: secretish }),
+      invokeBody('slow-export', { n: 1 }, { context: { note: secretish } }),
+    ]) {
+      const response = await a.invoke(body);
+      expect(response.status).toBe(413);
+      expect(response.body).toMatchObject({
+        error: {
+          code: 'payload_too_large',
+          details: { field: expect.any(String), maxBytes: 32_768 },
+        },
+      });
+      expect(JSON.stringify(response.body)).not.toContain('zzzz');
+    }
+    // The same input as a sync invoke is not stored, so it is not limited by maxStoredBytes.
+    expect((await a.invoke(invokeBody('lookup', { id: secretish }))).status).toBe(200);
+    expect(await gateway.approvals.list()).toHaveLength(0);
+  });
+
+  it('a job result over maxResultBytes fails the job with result_too_large', async () => {
+    const { a } = start();
+    const accepted = await a.invoke(invokeBody('big-result', {}));
+    const { jobId } = (accepted.body as { job: { jobId: string } }).job;
+    await gateway.idle();
+    expect((await a.job(jobId)).body).toMatchObject({
+      status: 'failed',
+      error: { code: 'result_too_large', retryable: false, details: { maxBytes: 262_144 } },
+    });
+  });
+
+  it('an idempotent answer too large to keep is not replayed: the retry is told so, the action ran once', async () => {
+    const { a } = start({ limits: { maxResultBytes: 4_096 } });
+    syncRuns = 0;
+    const body = invokeBody('lookup', { id: 'x', size: 8_000 }, { idempotencyKey: 'big' });
+    expect((await a.invoke(body)).body).toMatchObject({ status: 'completed' });
+    const retry = await a.invoke({ ...body, invocationId: 'inv_retry' });
+    expect(retry.status).toBe(409);
+    expect(retry.body).toMatchObject({
+      error: { code: 'idempotency_replay_unavailable', retryable: false },
+    });
+    expect(syncRuns).toBe(1);
+  });
+});

@@ -1,0 +1,103 @@
+import type { RecordStore } from '../records/record-store.ts';
+import { assert, assertEqual, type ConformanceTestApi } from './conformance-kit.ts';
+
+/** What the set cases need from {@link recordStoreConformance}'s registration. */
+export interface SetConformanceContext {
+  readonly describe: ConformanceTestApi['describe'];
+  readonly it: (name: string, body: () => Promise<void>) => void;
+  readonly withStore: (body: (store: RecordStore) => Promise<void>) => Promise<void>;
+  readonly inTtlStore: (body: (store: RecordStore) => Promise<void>) => Promise<void>;
+  readonly nextKey: (label: string) => string;
+  readonly advanceTime: (ms: number) => void | Promise<void>;
+  readonly ttlMs: number;
+  readonly early: number;
+  readonly pastExpiry: number;
+  readonly concurrency: number;
+}
+
+const LONG_TTL_MS = 60 * 60 * 1000;
+
+const members = async (store: RecordStore, set: string, limit = 1_000): Promise<string[]> =>
+  (await store.rangeOfSet(set, limit)).map((entry) => entry.member);
+
+/**
+ * The time-ordered sets of a {@link RecordStore} (per-principal quotas, the approvals index):
+ * bounded adds, also under racing callers, expiry order, paging, removal and time to live.
+ * Registered by `recordStoreConformance`.
+ */
+export function registerSetConformance(context: SetConformanceContext): void {
+  const { describe, it, withStore, inTtlStore, nextKey, advanceTime } = context;
+
+  describe('time-ordered sets', () => {
+    it('adds members up to maxSize, refuses a new one beyond it, always accepts an existing one', async () => {
+      await withStore(async (store) => {
+        const set = nextKey('set-bounded');
+        for (const member of ['a', 'b', 'c'])
+          assert(await store.addToSet(set, member, LONG_TTL_MS, 3), `add of ${member}`);
+        assertEqual(await store.addToSet(set, 'd', LONG_TTL_MS, 3), false, 'add beyond maxSize');
+        assertEqual(
+          await store.addToSet(set, 'b', LONG_TTL_MS, 3),
+          true,
+          'add of an existing member',
+        );
+        assertEqual((await members(store, set)).sort(), ['a', 'b', 'c'], 'members');
+        await store.removeFromSet(set, 'a');
+        assertEqual(await store.addToSet(set, 'd', LONG_TTL_MS, 3), true, 'add after a removal');
+        await store.removeFromSet(set, 'not-there');
+        assertEqual(await members(store, nextKey('set-empty')), [], 'a set never added to');
+      });
+    });
+
+    it(`racing adds of ${context.concurrency} new members never exceed maxSize`, async () => {
+      await withStore(async (store) => {
+        const set = nextKey('set-race');
+        const max = Math.max(1, Math.floor(context.concurrency / 2));
+        const results = await Promise.all(
+          Array.from({ length: context.concurrency }, (_, i) =>
+            store.addToSet(set, `m${i}`, LONG_TTL_MS, max),
+          ),
+        );
+        assertEqual(results.filter(Boolean).length, max, 'adds that succeeded');
+        assertEqual((await members(store, set)).length, max, 'members kept');
+      });
+    });
+
+    it('keeps members in expiry order, never moves one earlier, and pages strictly after a cursor', async () => {
+      await withStore(async (store) => {
+        const set = nextKey('set-order');
+        await store.addToSet(set, 'late', LONG_TTL_MS * 3);
+        await store.addToSet(set, 'early', LONG_TTL_MS);
+        await store.addToSet(set, 'middle', LONG_TTL_MS * 2);
+        await store.addToSet(set, 'late', LONG_TTL_MS);
+        assertEqual(await members(store, set), ['early', 'middle', 'late'], 'expiry order');
+        await store.addToSet(set, 'early', LONG_TTL_MS * 4);
+        const firstPage = await store.rangeOfSet(set, 2);
+        assertEqual(
+          firstPage.map((entry) => entry.member),
+          ['middle', 'late'],
+          'first page',
+        );
+        const rest = await store.rangeOfSet(set, 2, firstPage[1]);
+        assertEqual(
+          rest.map((entry) => entry.member),
+          ['early'],
+          'page after the cursor',
+        );
+        assertEqual(await store.rangeOfSet(set, 0), [], 'a zero limit');
+      });
+    });
+
+    it('a member stops counting and is no longer listed once its time to live ran out', async () => {
+      await inTtlStore(async (store) => {
+        const set = nextKey('set-ttl');
+        assert(await store.addToSet(set, 'short', context.ttlMs, 1), 'first add');
+        await advanceTime(context.early);
+        assertEqual(await store.addToSet(set, 'other', context.ttlMs, 1), false, 'add while full');
+        assertEqual(await members(store, set), ['short'], 'members before expiry');
+        await advanceTime(context.pastExpiry - context.early);
+        assertEqual(await members(store, set), [], 'members after expiry');
+        assertEqual(await store.addToSet(set, 'other', context.ttlMs, 1), true, 'add after expiry');
+      });
+    });
+  });
+}
