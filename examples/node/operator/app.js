@@ -79,13 +79,29 @@ function render(approvals) {
   }
 }
 
+/** Pending approvals, oldest first: at most PAGES pages of 50 (the API pages with a cursor). */
+const PAGES = 4;
+async function pendingApprovals() {
+  const approvals = [];
+  let cursor;
+  for (let page = 0; page < PAGES; page++) {
+    const query = `status=pending&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const body = await api(`api/approvals?${query}`);
+    if (!body) return undefined;
+    approvals.push(...body.approvals);
+    cursor = body.nextCursor;
+    if (!cursor) break;
+  }
+  return approvals;
+}
+
 async function load() {
   try {
-    const body = await api('api/approvals?status=pending');
-    if (!body) return;
+    const approvals = await pendingApprovals();
+    if (!approvals) return;
     signIn.hidden = true;
     approvalsView.hidden = false;
-    render(body.approvals);
+    render(approvals);
     $('#updated').textContent = `Updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
     say(`Could not load approvals: ${error.message}`, true);

@@ -112,7 +112,25 @@ export function createOperatorHandler(gateway: Gateway, options: OperatorOptions
         sendError(res, 400, 'invalid_status', `status must be one of ${STATUSES.join(', ')}.`);
         return;
       }
-      sendJson(res, 200, { approvals: await gateway.approvals.list({ status, limit: 100 }) });
+      const limit = Number(query.get('limit') ?? 50);
+      const cursor = query.get('cursor') ?? undefined;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+        sendError(res, 400, 'invalid_limit', 'limit must be an integer from 1 to 500.');
+        return;
+      }
+      let page: Awaited<ReturnType<typeof gateway.approvals.list>>;
+      try {
+        page = await gateway.approvals.list({ status, limit, ...(cursor ? { cursor } : {}) });
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        sendError(res, 400, 'invalid_cursor', 'cursor must be a nextCursor this API returned.');
+        return;
+      }
+      // One page per call: the gateway reads an index, so a page costs what it returns.
+      sendJson(res, 200, {
+        approvals: [...page],
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      });
       return;
     }
     const decision = /^\/operator\/api\/approvals\/([^/]+)\/decision$/.exec(path);
