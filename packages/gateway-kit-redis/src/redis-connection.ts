@@ -24,8 +24,9 @@ export interface RedisConnectionOptions {
   /** A client you created and own. The store never closes it; it must not queue commands forever. */
   readonly client?: RedisClient;
   /**
-   * How long one command may take before it fails with {@link StoreUnavailableError}, in ms.
-   * Default 2000.
+   * How long one store call may take before it fails with {@link StoreUnavailableError}, in ms,
+   * whatever Redis does (down, paused, partitioned): the store enforces it itself, and a
+   * connection that missed it is dropped and re-established. Default 2000.
    */
   readonly commandTimeoutMs?: number;
   /** How long the first command waits for the initial connection, in ms. Default 2000. */
@@ -71,6 +72,8 @@ export class RedisConnection {
   readonly client: RedisClient;
   readonly #owned: boolean;
   readonly #connectTimeoutMs: number;
+  readonly #commandTimeoutMs: number;
+  #resetting = false;
   readonly #report: (error: unknown) => void;
   readonly #connecting: Promise<unknown>;
   #subscriber: RedisClient | undefined;
@@ -78,6 +81,7 @@ export class RedisConnection {
 
   constructor(options: RedisConnectionOptions) {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     this.#report = options.onError ?? defaultReporter();
     if (options.client) {
       this.client = options.client;
@@ -98,7 +102,7 @@ export class RedisConnection {
       ...clientOptions,
       socket,
       commandOptions: {
-        timeout: options.commandTimeoutMs ?? 2_000,
+        timeout: this.#commandTimeoutMs,
         ...clientOptions.commandOptions,
       },
     }) as RedisClient;
@@ -115,12 +119,50 @@ export class RedisConnection {
    */
   async call<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    const started = Date.now();
     if (!this.client.isReady) await this.#awaitFirstConnection();
+    // node-redis drops a command's own timeout once the command is on the socket, so a Redis that
+    // accepted it and then stopped answering would hold the call forever: the deadline is ours.
+    const remaining = Math.max(1, this.#commandTimeoutMs - (Date.now() - started));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new StoreUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms.`),
+        );
+        this.#reset();
+      }, remaining);
+      (timer as { unref?: () => void }).unref?.();
+    });
     try {
-      return await command(this.client);
+      return await Promise.race([command(this.client), deadline]);
     } catch (error) {
       throw translate(error);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /**
+   * Drops a connection that missed a deadline (its replies, if they ever come, would be out of
+   * step with what waits for them) and connects again; the reconnect strategy retries until
+   * Redis answers. Commands meanwhile fail at once (no offline queue).
+   */
+  #reset(): void {
+    if (this.#resetting || this.#closed || !this.#owned) return;
+    this.#resetting = true;
+    this.#report(new StoreUnavailableError('Redis missed a deadline: reconnecting.'));
+    try {
+      this.client.destroy();
+    } catch {
+      // Already closed.
+    }
+    this.client
+      .connect()
+      .catch(() => {})
+      .finally(() => {
+        this.#resetting = false;
+      });
   }
 
   /** Runs a Lua script (EVALSHA, loading it with EVAL when Redis does not know it yet). */

@@ -10,6 +10,10 @@ export interface TestRedis {
   readonly url: string;
   /** SIGKILLs the server (an outage) and waits until it is gone. */
   kill(): Promise<void>;
+  /** SIGSTOPs the server: it keeps its sockets and accepts connections, but answers nothing. */
+  pause(): void;
+  /** SIGCONTs a paused server. */
+  resume(): void;
   /** Starts it again on the same port (and data directory). */
   start(): Promise<void>;
   /** Stops it for good and removes its data directory. */
@@ -81,6 +85,7 @@ export async function startRedis(options: { persistent?: boolean } = {}): Promis
     });
   };
   const kill = async (): Promise<void> => {
+    child?.kill('SIGCONT');
     const running = child;
     child = undefined;
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
@@ -93,6 +98,8 @@ export async function startRedis(options: { persistent?: boolean } = {}): Promis
     port,
     url: `redis://127.0.0.1:${port}`,
     kill,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     start,
     stop: async () => {
       await kill();
