@@ -68,7 +68,8 @@ function stringsIn(value: unknown, found: string[] = [], depth = 0): string[] {
  */
 function quotesInput(message: string, valueAtPath: unknown): boolean {
   for (const text of stringsIn(valueAtPath)) {
-    if (text.length >= MIN_BARE_MATCH ? message.includes(text) : message.includes(`"${text}"`)) return true;
+    if (text.length >= MIN_BARE_MATCH ? message.includes(text) : message.includes(`"${text}"`))
+      return true;
   }
   return false;
 }
@@ -85,12 +86,14 @@ function valibotMessage(issue: VendorIssue): string {
 
 /** arktype: `"<path> must be X (was Y)"` becomes `"Must be X"`; the path is reported apart. */
 function arktypeMessage(issue: VendorIssue): string {
-  const { problem, actual, code, expected } = issue;
+  const { actual, code, expected, propString } = issue;
   if (code === 'predicate' && expected === 'removed') return 'Unknown property';
   let message = issue.message;
-  if (typeof problem === 'string' && message.endsWith(problem)) message = problem;
   if (typeof actual === 'string' && actual && message.endsWith(` (was ${actual})`)) {
     message = message.slice(0, -` (was ${actual})`.length);
+  }
+  if (typeof propString === 'string' && propString && message.startsWith(`${propString} `)) {
+    message = message.slice(propString.length + 1);
   }
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
@@ -115,7 +118,8 @@ export function safeStandardIssues(
     const issue = raw as VendorIssue;
     const path = (issue.path ?? []).map(keyOf);
     if (vendor === 'zod' && issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
-      for (const key of issue.keys) safe.push({ path: [...path, key], message: 'Unknown property' });
+      for (const key of issue.keys)
+        safe.push({ path: [...path, key], message: 'Unknown property' });
       continue;
     }
     const message =
