@@ -1,22 +1,27 @@
 import type * as v from 'valibot';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.ts';
 
-/** A JSON object: what `action.input` must be. */
-type InputObject = Record<string, unknown>;
-
 /**
  * A schema that validates with Standard Schema v1 (`~standard.validate`) and converts itself to
  * JSON Schema with Standard JSON Schema v1 (`~standard.jsonSchema`): zod ≥ 4.2, arktype ≥ 2.1, or a
  * valibot schema wrapped by `toStandardJsonSchema` from `@valibot/to-json-schema`.
+ *
+ * @example
+ * const input: StandardInputSchema = z.object({ accountId: z.string() });
  */
-export type StandardInputSchema = StandardSchemaV1<InputObject, unknown> &
-  StandardJSONSchemaV1<InputObject, unknown>;
+export type StandardInputSchema = StandardSchemaV1<Record<string, unknown>, unknown> &
+  StandardJSONSchemaV1<Record<string, unknown>, unknown>;
 
 /**
  * What an action's `input` may be: a valibot schema, or any Standard Schema that also implements
  * Standard JSON Schema. Its input must be a JSON object.
+ *
+ * @example
+ * const schemas: ActionInputSchema[] = [v.object({ q: v.string() }), z.object({ q: z.string() }), type({ q: 'string' })];
  */
-export type ActionInputSchema = v.GenericSchema<InputObject, unknown> | StandardInputSchema;
+export type ActionInputSchema =
+  | v.GenericSchema<Record<string, unknown>, unknown>
+  | StandardInputSchema;
 
 /**
  * The validated input `run` receives: the schema's output type, whatever its library.
@@ -34,7 +39,9 @@ export type InferActionInput<TSchema extends ActionInputSchema> =
  */
 export function isValibotSchema(
   schema: unknown,
-): schema is v.GenericSchema<InputObject, unknown> | v.GenericSchemaAsync<InputObject, unknown> {
+): schema is
+  | v.GenericSchema<Record<string, unknown>, unknown>
+  | v.GenericSchemaAsync<Record<string, unknown>, unknown> {
   return (
     typeof schema === 'object' &&
     schema !== null &&
