@@ -107,6 +107,12 @@ describe('validation issues of Standard Schema inputs', () => {
     expect(many.issues).toHaveLength(20);
     expect(many.truncated).toBe(5);
     expect(many.issues[19]).toEqual({ path: 'action.input.list.19', message: expect.any(String) });
+
+    const keys = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`k${index}`, 1]));
+    const unknown = await detailsOf(z.strictObject({}), keys);
+    expect(unknown.issues).toHaveLength(20);
+    expect(unknown.issues[0]).toEqual({ path: 'action.input.k0', message: 'Unknown property' });
+    expect(unknown.truncated).toBe(980);
   });
 });
 

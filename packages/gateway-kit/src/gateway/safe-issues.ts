@@ -98,30 +98,45 @@ function arktypeMessage(issue: VendorIssue): string {
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
 
+/** Stands for each issue past the reported ones: counted, never read, so not worked out. */
+const UNREPORTED: SafeIssue = Object.freeze({ message: INVALID_VALUE });
+
 /**
  * Turns the issues of a Standard Schema `validate` into issues safe to report: paths as plain
  * keys, messages that never quote the input. zod's unrecognized keys become one `Unknown property`
  * per key (as valibot's strict objects report them); arktype's `(was …)` suffixes are dropped;
  * any message of any vendor that still quotes a string of the input becomes `Invalid value`.
+ * Only the first `reported` issues are worked out; the others are only counted.
  *
  * @example
- * safeStandardIssues('zod', result.issues, input); // [{ path: ['accountId'], message: 'Invalid input: expected string, received number' }]
+ * safeStandardIssues('zod', result.issues, input, 20); // [{ path: ['accountId'], message: 'Invalid input: expected string, received number' }]
  */
 export function safeStandardIssues(
   vendor: string,
   issues: ReadonlyArray<StandardSchemaV1.Issue>,
   input: unknown,
+  reported: number,
 ): SafeIssue[] {
   if (issues.length === 0) return [{ message: INVALID_VALUE }];
   const safe: SafeIssue[] = [];
   for (const raw of issues) {
     const issue = raw as VendorIssue;
-    const path = (issue.path ?? []).map(keyOf);
     if (vendor === 'zod' && issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
-      for (const key of issue.keys)
-        safe.push({ path: [...path, key], message: 'Unknown property' });
+      const path = (issue.path ?? []).map(keyOf);
+      for (const key of issue.keys) {
+        safe.push(
+          safe.length < reported
+            ? { path: [...path, key], message: 'Unknown property' }
+            : UNREPORTED,
+        );
+      }
       continue;
     }
+    if (safe.length >= reported) {
+      safe.push(UNREPORTED);
+      continue;
+    }
+    const path = (issue.path ?? []).map(keyOf);
     const message =
       vendor === 'arktype'
         ? arktypeMessage(issue)

@@ -58,7 +58,10 @@ type StandardResult = StandardSchemaV1.Result<unknown>;
 
 function checkOf(result: StandardResult, vendor: string, input: unknown): InputCheck {
   return result.issues
-    ? { success: false, issues: safeStandardIssues(vendor, result.issues, input) }
+    ? {
+        success: false,
+        issues: safeStandardIssues(vendor, result.issues, input, MAX_REPORTED_ISSUES),
+      }
     : { success: true, output: result.value };
 }
 
