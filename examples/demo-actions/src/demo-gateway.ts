@@ -56,6 +56,8 @@ export interface DemoGatewayOptions {
   /** Shared stores for several instances (e.g. `@svc/gateway-kit-redis`); in-memory by default. */
   readonly jobStore?: GatewayOptions['jobStore'];
   readonly recordStore?: GatewayOptions['recordStore'];
+  /** The catalogue to serve; {@link demoActions} by default (examples/zod passes its zod version). */
+  readonly actions?: GatewayOptions['actions'];
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -83,7 +85,7 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
       description: 'Answers account questions, writes reports and issues refunds during meetings.',
     },
     version: '2026-11-22',
-    actions: demoActions,
+    actions: options.actions ?? demoActions,
     auth: { tokens: [config.token] },
     ...(options.basePath ? { basePath: options.basePath } : {}),
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),

@@ -6,10 +6,17 @@ export type {
   ActionDefinition,
   ActionInputSchema,
   ActionResult,
+  InferActionInput,
   Invocation,
   JobHandle,
+  StandardInputSchema,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaV1,
+  StandardTypedV1,
+} from './actions/standard-schema.ts';
 export type {
   Approval,
   ApprovalDecision,

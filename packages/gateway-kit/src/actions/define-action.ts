@@ -1,11 +1,10 @@
-import type * as v from 'valibot';
 import type { Principal } from '../auth/principal.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ExecutionMode, SideEffectLevel } from '../contract/manifest.ts';
 import type { ActionRejection } from './action-rejection.ts';
+import type { ActionInputSchema, InferActionInput } from './input-schema.ts';
 
-/** A valibot schema whose input is a JSON object: an action's input must be an object. */
-export type ActionInputSchema = v.GenericSchema<Record<string, unknown>, unknown>;
+export type { ActionInputSchema, InferActionInput, StandardInputSchema } from './input-schema.ts';
 
 /** What an action's `run` learns about the invocation it serves. */
 export interface Invocation {
@@ -59,7 +58,11 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
   readonly title?: string;
   /** What the action does, for the meeting assistant to decide when to call it. */
   readonly description?: string;
-  /** Valibot schema of `action.input`; published as JSON Schema in the manifest. */
+  /**
+   * Schema of `action.input`, published as JSON Schema in the manifest: a valibot schema, or any
+   * Standard Schema with Standard JSON Schema (zod ≥ 4.2, arktype ≥ 2.1, valibot through
+   * `toStandardJsonSchema`). Its root must be an object.
+   */
   readonly input: TSchema;
   /** Defaults to `'sync'`. */
   readonly executionMode?: ExecutionMode;
@@ -79,11 +82,11 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
    * requested: return (or throw) a {@link reject} to answer `rejected` at once. Keep it fast.
    */
   readonly precheck?: (
-    input: v.InferOutput<TSchema>,
+    input: InferActionInput<TSchema>,
     context: Omit<ActionContext, 'job'>,
   ) => ActionRejection | undefined | Promise<ActionRejection | undefined>;
   readonly run: (
-    input: v.InferOutput<TSchema>,
+    input: InferActionInput<TSchema>,
     context: ActionContext,
   ) => ActionResult | ActionRejection | Promise<ActionResult | ActionRejection>;
 }
@@ -102,11 +105,11 @@ export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
   readonly timeoutMs: number;
   // Method syntax (bivariant) so actions with different input types fit in one `actions` list.
   precheck?(
-    input: v.InferOutput<TSchema>,
+    input: InferActionInput<TSchema>,
     context: Omit<ActionContext, 'job'>,
   ): ActionRejection | undefined | Promise<ActionRejection | undefined>;
   run(
-    input: v.InferOutput<TSchema>,
+    input: InferActionInput<TSchema>,
     context: ActionContext,
   ): ActionResult | ActionRejection | Promise<ActionResult | ActionRejection>;
 }
@@ -116,7 +119,7 @@ export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
  * (typed from the schema) and answers with a result, or refuses with {@link reject}.
  *
  * @example
- * import * as v from 'valibot';
+ * import * as v from 'valibot'; // or zod, arktype: any Standard Schema with Standard JSON Schema
  * const lookupAccount = defineAction({
  *   id: 'lookup-account',
  *   title: 'Look up an account',

@@ -1,4 +1,7 @@
 import * as v from 'valibot';
+import { type ActionInputSchema, isValibotSchema } from '../actions/input-schema.ts';
+import type { StandardSchemaV1 } from '../actions/standard-schema.ts';
+import { type SafeIssue, safeStandardIssues, valibotSafeMessage } from './safe-issues.ts';
 
 /** One validation problem as reported in `error.details.issues`. */
 export interface IssueDetail {
@@ -10,40 +13,32 @@ export interface IssueDetail {
 /** At most this many issues are reported; the rest are counted in `details.truncated`. */
 export const MAX_REPORTED_ISSUES = 20;
 
-// valibot's default messages quote the received value ("…but received "secret""). These never do,
-// so no part of the caller's input is echoed back. Messages written by schema authors still apply.
-function safeMessage(issue: v.BaseIssue<unknown>): string {
-  if (issue.kind === 'schema') {
-    if (issue.expected === 'never' && issue.path) return 'Unknown property';
-    if (issue.received === 'undefined') return 'Required';
-    return issue.expected ? `Expected ${issue.expected}` : 'Invalid value';
-  }
-  const what = issue.type.replaceAll('_', ' ');
-  return issue.expected ? `Invalid ${what}: expected ${issue.expected}` : `Invalid ${what}`;
-}
-
 /** The valibot config that makes every default message safe to send back. */
-export const SAFE_PARSE_CONFIG: v.Config<v.BaseIssue<unknown>> = { message: safeMessage };
+export const SAFE_PARSE_CONFIG: v.Config<v.BaseIssue<unknown>> = { message: valibotSafeMessage };
 
 const MAX_SEGMENT = 64;
 
-function pathOf(issue: v.BaseIssue<unknown>, prefix: string): string {
+function pathOf(issue: SafeIssue, prefix: string): string {
   const segments = prefix ? [prefix] : [];
   for (const item of issue.path ?? []) {
-    const key = String(item.key);
+    // valibot path items are `{ key }` objects; Standard Schema paths may also hold bare keys.
+    const key = String(
+      typeof item === 'object' && item !== null ? (item as { key: unknown }).key : item,
+    );
     segments.push(key.length > MAX_SEGMENT ? `${key.slice(0, MAX_SEGMENT)}…` : key);
   }
   return segments.join('.');
 }
 
 /**
- * Turns valibot issues into the `details` of a 422 answer: paths and messages, never values.
+ * Turns validation issues (valibot's, or {@link parseActionInput}'s) into the `details` of a 422
+ * answer: paths and messages, never values.
  *
  * @example
  * describeIssues(result.issues, 'action.input'); // { issues: [{ path: 'action.input.accountId', message: 'Required' }] }
  */
 export function describeIssues(
-  issues: readonly v.BaseIssue<unknown>[],
+  issues: readonly SafeIssue[],
   prefix = '',
 ): { issues: IssueDetail[]; truncated?: number } {
   const described = issues
@@ -54,21 +49,49 @@ export function describeIssues(
     : { issues: described };
 }
 
+/** The outcome of validating an action's input: its output, or issues safe to report. */
+export type InputCheck =
+  | { readonly success: true; readonly output: unknown; readonly issues?: undefined }
+  | { readonly success: false; readonly issues: readonly SafeIssue[] };
+
+type StandardResult = StandardSchemaV1.Result<unknown>;
+
+function checkOf(result: StandardResult, vendor: string, input: unknown): InputCheck {
+  return result.issues
+    ? {
+        success: false,
+        issues: safeStandardIssues(vendor, result.issues, input, MAX_REPORTED_ISSUES),
+      }
+    : { success: true, output: result.value };
+}
+
 /**
- * Validates an action's input: synchronously for sync schemas (valibot's async path allocates a
- * promise per entry, several times slower), asynchronously only for schemas with async checks.
+ * Validates an action's input. A valibot schema is run by valibot: synchronously for sync schemas
+ * (valibot's async path allocates a promise per entry, several times slower), asynchronously only
+ * for schemas with async checks. Any other schema goes through its Standard Schema `validate`,
+ * awaited only when it returns a promise.
+ *
+ * @example
+ * const checked = parseActionInput(action.input, body.action.input);
+ * const input = checked instanceof Promise ? await checked : checked;
  */
 export function parseActionInput(
-  schema:
-    | v.GenericSchema<Record<string, unknown>, unknown>
-    | v.GenericSchemaAsync<Record<string, unknown>, unknown>,
+  schema: ActionInputSchema | v.GenericSchemaAsync<Record<string, unknown>, unknown>,
   input: unknown,
-): v.SafeParseResult<typeof schema> | Promise<v.SafeParseResult<typeof schema>> {
-  return schema.async
-    ? v.safeParseAsync(schema, input, SAFE_PARSE_CONFIG)
-    : v.safeParse(
-        schema as v.GenericSchema<Record<string, unknown>, unknown>,
-        input,
-        SAFE_PARSE_CONFIG,
-      );
+): InputCheck | Promise<InputCheck> {
+  if (isValibotSchema(schema)) {
+    return schema.async
+      ? v.safeParseAsync(schema, input, SAFE_PARSE_CONFIG)
+      : v.safeParse(
+          schema as v.GenericSchema<Record<string, unknown>, unknown>,
+          input,
+          SAFE_PARSE_CONFIG,
+        );
+  }
+  const standard = schema['~standard'];
+  const result = standard.validate(input);
+  // Any thenable becomes a native promise, the one kind callers test for.
+  return typeof (result as Partial<PromiseLike<StandardResult>>).then === 'function'
+    ? Promise.resolve(result).then((settled) => checkOf(settled, standard.vendor, input))
+    : checkOf(result as StandardResult, standard.vendor, input);
 }
