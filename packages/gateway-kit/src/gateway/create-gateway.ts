@@ -28,6 +28,7 @@ import { DEFAULT_QUOTAS, type Quotas } from '../quotas/quotas.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
+import { isStoreUnavailable } from '../store/store-errors.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
 import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
 import { HANDLE_CALL } from './handle-call.ts';
@@ -307,7 +308,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.callbacks === false ? {} : (options.callbacks ?? {});
   const ownsJobStore = options.jobStore === undefined;
   const ownsRecordStore = options.recordStore === undefined;
+  const closing = new AbortController();
   const runtime: GatewayRuntime = {
+    closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
     actionsByName: new Map(actions.map((action) => [action.name, action])),
     jobs: options.jobStore ?? new MemoryJobStore({ now }),
@@ -398,7 +401,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return storeFailure(error)
+      return isStoreUnavailable(error)
         ? errorReply('unavailable')
         : errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
     }
@@ -423,6 +426,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
     close: async (): Promise<void> => {
+      closing.abort();
       approvalService.close();
       stopWorkerLost?.();
       await runtime.callbacks?.close();
@@ -440,11 +444,6 @@ function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   for (const [key, value] of Object.entries(values ?? {}))
     if (value !== undefined) (defined as Record<string, unknown>)[key] = value;
   return defined;
-}
-
-/** A store adapter's "temporarily unreachable" error, recognised by name (any copy of any adapter). */
-function storeFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'StoreUnavailableError';
 }
 
 type MatchedRoute =

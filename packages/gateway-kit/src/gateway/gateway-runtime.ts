@@ -46,6 +46,8 @@ export interface GatewayRuntime {
   /** How long decided and expired approvals stay readable. */
   readonly approvalRetentionMs: number;
   readonly logger: GatewayLogger;
+  /** Aborts when the gateway closes: background retries stop. */
+  readonly closing: AbortSignal;
   readonly now: () => number;
   /** The configured gateway URL, or the request's base (see `GatewayCall.requestBase`) plus the base path. */
   baseUrl(requestBase: string): string;

@@ -11,6 +11,7 @@ import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
 import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseQuota } from '../quotas/quotas.ts';
+import { isStoreUnavailable } from '../store/store-errors.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
@@ -87,11 +88,16 @@ async function runJob(
       const patch: { outputText?: string; machineSummary?: string } = {};
       if (typeof update.outputText === 'string') patch.outputText = update.outputText;
       if (typeof update.machineSummary === 'string') patch.machineSummary = update.machineSummary;
-      // Serialised so each write carries the version the previous one produced.
+      // Serialised so each write carries the version the previous one produced. Progress is a
+      // courtesy: a write the store refuses is reported, never turned into the action's failure.
       writes = writes.then(async () => {
         if (controller.signal.aborted) return;
-        const written = await runtime.jobs.update(current.jobId, current.version, patch);
-        if (written.ok) current = written.job;
+        try {
+          const written = await runtime.jobs.update(current.jobId, current.version, patch);
+          if (written.ok) current = written.job;
+        } catch (error) {
+          runtime.logger.warn?.('job progress not stored', { jobId: current.jobId, error });
+        }
       });
       return writes;
     },
@@ -208,7 +214,9 @@ export async function finishJob(
 ): Promise<StoredJob | undefined> {
   let expected = job;
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
-    const written = await runtime.jobs.update(expected.jobId, expected.version, update);
+    const written = await untilStored(runtime, () =>
+      runtime.jobs.update(expected.jobId, expected.version, update),
+    );
     if (written.ok) {
       // Awaited so that the job's background work (and a platform's waitUntil) covers delivery.
       await notifyJobFinished(runtime, written.job);
@@ -219,6 +227,34 @@ export async function finishJob(
     expected = written.job;
   }
   return undefined;
+}
+
+/**
+ * Runs a store write, retrying while the store is unreachable (backoff from 100 ms to 5 s) until it
+ * answers or the gateway closes: a job whose result was computed must not be stranded by a short
+ * outage. The job's lease is renewed meanwhile only as long as this process lives, so if it dies
+ * the job still ends as `worker_lost`. Other errors are thrown at once.
+ */
+async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>): Promise<T> {
+  for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isStoreUnavailable(error) || runtime.closing.aborted) throw error;
+      runtime.logger.warn?.('job result not stored yet, retrying', { retryInMs: delay });
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          runtime.closing.removeEventListener('abort', stop);
+          resolve();
+        }, delay);
+        runtime.closing.addEventListener('abort', stop, { once: true });
+      });
+    }
+  }
 }
 
 /**
