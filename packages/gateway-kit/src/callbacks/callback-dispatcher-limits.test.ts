@@ -138,8 +138,9 @@ describe('CallbackDispatcher limits: receivers that accept and never answer', ()
     expect(new Set(failures.map((f) => f.webhookId)).size).toBe(1_100);
     expect(callbacks.inFlight).toBe(0);
     expect(callbacks.activeAttempts).toBe(0);
-    await expect.poll(openSockets).toBe(0);
-  });
+    // Node 22's fetch may keep a spare connection per origin until its keep-alive timeout (4 s).
+    await expect.poll(openSockets, { timeout: 15_000 }).toBe(0);
+  }, 30_000);
 
   it('a destination saturated by a silent receiver does not hold up another one', async () => {
     const silent = await silentServer();

@@ -398,13 +398,14 @@ async function attemptOnce(p: PreparedDelivery, url: URL): Promise<AttemptOutcom
     headers.set('webhook-signature', p.webhook.sign(p.webhookId, new Date(now), p.payload));
   if (p.authorization !== undefined) headers.set('authorization', p.authorization);
   try {
-    const response = await raceAbort(
-      // Called inside then() so that a fetch throwing synchronously is a network error too.
-      Promise.resolve().then(() =>
-        p.fetch(url, { method: 'POST', headers, body: p.payload, redirect: 'manual', signal }),
-      ),
+    const request = {
+      method: 'POST',
+      headers,
+      body: p.payload,
+      redirect: 'manual',
       signal,
-    );
+    } as const;
+    const response = await raceAbort(p.fetch(url, request), signal);
     if (response === undefined) return ended();
     // The body is not needed; release the connection instead of waiting for GC.
     response.body?.cancel().catch(() => undefined);
