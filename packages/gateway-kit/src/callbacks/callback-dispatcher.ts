@@ -1,9 +1,14 @@
 import {
+  CALLBACK_DELIVERY_DEFAULTS,
   type CallbackDeliveryResult,
   type CallbackDeliverySettings,
-  deliverCallback,
+  type PreparedDelivery,
+  prepareDelivery,
+  runDelivery,
   validateDeliverySettings,
 } from './deliver-callback.ts';
+import { type CallbackLimits, DeliveryLimiter, utf8Length } from './delivery-limiter.ts';
+import { abortableSleep } from './timers.ts';
 
 /**
  * One callback for {@link CallbackDispatcher.dispatch}.
@@ -41,21 +46,36 @@ export interface CallbackDeliveryFailure {
 }
 
 /**
- * Settings of a {@link CallbackDispatcher}: delivery settings shared by all its callbacks, plus
- * two hooks.
+ * Settings of a {@link CallbackDispatcher}: delivery settings shared by all its callbacks, its
+ * limits (concurrency, pending deliveries, circuit breaker; see docs/callbacks.md, "Limits"),
+ * plus two hooks.
  *
  * @example
  * const options: CallbackDispatcherOptions = {
  *   signingSecret: env.CALLBACK_SIGNING_SECRET,
+ *   maxPendingDeliveries: 5_000,
  *   onDeliveryFailed: (failure) => logger.warn('callback failed', failure),
  *   waitUntil: (promise) => ctx.waitUntil(promise),
  * };
  */
-export interface CallbackDispatcherOptions extends CallbackDeliverySettings {
-  /** Called once per callback that was not delivered (after its last attempt); errors ignored. */
+export interface CallbackDispatcherOptions extends CallbackDeliverySettings, CallbackLimits {
+  /**
+   * Called once per callback that was not delivered (after its last attempt, or at once when it
+   * overflowed the pending limits); errors ignored.
+   */
   readonly onDeliveryFailed?: (failure: CallbackDeliveryFailure) => void;
   /** Handed every delivery promise, e.g. a worker's `ctx.waitUntil`, to keep the runtime alive. */
   readonly waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+const OVERFLOW: CallbackDeliveryResult = /* @__PURE__ */ Object.freeze({
+  delivered: false,
+  attempts: 0,
+  reason: 'overflow',
+});
+
+function unrefSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return abortableSleep(ms, signal, { unref: true });
 }
 
 function originOf(url: string): string {
@@ -77,14 +97,36 @@ function originOf(url: string): string {
  * await callbacks.close();
  */
 export class CallbackDispatcher {
-  readonly #options: CallbackDispatcherOptions;
+  readonly #settings: CallbackDeliverySettings;
+  readonly #onDeliveryFailed: CallbackDispatcherOptions['onDeliveryFailed'];
+  readonly #waitUntil: CallbackDispatcherOptions['waitUntil'];
+  readonly #limiter: DeliveryLimiter;
+  readonly #maxCircuitWaitMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #closing = new AbortController();
 
-  /** @throws {CallbackConfigError} when a setting is invalid. */
+  /** @throws {CallbackConfigError} when a setting or limit is invalid. */
   constructor(options: CallbackDispatcherOptions = {}) {
     validateDeliverySettings(options);
-    this.#options = options;
+    const {
+      onDeliveryFailed,
+      waitUntil,
+      maxConcurrentAttempts,
+      maxConcurrentPerDestination,
+      maxPendingDeliveries,
+      maxPendingBytes,
+      circuitFailureThreshold,
+      circuitCooldownMs,
+      circuitMaxDestinations,
+      ...settings
+    } = options;
+    // Background waits must not keep a process alive on their own (drain() does, while asked).
+    const sleep = settings.sleep ?? unrefSleep;
+    this.#settings = { ...settings, sleep };
+    this.#onDeliveryFailed = onDeliveryFailed;
+    this.#waitUntil = waitUntil;
+    this.#maxCircuitWaitMs = settings.maxDelayMs ?? CALLBACK_DELIVERY_DEFAULTS.maxDelayMs;
+    this.#limiter = new DeliveryLimiter(options, { now: settings.now ?? Date.now, sleep });
   }
 
   /** Number of deliveries not finished yet. */
@@ -92,23 +134,29 @@ export class CallbackDispatcher {
     return this.#inFlight.size;
   }
 
+  /** Attempts (open requests) in flight now; at most `maxConcurrentAttempts`. */
+  get activeAttempts(): number {
+    return this.#limiter.activeAttempts;
+  }
+
   /**
    * Starts delivering `delivery`. The returned promise never rejects; ignoring it is fine.
-   * After {@link close}, deliveries end at once with reason `aborted`.
+   * When `maxPendingDeliveries` or `maxPendingBytes` would be exceeded, it ends at once as
+   * `overflow` (reported like any failure). After {@link close}, deliveries end at once with
+   * reason `aborted`.
    * @throws {CallbackConfigError} when `body` is not JSON-serialisable or `webhookId` is invalid.
    */
   dispatch(delivery: CallbackDelivery): Promise<CallbackDeliveryResult> {
-    const { onDeliveryFailed, waitUntil, ...settings } = this.#options;
-    const promise = deliverCallback({
-      ...settings,
-      ...delivery,
-      signal: this.#closing.signal,
-    }).then((result) => {
+    const signal = this.#closing.signal;
+    const prepared = prepareDelivery({ ...this.#settings, ...delivery, signal });
+    const target = originOf(delivery.url);
+    const onDeliveryFailed = this.#onDeliveryFailed;
+    const promise = this.#deliver(prepared, target).then((result) => {
       if (!result.delivered) {
         try {
           onDeliveryFailed?.({
             webhookId: delivery.webhookId,
-            target: originOf(delivery.url),
+            target,
             result,
           });
         } catch {
@@ -119,8 +167,17 @@ export class CallbackDispatcher {
     });
     this.#inFlight.add(promise);
     void promise.finally(() => this.#inFlight.delete(promise));
-    waitUntil?.(promise);
+    this.#waitUntil?.(promise);
     return promise;
+  }
+
+  #deliver(prepared: PreparedDelivery, target: string): Promise<CallbackDeliveryResult> {
+    // After close() it ends at once as `aborted`, so it takes no capacity.
+    if (this.#closing.signal.aborted) return runDelivery(prepared);
+    const admission = this.#limiter.admit(utf8Length(prepared.payload));
+    if (!admission) return Promise.resolve(OVERFLOW);
+    const gate = this.#limiter.gate(target, this.#maxCircuitWaitMs);
+    return runDelivery(prepared, gate).finally(() => admission.release());
   }
 
   /**
@@ -130,7 +187,14 @@ export class CallbackDispatcher {
    * await callbacks.drain();
    */
   async drain(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+    if (this.#inFlight.size === 0) return;
+    // Retry waits are unref'd; this timer keeps the process alive until the deliveries end.
+    const keepAlive = setInterval(() => undefined, 60_000);
+    try {
+      while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+    } finally {
+      clearInterval(keepAlive);
+    }
   }
 
   /**

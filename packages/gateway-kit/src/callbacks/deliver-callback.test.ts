@@ -220,6 +220,76 @@ describe('deliverCallback: what is retried and what stops', () => {
     });
   });
 
+  it('the attempt timeout covers a DNS check that never answers, and nothing is sent', async () => {
+    const fetch = fetchAnswering(200);
+    const resolveHost = vi.fn(() => new Promise<string[]>(() => undefined));
+    const events: CallbackAttemptEvent[] = [];
+    const started = Date.now();
+    const result = await deliverCallback(
+      options('https://hooks.example.com/cb', {
+        fetch,
+        resolveHost,
+        attemptTimeoutMs: 50,
+        maxAttempts: 2,
+        onAttempt: (e) => events.push(e),
+      }),
+    );
+    expect(result).toEqual({
+      delivered: false,
+      attempts: 2,
+      reason: 'exhausted',
+      lastError: 'timeout',
+    });
+    expect(events.map((e) => e.error)).toEqual(['timeout', 'timeout']);
+    expect(resolveHost).toHaveBeenCalledTimes(2);
+    expect(fetch).not.toHaveBeenCalled();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+  });
+
+  it('the attempt timeout covers DNS check and request together, not each separately', async () => {
+    let fetched = 0;
+    // The DNS check takes 350 ms of the 400 ms budget; the request then never answers.
+    const resolveHost = () =>
+      new Promise<string[]>((resolve) => setTimeout(() => resolve(['93.184.215.14']), 350));
+    const started = Date.now();
+    const result = await deliverCallback(
+      options('https://hooks.example.com/cb', {
+        resolveHost,
+        fetch: () => {
+          fetched += 1;
+          return new Promise<Response>(() => undefined);
+        },
+        attemptTimeoutMs: 400,
+        maxAttempts: 1,
+      }),
+    );
+    const elapsed = Date.now() - started;
+    expect(result).toEqual({
+      delivered: false,
+      attempts: 1,
+      reason: 'exhausted',
+      lastError: 'timeout',
+    });
+    expect(fetched).toBe(1);
+    expect(elapsed).toBeGreaterThanOrEqual(395);
+    // Separate budgets would take at least 350 + 400 ms.
+    expect(elapsed).toBeLessThan(750);
+  });
+
+  it('ends an attempt whose fetch ignores the abort signal and never answers', async () => {
+    const fetch = vi.fn(() => new Promise<Response>(() => undefined));
+    const result = await deliverCallback(
+      options('https://hooks.example.com/cb', { fetch, attemptTimeoutMs: 30, maxAttempts: 3 }),
+    );
+    expect(result).toEqual({
+      delivered: false,
+      attempts: 3,
+      reason: 'exhausted',
+      lastError: 'timeout',
+    });
+    expect(fetch).toHaveBeenCalledTimes(3);
+  });
+
   it('stops after one attempt on 410 Gone', async () => {
     const r = await receiver(status(410), status(200));
     const result = await deliverCallback(options(r.url));

@@ -9,6 +9,8 @@ import {
   checkCallbackUrlResolved,
   type ResolveHost,
 } from './callback-url-guard.ts';
+import type { AttemptHealth } from './circuit-breaker.ts';
+import { abortableSleep, raceAbort } from './timers.ts';
 
 /**
  * Why a callback was not delivered.
@@ -20,6 +22,10 @@ import {
  * - `invalid_authorization`: `authorization` is not a legal HTTP header value; nothing was sent.
  * - `exhausted`: every attempt failed with a retryable outcome.
  * - `aborted`: the caller's `signal` fired.
+ * - `overflow` (dispatcher only): the dispatcher's pending-delivery limits were full; nothing
+ *   was sent.
+ * - `circuit_open` (dispatcher only): the destination's circuit breaker stayed open longer than
+ *   the delivery may wait (`maxDelayMs` in total); no request was sent for it meanwhile.
  *
  * @example
  * if (!result.delivered && result.reason === 'gone') forgetSubscription();
@@ -31,11 +37,13 @@ export type CallbackFailureReason =
   | 'redirected'
   | 'invalid_authorization'
   | 'exhausted'
-  | 'aborted';
+  | 'aborted'
+  | 'overflow'
+  | 'circuit_open';
 
 /**
- * Why an attempt got no HTTP response: the per-attempt timeout, a network error, or a failed
- * DNS check (only with `resolveHost`).
+ * Why an attempt got no HTTP response: the attempt timeout (DNS check included), a network
+ * error, or a failed DNS check (only with `resolveHost`).
  *
  * @example
  * const kind: CallbackTransportError = 'timeout';
@@ -98,7 +106,10 @@ export interface CallbackDeliverySettings {
   readonly fetch?: typeof fetch;
   /** Attempts in total, first one included. Default 8. */
   readonly maxAttempts?: number;
-  /** Time allowed for each attempt to get response headers. Default 10 000 ms. */
+  /**
+   * Time allowed for each whole attempt: the DNS check (with `resolveHost`), connecting, sending
+   * and receiving the response headers. Default 10 000 ms.
+   */
   readonly attemptTimeoutMs?: number;
   /** Backoff ceiling of the first retry; doubles per retry. Default 1 000 ms. */
   readonly baseDelayMs?: number;
@@ -137,6 +148,29 @@ export interface DeliverCallbackOptions extends CallbackDeliverySettings {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * Permission to run one attempt, from an {@link AttemptGate}; `leave` it exactly once with what
+ * the attempt said about the receiver. Internal.
+ *
+ * @example
+ * const ticket = await gate.enter(signal);
+ * if (typeof ticket === 'object') ticket.leave('success');
+ */
+export interface AttemptTicket {
+  leave(health: AttemptHealth): void;
+}
+
+/**
+ * What a delivery passes before each attempt (the dispatcher's concurrency limits and circuit
+ * breaker): a ticket, or the reason to stop. Internal.
+ *
+ * @example
+ * const gate: AttemptGate = { enter: async () => ({ leave: () => undefined }) };
+ */
+export interface AttemptGate {
+  enter(signal: AbortSignal | undefined): Promise<AttemptTicket | 'aborted' | 'circuit_open'>;
+}
+
 /** Defaults of the retry schedule (see docs/callbacks.md). */
 export const CALLBACK_DELIVERY_DEFAULTS: {
   readonly maxAttempts: number;
@@ -155,7 +189,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 // It is signed as `${id}.${timestamp}.${body}`, so it must survive header whitespace trimming.
 const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
 
-interface Prepared {
+/** A delivery whose options were validated and whose body was serialised. Internal. */
+export interface PreparedDelivery {
   readonly url: string;
   readonly payload: string;
   readonly webhookId: string;
@@ -217,7 +252,15 @@ export function validateDeliverySettings(settings: CallbackDeliverySettings): vo
   numberOption('maxDelayMs', settings.maxDelayMs, 0, 0);
 }
 
-function prepare(options: DeliverCallbackOptions): Prepared {
+/**
+ * Validates `options` and serialises the body once. Internal: shared with the dispatcher.
+ *
+ * @example
+ * const prepared = prepareDelivery({ url, body: { job }, webhookId });
+ * const bytes = prepared.payload.length;
+ * @throws {CallbackConfigError} for an invalid setting, `webhookId` or a non-JSON body.
+ */
+export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelivery {
   validateDeliverySettings(options);
   if (typeof options.webhookId !== 'string' || !WEBHOOK_ID.test(options.webhookId)) {
     throw new CallbackConfigError(
@@ -255,39 +298,6 @@ function prepare(options: DeliverCallbackOptions): Prepared {
     random: options.random ?? Math.random,
     now: options.now ?? Date.now,
   };
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Resolves when `promise` settles or `signal` aborts, whichever is first; never rejects. */
-function untilAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
-  const settled = promise.then(
-    () => undefined,
-    () => undefined,
-  );
-  if (!signal) return settled;
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = () => resolve();
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([settled, aborted]).finally(() =>
-    signal.removeEventListener('abort', onAbort),
-  );
 }
 
 /**
@@ -360,7 +370,23 @@ function classifyResponse(response: Response, now: number): AttemptOutcome {
   return { kind: 'stop', reason: 'client_error', status };
 }
 
-async function attemptOnce(p: Prepared, url: URL): Promise<AttemptOutcome> {
+type Refused = { readonly kind: 'refused'; readonly refusal: CallbackUrlRefusal };
+
+/**
+ * One attempt under one deadline (`attemptTimeoutMs`): the optional DNS check, then the request
+ * until its response headers. Both are raced against the deadline, so a resolver or a `fetch`
+ * that ignores the signal cannot hold the attempt longer.
+ */
+async function attemptOnce(p: PreparedDelivery, url: URL): Promise<AttemptOutcome | Refused> {
+  const timeout = AbortSignal.timeout(p.attemptTimeoutMs);
+  const signal = p.signal ? AbortSignal.any([p.signal, timeout]) : timeout;
+  const ended = (): AttemptOutcome =>
+    p.signal?.aborted ? { kind: 'aborted' } : { kind: 'retry', error: 'timeout' };
+  if (p.resolveHost) {
+    const gate = await raceAbort(checkBeforeAttempt(p, url, p.resolveHost), signal);
+    if (signal.aborted) return ended();
+    if (gate) return gate;
+  }
   const now = p.now();
   // Standard Webhooks: the timestamp is per attempt (receivers reject stale ones), so re-sign.
   const headers = new Headers({
@@ -371,16 +397,16 @@ async function attemptOnce(p: Prepared, url: URL): Promise<AttemptOutcome> {
   if (p.webhook)
     headers.set('webhook-signature', p.webhook.sign(p.webhookId, new Date(now), p.payload));
   if (p.authorization !== undefined) headers.set('authorization', p.authorization);
-  const timeout = AbortSignal.timeout(p.attemptTimeoutMs);
-  const signal = p.signal ? AbortSignal.any([p.signal, timeout]) : timeout;
   try {
-    const response = await p.fetch(url, {
+    const request = {
       method: 'POST',
       headers,
       body: p.payload,
       redirect: 'manual',
       signal,
-    });
+    } as const;
+    const response = await raceAbort(p.fetch(url, request), signal);
+    if (response === undefined) return ended();
     // The body is not needed; release the connection instead of waiting for GC.
     response.body?.cancel().catch(() => undefined);
     return classifyResponse(response, p.now());
@@ -393,15 +419,13 @@ async function attemptOnce(p: Prepared, url: URL): Promise<AttemptOutcome> {
 
 /** The optional DNS check: `undefined` to go ahead, a retry, or the refusal that ends delivery. */
 async function checkBeforeAttempt(
-  p: Prepared,
+  p: PreparedDelivery,
   url: URL,
-): Promise<
-  RetryOutcome | { readonly kind: 'refused'; readonly refusal: CallbackUrlRefusal } | undefined
-> {
-  if (!p.resolveHost) return undefined;
+  resolveHost: ResolveHost,
+): Promise<RetryOutcome | Refused | undefined> {
   let check: CallbackUrlCheck;
   try {
-    check = await checkCallbackUrlResolved(url, p.urlPolicy, p.resolveHost);
+    check = await checkCallbackUrlResolved(url, p.urlPolicy, resolveHost);
   } catch {
     check = { ok: false, reason: 'dns_lookup_failed' };
   }
@@ -411,7 +435,20 @@ async function checkBeforeAttempt(
   return { kind: 'refused', refusal: check.reason };
 }
 
-function report(p: Prepared, event: CallbackAttemptEvent): void {
+/** What an attempt says about the receiver's health, for the circuit breaker. */
+function healthOf(outcome: AttemptOutcome | Refused): AttemptHealth {
+  switch (outcome.kind) {
+    case 'delivered':
+    case 'stop':
+      return 'success';
+    case 'retry':
+      return outcome.status !== undefined && outcome.status < 500 ? 'success' : 'failure';
+    default:
+      return 'neutral';
+  }
+}
+
+function report(p: PreparedDelivery, event: CallbackAttemptEvent): void {
   try {
     p.onAttempt?.(event);
   } catch {
@@ -419,7 +456,26 @@ function report(p: Prepared, event: CallbackAttemptEvent): void {
   }
 }
 
-async function run(p: Prepared): Promise<CallbackDeliveryResult> {
+/** Resolves when `promise` settles or `signal` aborts, whichever is first; never rejects. */
+function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undefined) {
+  const settled = promise.then(
+    () => undefined,
+    () => undefined,
+  );
+  return signal ? raceAbort(settled, signal) : settled;
+}
+
+/**
+ * Runs a prepared delivery; with a `gate`, every attempt first passes it (the dispatcher's
+ * limits). Internal: `deliverCallback` is the public entry point.
+ *
+ * @example
+ * const result = await runDelivery(prepareDelivery(options), limiter.gate(origin, 60_000));
+ */
+export async function runDelivery(
+  p: PreparedDelivery,
+  gate?: AttemptGate,
+): Promise<CallbackDeliveryResult> {
   const check = checkCallbackUrl(p.url, p.urlPolicy);
   if (!check.ok) {
     return { delivered: false, attempts: 0, reason: 'refused_url', refusal: check.reason };
@@ -442,13 +498,22 @@ async function run(p: Prepared): Promise<CallbackDeliveryResult> {
 
   while (true) {
     if (p.signal?.aborted) return failure('aborted');
-    const gate = await checkBeforeAttempt(p, check.url);
-    if (gate?.kind === 'refused') {
-      return { ...failure('refused_url'), refusal: gate.refusal };
+    let ticket: AttemptTicket | undefined;
+    if (gate) {
+      const entered = await gate.enter(p.signal);
+      if (entered === 'aborted' || entered === 'circuit_open') return failure(entered);
+      ticket = entered;
     }
-    if (p.signal?.aborted) return failure('aborted');
+    let outcome: AttemptOutcome | Refused = { kind: 'aborted' };
+    try {
+      outcome = await attemptOnce(p, check.url);
+    } finally {
+      ticket?.leave(healthOf(outcome));
+    }
+    if (outcome.kind === 'refused') {
+      return { ...failure('refused_url'), refusal: outcome.refusal };
+    }
     attempts += 1;
-    const outcome = gate ?? (await attemptOnce(p, check.url));
     const status = 'status' in outcome ? outcome.status : undefined;
     if (status !== undefined) lastStatus = status;
     const base = {
@@ -478,7 +543,7 @@ async function run(p: Prepared): Promise<CallbackDeliveryResult> {
         report(p, { ...withError, outcome: 'retrying', retryInMs: delay });
         // Called inside then() so that a hook throwing synchronously cannot escape either.
         const wait = Promise.resolve().then(() => p.sleep(delay, p.signal));
-        await untilAborted(wait, p.signal);
+        await settledOrAborted(wait, p.signal);
       }
     }
   }
@@ -508,5 +573,5 @@ async function run(p: Prepared): Promise<CallbackDeliveryResult> {
  * if (!result.delivered) console.warn('job callback failed:', result.reason);
  */
 export function deliverCallback(options: DeliverCallbackOptions): Promise<CallbackDeliveryResult> {
-  return run(prepare(options));
+  return runDelivery(prepareDelivery(options));
 }

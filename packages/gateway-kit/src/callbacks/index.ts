@@ -26,4 +26,6 @@ export type {
   DeliverCallbackOptions,
 } from './deliver-callback.ts';
 export { CALLBACK_DELIVERY_DEFAULTS, deliverCallback } from './deliver-callback.ts';
+export type { CallbackLimits } from './delivery-limiter.ts';
+export { CALLBACK_LIMIT_DEFAULTS } from './delivery-limiter.ts';
 export type { AddressRefusal } from './ip-ranges.ts';
