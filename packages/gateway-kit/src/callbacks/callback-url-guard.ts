@@ -111,7 +111,14 @@ export function assertValidUrlPolicy(policy: CallbackUrlPolicy | undefined): voi
   for (const entry of policy?.allowHosts ?? []) canonicalAllowedHost(entry);
 }
 
-function isAllowedHost(hostname: string, policy: CallbackUrlPolicy | undefined): boolean {
+/**
+ * `true` when `hostname` (as `URL` gives it, lower case) is one of the policy's `allowHosts`, so
+ * it skips the address checks. Internal: not re-exported from the package.
+ *
+ * @example
+ * isAllowedHost('10.1.2.3', { allowHosts: ['0x0a010203'] }); // true
+ */
+export function isAllowedHost(hostname: string, policy: CallbackUrlPolicy | undefined): boolean {
   return (policy?.allowHosts ?? []).some((entry) => canonicalAllowedHost(entry) === hostname);
 }
 
@@ -129,6 +136,20 @@ function classifyHostname(hostname: string): HostVerdict {
 
 function isLoopback(verdict: HostVerdict): boolean {
   return verdict === 'loopback_address' || verdict === 'loopback_hostname';
+}
+
+/**
+ * `true` when a resolved address (IP text, as a resolver returns it) may be connected to: public,
+ * or loopback under `allowInsecureLoopback`. Internal: not re-exported from the package.
+ *
+ * @example
+ * isAllowedAddress('127.0.0.1', { allowInsecureLoopback: true }); // true
+ * isAllowedAddress('10.0.0.1', undefined); // false
+ */
+export function isAllowedAddress(address: string, policy: CallbackUrlPolicy | undefined): boolean {
+  const ip = parseIpLiteral(address);
+  const verdict = ip ? classifyIp(ip) : 'reserved_address';
+  return verdict === 'public' || (policy?.allowInsecureLoopback === true && isLoopback(verdict));
 }
 
 /**
@@ -182,8 +203,9 @@ export function checkCallbackUrl(url: string | URL, policy?: CallbackUrlPolicy):
  * which callers may treat as temporary).
  *
  * The HTTP client resolves the name again when it connects, so a hostile DNS server can still
- * answer differently the second time (DNS rebinding); for a hard guarantee, route callbacks
- * through an egress proxy that enforces the same policy.
+ * answer differently the second time (DNS rebinding); on Node, `createPinnedFetch` from
+ * `@svc/gateway-kit/node` checks the addresses it actually connects to; elsewhere, route
+ * callbacks through an egress proxy that enforces the same policy.
  *
  * @example
  * import { resolveHostWithNodeDns } from '@svc/gateway-kit/node';
@@ -205,13 +227,8 @@ export async function checkCallbackUrlResolved(
     return { ok: false, reason: 'dns_lookup_failed' };
   }
   if (addresses.length === 0) return { ok: false, reason: 'dns_lookup_failed' };
-  for (const address of addresses) {
-    const ip = parseIpLiteral(address);
-    const verdict = ip ? classifyIp(ip) : 'reserved_address';
-    const loopbackAllowed = policy?.allowInsecureLoopback === true && isLoopback(verdict);
-    if (verdict !== 'public' && !loopbackAllowed) {
-      return { ok: false, reason: 'resolves_to_blocked_address' };
-    }
+  if (!addresses.every((address) => isAllowedAddress(address, policy))) {
+    return { ok: false, reason: 'resolves_to_blocked_address' };
   }
   return literal;
 }
