@@ -1,4 +1,9 @@
-import { createGateway, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
+import {
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+  type ResolveHost,
+} from '@svc/gateway-kit';
 import { demoActions } from './actions.ts';
 
 /** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */
@@ -56,6 +61,8 @@ export interface DemoGatewayOptions {
   /** Shared stores for several instances (e.g. `@svc/gateway-kit-redis`); in-memory by default. */
   readonly jobStore?: GatewayOptions['jobStore'];
   readonly recordStore?: GatewayOptions['recordStore'];
+  /** DNS check of callback hosts where the runtime has DNS (Node: `resolveHostWithNodeDns`). */
+  readonly resolveHost?: ResolveHost;
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -89,7 +96,10 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
-    callbacks: { urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks } },
+    callbacks: {
+      urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks },
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    },
   });
   return { gateway, config };
 }
