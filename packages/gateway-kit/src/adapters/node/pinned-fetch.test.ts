@@ -177,6 +177,9 @@ describe('createPinnedFetch', () => {
       TypeError,
     );
     expect(receiver.requests).toHaveLength(2);
+    // A POST without a body is sent with a zero length, as fetch sends it, not chunked.
+    expect(receiver.requests[0]?.headers['content-length']).toBe('0');
+    expect(receiver.requests[0]?.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('aborts on the signal: rejects with the abort reason and closes the connection', async () => {

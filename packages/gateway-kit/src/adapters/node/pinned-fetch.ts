@@ -126,7 +126,9 @@ export function createPinnedFetch(options: PinnedFetchOptions = {}): typeof fetc
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
+    // As fetch does: a length always, never chunked (an empty POST is `content-length: 0`).
     if (body !== undefined) headers['content-length'] = String(body.byteLength);
+    else if (request.method !== 'GET' && request.method !== 'HEAD') headers['content-length'] = '0';
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const requestOptions: RequestOptions = {
       protocol: url.protocol,
