@@ -1,4 +1,9 @@
-import { createGateway, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
+import {
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+  type ResolveHost,
+} from '@svc/gateway-kit';
 import { demoActions } from './actions.ts';
 
 /** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */
@@ -58,6 +63,8 @@ export interface DemoGatewayOptions {
   readonly recordStore?: GatewayOptions['recordStore'];
   /** The catalogue to serve; {@link demoActions} by default (examples/zod passes its zod version). */
   readonly actions?: GatewayOptions['actions'];
+  /** DNS check of callback hosts where the runtime has DNS (Node: `resolveHostWithNodeDns`). */
+  readonly resolveHost?: ResolveHost;
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -91,7 +98,10 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
-    callbacks: { urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks } },
+    callbacks: {
+      urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks },
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    },
   });
   return { gateway, config };
 }

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
-import { toNodeHandler } from '@svc/gateway-kit/node';
+import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { createOperatorHandler } from './operator.ts';
 
@@ -17,7 +17,11 @@ const stores = redisUrl
   : {};
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
-const { gateway, config } = createDemoGateway(process.env, stores);
+// Callback host names are resolved and refused when they point inside the network.
+const { gateway, config } = createDemoGateway(process.env, {
+  ...stores,
+  resolveHost: resolveHostWithNodeDns,
+});
 const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 
 // One server: the approvals page under /operator, the gateway contract everywhere else.

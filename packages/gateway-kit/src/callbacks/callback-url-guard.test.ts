@@ -37,7 +37,7 @@ const HOSTILE: ReadonlyArray<readonly [string, CallbackUrlRefusal]> = [
   ['https://[::127.0.0.1]/', 'loopback_address'], // IPv4-compatible
   ['https://localhost/', 'loopback_hostname'],
   ['http://localhost:3000/cb', 'loopback_hostname'],
-  ['https://LOCALHOST./', 'loopback_hostname'],
+  ['https://LOCALHOST/', 'loopback_hostname'],
   ['https://api.localhost/', 'loopback_hostname'],
   // unspecified
   ['https://0.0.0.0/', 'unspecified_address'],
@@ -92,7 +92,7 @@ const HOSTILE: ReadonlyArray<readonly [string, CallbackUrlRefusal]> = [
   ['https://kubernetes.default.svc/', 'local_hostname'],
   ['https://router.home.arpa/', 'local_hostname'],
   ['https://intranet/', 'local_hostname'],
-  ['https://hooks.corp.internal./', 'local_hostname'],
+  ['https://hooks.corp.internal/', 'local_hostname'],
   // scheme, credentials, syntax
   ['http://example.com/callback', 'insecure_scheme'],
   ['ftp://example.com/', 'unsupported_scheme'],
@@ -106,6 +106,63 @@ const HOSTILE: ReadonlyArray<readonly [string, CallbackUrlRefusal]> = [
   ['https://4294967296/', 'invalid_url'],
   ['https://[fe80::1%25eth0]/', 'invalid_url'],
 ];
+
+// An attacker's further spellings of "this machine" and of names that resolvers read differently.
+const SPELLINGS: ReadonlyArray<readonly [string, CallbackUrlRefusal]> = [
+  // empty labels and trailing dots: refused, never normalised
+  ['https://localhost./', 'invalid_url'],
+  ['https://localhost../', 'invalid_url'],
+  ['https://LOCALHOST./', 'invalid_url'],
+  ['https://localhost%2e/', 'invalid_url'], // percent-encoded dot
+  ['https://localhost\u3002/', 'invalid_url'], // ideographic full stop, mapped to "."
+  ['https://foo.LocalHost./', 'invalid_url'],
+  ['https://localhost.localdomain./', 'invalid_url'],
+  ['https://example.com./', 'invalid_url'],
+  ['https://example.com../', 'invalid_url'],
+  ['https://example.com.%2e/', 'invalid_url'],
+  ['https://a..b.example/', 'invalid_url'],
+  ['https://.example.com/', 'invalid_url'],
+  ['https://hooks.corp.internal./', 'invalid_url'],
+  ['https://127.0.0.1../', 'invalid_url'], // not an IP literal any more, and not a name either
+  ['https://1.2.3.4../', 'invalid_url'],
+  // a single trailing dot of an IPv4 literal is dropped by URL: still the address
+  ['https://127.0.0.1%2e/', 'loopback_address'],
+  ['https://2130706433./', 'loopback_address'],
+  ['https://0.0.0.0./', 'unspecified_address'],
+  // case and other encodings of names
+  ['https://LOCALHOST/', 'loopback_hostname'],
+  ['https://%6c%6f%63%61%6c%68%6f%73%74/', 'loopback_hostname'],
+  ['https://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3/', 'loopback_hostname'], // circled letters
+  ['https://foo.LocalHost/', 'loopback_hostname'],
+  ['https://a.b.localhost:8443/', 'loopback_hostname'],
+  ['https://localhost.localdomain/', 'local_hostname'],
+  ['https://LOCALHOST.LOCALDOMAIN/', 'local_hostname'],
+  // IPv4 in decimal, octal, hex and mixed forms, upper-case hex included
+  ['https://0X7F000001/', 'loopback_address'],
+  ['https://0x7F.1/', 'loopback_address'],
+  ['https://0177.1/', 'loopback_address'],
+  ['https://0x7f.0.1/', 'loopback_address'],
+  ['https://00/', 'unspecified_address'],
+  ['https://0x0/', 'unspecified_address'],
+  // IPv6-mapped IPv4 in every notation
+  ['https://[::FFFF:127.0.0.1]/', 'loopback_address'],
+  ['https://[0:0:0:0:0:ffff:7f00:1]/', 'loopback_address'],
+  ['https://[::ffff:0.0.0.0]/', 'unspecified_address'],
+  ['https://[::ffff:169.254.169.254]/', 'link_local_address'],
+];
+
+describe('checkCallbackUrl: an attacker’s spellings', () => {
+  it.each(SPELLINGS)('refuses %s (%s)', (url, reason) => {
+    expect(reasonOf(url)).toBe(reason);
+  });
+
+  it('refuses a trailing dot even for an allowed host or with allowInsecureLoopback', () => {
+    expect(reasonOf('https://hooks.corp.internal./', { allowHosts: ['hooks.corp.internal'] })).toBe(
+      'invalid_url',
+    );
+    expect(reasonOf('http://localhost./', { allowInsecureLoopback: true })).toBe('invalid_url');
+  });
+});
 
 const KNOWN_REASONS: ReadonlySet<string> = new Set(HOSTILE.map(([, reason]) => reason));
 
@@ -121,7 +178,7 @@ describe('checkCallbackUrl: default policy', () => {
   it.each([
     'https://hooks.example.com/jobs',
     'https://hooks.example.com:8443/cb?tenant=42',
-    'https://HOOKS.Example.com./path',
+    'https://HOOKS.Example.com/path',
     'https://8.8.8.8/',
     'https://1.1.1.1:4443/',
     'https://172.15.255.255/', // just below 172.16/12
@@ -193,7 +250,7 @@ describe('checkCallbackUrl: allowHosts', () => {
 
   it.each([
     'https://hooks.corp.internal/jobs',
-    'https://HOOKS.corp.internal.:444/',
+    'https://HOOKS.corp.internal:444/',
     'https://10.1.2.3/',
     'https://0x0a010203/', // same address, other spelling
     'https://[fd00::1]/',
@@ -211,8 +268,16 @@ describe('checkCallbackUrl: allowHosts', () => {
   });
 
   it('throws a CallbackConfigError for an entry that is not a host', () => {
-    expect(() => checkCallbackUrl('https://example.com/', { allowHosts: ['bad host'] })).toThrow(
-      CallbackConfigError,
+    for (const entry of ['bad host', 'a..b.internal', '.corp.internal', '']) {
+      expect(() => checkCallbackUrl('https://example.com/', { allowHosts: [entry] })).toThrow(
+        CallbackConfigError,
+      );
+    }
+  });
+
+  it('takes an entry written fully qualified (one trailing dot)', () => {
+    expect(reasonOf('https://hooks.corp.internal/', { allowHosts: ['hooks.corp.internal.'] })).toBe(
+      'ok',
     );
   });
 });

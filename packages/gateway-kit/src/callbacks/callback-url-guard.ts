@@ -73,18 +73,30 @@ const LOCAL_TLDS: ReadonlySet<string> = new Set([
   'svc', // Kubernetes service names
 ]);
 
-function normaliseHostname(hostname: string): string {
-  // A trailing dot (fully-qualified form) resolves the same: `localhost.` is `localhost`.
-  return hostname.toLowerCase().replace(/\.$/, '');
+/**
+ * `true` for a host name with an empty label: `a..b`, `.a`, and every trailing dot (`localhost.`,
+ * `example.com..`). Resolvers treat such spellings inconsistently (`localhost.` is `localhost`
+ * to some, a DNS query to others), so they are refused rather than normalised. IP literals are
+ * exempt: `URL` already dropped a single trailing dot of an IPv4 address (`127.0.0.1.`).
+ */
+function hasEmptyLabel(hostname: string): boolean {
+  if (hostname.startsWith('[')) return false;
+  return hostname.startsWith('.') || hostname.endsWith('.') || hostname.includes('..');
 }
 
 function canonicalAllowedHost(entry: string): string {
   const host = entry.includes(':') && !entry.startsWith('[') ? `[${entry}]` : entry;
+  let hostname: string;
   try {
-    return normaliseHostname(new URL(`https://${host}/`).hostname);
+    // An entry may be written fully qualified (`hooks.corp.internal.`); URLs may not.
+    hostname = new URL(`https://${host}/`).hostname.toLowerCase().replace(/\.$/, '');
   } catch {
+    hostname = '';
+  }
+  if (hostname === '' || hasEmptyLabel(hostname)) {
     throw new CallbackConfigError('allowHosts', 'an entry is not a valid host name or IP address');
   }
+  return hostname;
 }
 
 /**
@@ -99,7 +111,14 @@ export function assertValidUrlPolicy(policy: CallbackUrlPolicy | undefined): voi
   for (const entry of policy?.allowHosts ?? []) canonicalAllowedHost(entry);
 }
 
-function isAllowedHost(hostname: string, policy: CallbackUrlPolicy | undefined): boolean {
+/**
+ * `true` when `hostname` (as `URL` gives it, lower case) is one of the policy's `allowHosts`, so
+ * it skips the address checks. Internal: not re-exported from the package.
+ *
+ * @example
+ * isAllowedHost('10.1.2.3', { allowHosts: ['0x0a010203'] }); // true
+ */
+export function isAllowedHost(hostname: string, policy: CallbackUrlPolicy | undefined): boolean {
   return (policy?.allowHosts ?? []).some((entry) => canonicalAllowedHost(entry) === hostname);
 }
 
@@ -120,6 +139,20 @@ function isLoopback(verdict: HostVerdict): boolean {
 }
 
 /**
+ * `true` when a resolved address (IP text, as a resolver returns it) may be connected to: public,
+ * or loopback under `allowInsecureLoopback`. Internal: not re-exported from the package.
+ *
+ * @example
+ * isAllowedAddress('127.0.0.1', { allowInsecureLoopback: true }); // true
+ * isAllowedAddress('10.0.0.1', undefined); // false
+ */
+export function isAllowedAddress(address: string, policy: CallbackUrlPolicy | undefined): boolean {
+  const ip = parseIpLiteral(address);
+  const verdict = ip ? classifyIp(ip) : 'reserved_address';
+  return verdict === 'public' || (policy?.allowInsecureLoopback === true && isLoopback(verdict));
+}
+
+/**
  * Checks a callback URL against the SSRF policy, judging the host literally (no DNS).
  *
  * Default policy: `https:` only; no `user:pass@`; the host must not be an IP literal in a
@@ -127,7 +160,8 @@ function isLoopback(verdict: HostVerdict): boolean {
  * reserved, benchmarking or documentation range — in any textual form, since the URL is parsed
  * with WHATWG `URL` first (`http://0x7f000001`, `http://127.1`, `[::ffff:7f00:1]` are all
  * 127.0.0.1) — nor a local name (`localhost`, `*.localhost`, single-label names, `*.local`,
- * `*.internal`, …). Any port is allowed.
+ * `*.internal`, …). A host name with an empty label, a trailing dot included
+ * (`https://localhost./`, `https://a..b.example/`), is `invalid_url`. Any port is allowed.
  *
  * A public-looking name can still resolve to a private address; add
  * {@link checkCallbackUrlResolved} with a DNS resolver where one is available.
@@ -151,8 +185,8 @@ export function checkCallbackUrl(url: string | URL, policy?: CallbackUrlPolicy):
   if (parsed.username !== '' || parsed.password !== '') {
     return { ok: false, reason: 'credentials_in_url' };
   }
-  const hostname = normaliseHostname(parsed.hostname);
-  if (hostname === '') return { ok: false, reason: 'invalid_url' };
+  const hostname = parsed.hostname.toLowerCase();
+  if (hostname === '' || hasEmptyLabel(hostname)) return { ok: false, reason: 'invalid_url' };
   const verdict = isAllowedHost(hostname, policy) ? 'public' : classifyHostname(hostname);
   const loopbackAllowed = policy?.allowInsecureLoopback === true && isLoopback(verdict);
   if (verdict !== 'public' && !loopbackAllowed) return { ok: false, reason: verdict };
@@ -169,8 +203,9 @@ export function checkCallbackUrl(url: string | URL, policy?: CallbackUrlPolicy):
  * which callers may treat as temporary).
  *
  * The HTTP client resolves the name again when it connects, so a hostile DNS server can still
- * answer differently the second time (DNS rebinding); for a hard guarantee, route callbacks
- * through an egress proxy that enforces the same policy.
+ * answer differently the second time (DNS rebinding); on Node, `createPinnedFetch` from
+ * `@svc/gateway-kit/node` checks the addresses it actually connects to; elsewhere, route
+ * callbacks through an egress proxy that enforces the same policy.
  *
  * @example
  * import { resolveHostWithNodeDns } from '@svc/gateway-kit/node';
@@ -183,7 +218,7 @@ export async function checkCallbackUrlResolved(
 ): Promise<CallbackUrlCheck> {
   const literal = checkCallbackUrl(url, policy);
   if (!literal.ok) return literal;
-  const hostname = normaliseHostname(literal.url.hostname);
+  const hostname = literal.url.hostname.toLowerCase();
   if (parseIpLiteral(hostname) || isAllowedHost(hostname, policy)) return literal;
   let addresses: readonly string[];
   try {
@@ -192,13 +227,8 @@ export async function checkCallbackUrlResolved(
     return { ok: false, reason: 'dns_lookup_failed' };
   }
   if (addresses.length === 0) return { ok: false, reason: 'dns_lookup_failed' };
-  for (const address of addresses) {
-    const ip = parseIpLiteral(address);
-    const verdict = ip ? classifyIp(ip) : 'reserved_address';
-    const loopbackAllowed = policy?.allowInsecureLoopback === true && isLoopback(verdict);
-    if (verdict !== 'public' && !loopbackAllowed) {
-      return { ok: false, reason: 'resolves_to_blocked_address' };
-    }
+  if (!addresses.every((address) => isAllowedAddress(address, policy))) {
+    return { ok: false, reason: 'resolves_to_blocked_address' };
   }
   return literal;
 }

@@ -1,3 +1,5 @@
+export type { PinnedFetchOptions } from './pinned-fetch.ts';
+export { createPinnedFetch } from './pinned-fetch.ts';
 export { resolveHostWithNodeDns } from './resolve-host.ts';
 export type { RunningServer, ServeOptions } from './serve.ts';
 export { serve } from './serve.ts';

@@ -10,7 +10,24 @@ export interface NodeHandlerOptions {
    * control). Defaults to `false`. Irrelevant when `gateway.url` is configured.
    */
   readonly trustProxy?: boolean;
+  /**
+   * A reply sent before the request body was read (401, 404, 413, 415 …) first reads and
+   * discards up to this many bytes of the body, so that the caller — or the proxy in front —
+   * reads the reply instead of a connection reset; the connection is then closed. A caller that
+   * sends more (or declares more in `Content-Length`) gets the reply at once and the connection
+   * is dropped. Defaults to 16 MiB.
+   */
+  readonly drainMaxBytes?: number;
+  /**
+   * How long such a reply waits for the rest of the body before it is sent anyway and the
+   * connection dropped, so that a body trickled byte by byte cannot hold a connection. Defaults
+   * to 5 000 ms.
+   */
+  readonly drainTimeoutMs?: number;
 }
+
+const DEFAULT_DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
 /** A request as frameworks hand it over: Express and others may have parsed the body already. */
 type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean; baseUrl?: string };
@@ -36,7 +53,7 @@ function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> 
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > limit) {
-        // Stop buffering at once; the reply closes the connection (see writeReply).
+        // Stop buffering at once; the reply drains the rest and closes (see sendReply).
         req.pause();
         finish({ kind: 'too_large' });
       } else chunks.push(chunk);
@@ -133,18 +150,85 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
   };
 }
 
-function writeReply(res: ServerResponse, reply: GatewayReply): void {
+function writeReply(res: ServerResponse, reply: GatewayReply, close: boolean): void {
   if (res.headersSent || res.destroyed) return;
   const headers: Record<string, string | number> = { ...reply.headers };
   if (reply.body !== null) {
     headers['content-length'] =
       typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
   }
-  // An unread remainder (413) would otherwise be parsed as the next request on this connection.
-  if (reply.status === 413) headers.connection = 'close';
+  // Node then ends the connection once the reply is written.
+  if (close) headers.connection = 'close';
   res.writeHead(reply.status, headers);
   res.end(reply.body ?? undefined);
 }
+
+interface DrainLimits {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Reads and discards the rest of a request body; resolves `true` once it ended within the
+ * limits, `false` when they were hit or the request failed (it is then left paused).
+ */
+function drainBody(req: IncomingMessage, limits: DrainLimits): Promise<boolean> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limits.maxBytes) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let drained = 0;
+    const finish = (ended: boolean): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFail);
+      req.off('close', onFail);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer): void => {
+      drained += chunk.length;
+      if (drained > limits.maxBytes) finish(false);
+    };
+    const onEnd = (): void => finish(true);
+    const onFail = (): void => finish(false);
+    const timer = setTimeout(onFail, limits.timeoutMs);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onFail);
+    req.once('close', onFail);
+    req.resume();
+  });
+}
+
+/**
+ * Sends a reply. A request whose body is still (partly) unread — the gateway answered before
+ * reading it — is drained first: closing a socket with unread bytes in its receive buffer sends
+ * a TCP reset, which destroys the reply before the caller reads it. The connection is then
+ * closed, and dropped outright when the caller sent more than the drain limits allow.
+ */
+function sendReply(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: GatewayReply,
+  limits: DrainLimits,
+): void {
+  // The hot path: the body was read to its end (or there was none).
+  if (req.complete) {
+    writeReply(res, reply, false);
+    return;
+  }
+  void drainBody(req, limits).then((ended) => {
+    writeReply(res, reply, true);
+    if (!ended) res.once('finish', () => req.socket.destroy());
+  });
+}
+
+const INTERNAL_ERROR: GatewayReply = {
+  status: 500,
+  headers: { 'content-type': 'application/json' },
+  body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
+};
 
 /**
  * Turns a gateway into a `node:http` request listener. Also works as Express/Connect middleware
@@ -162,15 +246,14 @@ export function toNodeHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = handlerOf(gateway);
   const trustProxy = options.trustProxy ?? false;
+  const limits: DrainLimits = {
+    maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
+    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+  };
   return (req, res) => {
     handle(toCall(req as NodeRequest, res, trustProxy)).then(
-      (reply) => writeReply(res, reply),
-      () =>
-        writeReply(res, {
-          status: 500,
-          headers: { 'content-type': 'application/json' },
-          body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
-        }),
+      (reply) => sendReply(req, res, reply, limits),
+      () => sendReply(req, res, INTERNAL_ERROR, limits),
     );
   };
 }
