@@ -27,7 +27,12 @@ const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 // One server: the approvals page under /operator, the gateway contract everywhere else.
 const operator = createOperatorHandler(gateway, { token: operatorToken });
 const serveGateway = toNodeHandler(gateway);
-const server = createServer((req, res) => operator(req, res) || serveGateway(req, res));
+// The bounds `serve()` sets (docs/security.md, "Node adapter limits"), on this hand-made server.
+const server = createServer(
+  { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 65_000 },
+  (req, res) => operator(req, res) || serveGateway(req, res),
+);
+server.maxConnections = 512;
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

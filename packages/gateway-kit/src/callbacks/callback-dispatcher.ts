@@ -1,3 +1,4 @@
+import type { ResolveHost } from './callback-url-guard.ts';
 import {
   CALLBACK_DELIVERY_DEFAULTS,
   type CallbackDeliveryResult,
@@ -97,7 +98,7 @@ function originOf(url: string): string {
  * await callbacks.close();
  */
 export class CallbackDispatcher {
-  readonly #settings: CallbackDeliverySettings;
+  #settings: CallbackDeliverySettings;
   readonly #onDeliveryFailed: CallbackDispatcherOptions['onDeliveryFailed'];
   readonly #waitUntil: CallbackDispatcherOptions['waitUntil'];
   readonly #limiter: DeliveryLimiter;
@@ -127,6 +128,25 @@ export class CallbackDispatcher {
     this.#waitUntil = waitUntil;
     this.#maxCircuitWaitMs = settings.maxDelayMs ?? CALLBACK_DELIVERY_DEFAULTS.maxDelayMs;
     this.#limiter = new DeliveryLimiter(options, { now: settings.now ?? Date.now, sleep });
+  }
+
+  /**
+   * Fills in `fetch` and `resolveHost` where the options gave none: how a runtime adapter supplies
+   * its own (the Node adapter's connections pinned to checked addresses). Settings given
+   * explicitly always win. Applies to deliveries dispatched afterwards.
+   *
+   * @example
+   * dispatcher.useRuntimeDefaults({ fetch: createPinnedFetch({ urlPolicy }) });
+   */
+  useRuntimeDefaults(defaults: {
+    readonly fetch?: typeof fetch;
+    readonly resolveHost?: ResolveHost;
+  }): void {
+    const settings = { ...this.#settings };
+    if (settings.fetch === undefined && defaults.fetch) settings.fetch = defaults.fetch;
+    if (settings.resolveHost === undefined && defaults.resolveHost)
+      settings.resolveHost = defaults.resolveHost;
+    this.#settings = settings;
   }
 
   /** Number of deliveries not finished yet. */

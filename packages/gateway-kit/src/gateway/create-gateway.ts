@@ -31,7 +31,7 @@ import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { isStoreUnavailable } from '../store/store-errors.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
 import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
-import { HANDLE_CALL } from './handle-call.ts';
+import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { consoleLogger, type GatewayLogger } from './logger.ts';
 import { TIMED_OUT, withinBudget } from './time-budget.ts';
@@ -434,6 +434,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ownsRecordStore) await runtime.records.close();
     },
     [HANDLE_CALL]: handle,
+    [CALLBACK_DEFAULTS]: (defaults: CallbackRuntimeDefaults) =>
+      runtime.callbacks?.useRuntimeDefaults(defaults(runtime.callbackUrlPolicy)),
   };
   return gateway as Gateway;
 }

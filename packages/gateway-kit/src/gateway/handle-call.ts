@@ -1,3 +1,4 @@
+import type { CallbackUrlPolicy, ResolveHost } from '../callbacks/callback-url-guard.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import type { Gateway } from './create-gateway.ts';
 
@@ -18,4 +19,24 @@ export function handlerOf(gateway: Gateway): HandleCall {
   if (typeof handle !== 'function')
     throw new TypeError('Expected a gateway made by createGateway().');
   return handle;
+}
+
+/** What a runtime adapter may supply for callbacks, given the gateway's callback URL policy. */
+export type CallbackRuntimeDefaults = (urlPolicy: CallbackUrlPolicy) => {
+  readonly fetch?: typeof fetch;
+  readonly resolveHost?: ResolveHost;
+};
+
+/** The key under which a gateway accepts a runtime adapter's callback defaults. */
+export const CALLBACK_DEFAULTS: unique symbol = Symbol.for(
+  '@svc/gateway-kit/callback-defaults',
+) as never;
+
+/**
+ * Hands a runtime adapter's callback `fetch` / `resolveHost` to a gateway, where its options set
+ * none. Does nothing for a gateway without callbacks or not made by `createGateway`.
+ */
+export function supplyCallbackDefaults(gateway: Gateway, defaults: CallbackRuntimeDefaults): void {
+  const supply = (gateway as unknown as Record<symbol, unknown>)[CALLBACK_DEFAULTS];
+  if (typeof supply === 'function') (supply as (d: CallbackRuntimeDefaults) => void)(defaults);
 }

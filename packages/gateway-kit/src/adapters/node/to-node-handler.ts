@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { handlerOf } from '../../gateway/handle-call.ts';
+import { handlerOf, supplyCallbackDefaults } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { createPinnedFetch } from './pinned-fetch.ts';
+import { resolveHostWithNodeDns } from './resolve-host.ts';
 
 /** Options of {@link toNodeHandler}. */
 export interface NodeHandlerOptions {
@@ -10,6 +12,14 @@ export interface NodeHandlerOptions {
    * control). Defaults to `false`. Irrelevant when `gateway.url` is configured.
    */
   readonly trustProxy?: boolean;
+  /**
+   * Callbacks connect only to addresses the gateway's callback URL policy allows, judged when the
+   * connection is made ({@link createPinnedFetch}, with `resolveHostWithNodeDns` checking names
+   * first), so a name that resolves differently at connect time (DNS rebinding) is refused.
+   * Applies when the gateway's `callbacks` options set no `fetch` / `resolveHost` of their own.
+   * Default `true`.
+   */
+  readonly pinCallbackAddresses?: boolean;
   /**
    * A reply sent before the request body was read (401, 404, 413, 415 …) first reads and
    * discards up to this many bytes of the body, so that the caller — or the proxy in front —
@@ -246,6 +256,14 @@ export function toNodeHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = handlerOf(gateway);
   const trustProxy = options.trustProxy ?? false;
+  // Callbacks from Node connect only to the addresses the URL policy allows, checked when the
+  // connection is made (no DNS rebinding), unless the gateway's options chose a fetch.
+  if (options.pinCallbackAddresses !== false) {
+    supplyCallbackDefaults(gateway, (urlPolicy) => ({
+      fetch: createPinnedFetch({ urlPolicy }),
+      resolveHost: resolveHostWithNodeDns,
+    }));
+  }
   const limits: DrainLimits = {
     maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
     timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
