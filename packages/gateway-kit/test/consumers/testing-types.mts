@@ -21,9 +21,11 @@ const gateway = createGateway({
 });
 const client = createTestClient(gateway, { token: 'token' });
 const answer: Promise<{ status: number }> = client.invoke(invokeBody('ping', {}));
+
 export { answer };
 
 // The conformance options name fast-check structurally, not through an import.
 type Fc = JobStoreConformanceOptions['fc'];
 const check: Fc extends FastCheckModule ? true : false = true;
+
 export { check };
