@@ -2,6 +2,9 @@
 // scratch project, and runs the given consumer fixtures (ESM and CJS) there. The package's
 // dependencies and peer dependencies are linked from the workspace, so no network is needed.
 // Usage (from a package's check:package script): node ../../scripts/run-packed-consumers.mjs test/consumers/*.{mjs,cjs}
+// A TypeScript fixture (.mts / .cts / .ts) is typechecked instead, with the workspace's tsc and
+// strict settings, skipLibCheck off, so the published declarations are checked as a user's tsc
+// would. `--omit <dependency>` leaves an (optional peer) dependency uninstalled.
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -13,12 +16,20 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 
 const packageDir = process.cwd();
-const fixtures = process.argv.slice(2).map((fixture) => resolve(fixture));
+const args = process.argv.slice(2);
+const omitted = new Set();
+for (let index = args.indexOf('--omit'); index !== -1; index = args.indexOf('--omit')) {
+  omitted.add(args[index + 1]);
+  args.splice(index, 2);
+}
+const fixtures = args.map((fixture) => resolve(fixture));
 if (fixtures.length === 0) throw new Error('usage: run-packed-consumers.mjs <fixture>...');
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
 const scratch = mkdtempSync(join(tmpdir(), `${manifest.name.replace(/\W+/g, '-')}-consumers-`));
@@ -40,7 +51,7 @@ try {
     // pnpm links every dependency (dev ones included) into the package's own node_modules; an
     // optional peer that is not installed there is simply absent for the consumers too.
     const source = join(packageDir, 'node_modules', dependency);
-    if (!existsSync(source)) continue;
+    if (!existsSync(source) || omitted.has(dependency)) continue;
     const target = join(scratch, 'node_modules', dependency);
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(realpathSync(source), target, 'dir');
@@ -48,10 +59,37 @@ try {
   for (const fixture of fixtures) {
     const copy = join(scratch, basename(fixture));
     cpSync(fixture, copy);
+    if (/\.[mc]?ts$/.test(copy)) {
+      typecheck(copy);
+      continue;
+    }
     process.stdout.write(
       execFileSync(process.execPath, [copy], { cwd: scratch, encoding: 'utf8' }),
     );
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+}
+
+/** Typechecks one fixture in the scratch project; tsc's diagnostics fail the run. */
+function typecheck(file) {
+  const tsc = createRequire(join(packageDir, 'package.json')).resolve('typescript/bin/tsc');
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
+    target: 'es2022',
+    lib: ['es2023', 'dom'],
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+  };
+  const project = join(dirname(file), `${basename(file)}.tsconfig.json`);
+  writeFileSync(project, JSON.stringify({ compilerOptions, files: [basename(file)] }));
+  try {
+    execFileSync(process.execPath, [tsc, '-p', project], { cwd: dirname(file), encoding: 'utf8' });
+  } catch (error) {
+    throw new Error(`tsc failed on ${basename(file)}:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+  }
+  process.stdout.write(`${basename(file)}: the published declarations typecheck\n`);
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Snippet } from './extract.ts';
 
@@ -16,22 +16,58 @@ export interface WrittenSnippet extends Snippet {
 }
 
 /**
- * Writes snippets as .ts files into `dir` (inside this package, so `@svc/gateway-kit`,
- * `@svc/workspace-client` and `valibot` resolve from its node_modules) with a tsconfig that
- * extends the repository's base config.
+ * Minimal declarations of the Deno and Bun globals the docs use (`Deno.serve`, `Bun.serve`), so
+ * blocks for those runtimes typecheck under Node's types. Only the shapes the docs call.
+ */
+const RUNTIME_GLOBALS = `type Handler = (request: Request) => Response | Promise<Response>;
+declare global {
+  const Deno: {
+    serve(handler: Handler): unknown;
+    serve(options: { port?: number; hostname?: string }, handler: Handler): unknown;
+    env: { get(name: string): string | undefined; toObject(): Record<string, string> };
+  };
+  const Bun: {
+    serve(options: { port?: number; hostname?: string; fetch: Handler }): unknown;
+  };
+}
+export {};
+`;
+
+/**
+ * Writes snippets into `dir` (inside this package, so `@svc/gateway-kit`, `@svc/workspace-client`
+ * and `valibot` resolve from its node_modules) with a tsconfig that extends the repository's base
+ * config. Each Markdown file gets its own folder; a block that names its file on its first line
+ * (`// actions.ts`) is written under that name, so the document's later blocks can import it;
+ * the others are written as `L<line>.ts`.
  */
 export function writeSnippets(dir: string, snippets: readonly Snippet[]): WrittenSnippet[] {
   mkdirSync(dir, { recursive: true });
   const base = relative(dir, join(repoRoot, 'tsconfig.base.json')).split('\\').join('/');
   const tsconfig = {
     extends: base,
-    compilerOptions: { types: ['node'], isolatedDeclarations: false, declaration: false },
-    include: ['*.ts'],
+    compilerOptions: {
+      types: ['node'],
+      isolatedDeclarations: false,
+      declaration: false,
+      allowJs: true,
+      checkJs: true,
+    },
+    include: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'],
   };
   writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
+  writeFileSync(join(dir, 'runtime-globals.d.ts'), RUNTIME_GLOBALS);
+  const taken = new Map<string, Snippet>();
   return snippets.map((snippet) => {
-    const name = relative(repoRoot, snippet.source).replace(/[^\w.-]+/g, '_');
-    const file = join(dir, `${name}-L${snippet.line}.ts`);
+    const folder = join(dir, relative(repoRoot, snippet.source).replace(/[^\w.-]+/g, '_'));
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, snippet.fileName ?? `L${snippet.line}.${snippet.lang}`);
+    const previous = taken.get(file);
+    if (previous) {
+      throw new Error(
+        `${relative(repoRoot, snippet.source)}:${snippet.line}: a block at line ${previous.line} is already named ${snippet.fileName}`,
+      );
+    }
+    taken.set(file, snippet);
     writeFileSync(file, snippet.code);
     return { ...snippet, file };
   });
@@ -50,7 +86,7 @@ export async function typecheck(dir: string, written: readonly WrittenSnippet[])
     cwd: dir,
     timeoutMs: 120_000,
   });
-  const byName = new Map(written.map((s) => [basename(s.file), s]));
+  const byPath = new Map(written.map((s) => [relative(dir, s.file), s]));
   const diagnostics: Diagnostic[] = [];
   for (const line of result.stdout.split('\n')) {
     const match = /^(.+?)\((\d+),(\d+)\): (error .*)$/.exec(line.trim());
@@ -59,7 +95,7 @@ export async function typecheck(dir: string, written: readonly WrittenSnippet[])
       continue;
     }
     const [, path = '', row = '0', col = '0', message = ''] = match;
-    const snippet = byName.get(basename(path));
+    const snippet = byPath.get(relative(dir, resolve(dir, path)));
     diagnostics.push({
       where: snippet
         ? `${relative(repoRoot, snippet.source)}:${snippet.line + Number(row) - 1}:${col}`
@@ -122,7 +158,7 @@ export interface RunReport {
 
 export interface RunResult extends ProcessResult {
   report: RunReport;
-  /** For a snippet that started a server: what `probe` resolved to. */
+  /** For a snippet that started a server and kept it running: what `probe` resolved to. */
   probed?: unknown;
 }
 
@@ -131,6 +167,8 @@ export const SNIPPET_ENV = {
   GATEWAY_TOKEN: 'readme-snippets-gateway-token',
   SVC_BASE_URL: 'https://svc.example.com',
   SVC_WORKSPACE_KEY: 'wk_readme_snippets',
+  // A Standard Webhooks secret (whsec_ + base64) made up for the snippets.
+  CALLBACK_SIGNING_SECRET: `whsec_${btoa('readme-snippets-callback-signing-secret')}`,
 } as const;
 
 const readReport = (file: string): RunReport => {
@@ -138,6 +176,30 @@ const readReport = (file: string): RunReport => {
   const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
   return Object.assign({}, ...lines.map((line) => JSON.parse(line) as RunReport));
 };
+
+/** A block named `*.test.ts` (or .js) is a test file: it is run with vitest, like a reader would. */
+export const isTestFile = (snippet: Snippet): boolean =>
+  /\.test\.(?:ts|mts|js|mjs)$/.test(snippet.fileName ?? '');
+
+/**
+ * Runs a test-file snippet with the workspace's vitest, in the snippet's folder (so its imports of
+ * sibling blocks resolve). It passes when vitest exits 0.
+ */
+export function runTestSnippet(
+  snippet: WrittenSnippet,
+  timeoutMs = 60_000,
+): Promise<ProcessResult> {
+  const vitest = join(dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
+  return runProcess(
+    process.execPath,
+    [vitest, 'run', '--root', dirname(snippet.file), basename(snippet.file), '--reporter=dot'],
+    {
+      cwd: dirname(snippet.file),
+      env: { ...process.env, ...SNIPPET_ENV, CI: 'true', NODE_OPTIONS: '' },
+      timeoutMs,
+    },
+  );
+}
 
 /**
  * Runs one snippet with Node (type stripping) and the harness preloaded. A snippet either exits
@@ -180,7 +242,17 @@ export async function runSnippet(
       if (state === 'exited') break;
       const { listening } = readReport(reportFile);
       if (listening) {
-        probed = await probe(listening);
+        try {
+          probed = await probe(listening);
+        } catch (error) {
+          // A snippet that starts a server and closes it itself (an emulator it uses, say) is
+          // judged by its exit; a server that is gone without the process exiting is a failure.
+          const ended = await Promise.race([
+            exited.then(() => true),
+            new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000)),
+          ]);
+          if (!ended) throw error;
+        }
         break;
       }
       if (Date.now() > deadline) {

@@ -7,15 +7,26 @@ export interface Snippet {
   /** 1-based line of the block's first code line in the Markdown file. */
   readonly line: number;
   readonly mode: SnippetMode;
+  /** `ts` for ```ts / ```typescript / ```mts blocks, `js` for ```js / ```javascript / ```mjs. */
+  readonly lang: 'ts' | 'js';
+  /**
+   * File name the block declares on its first line (`// actions.ts`), so that later blocks of the
+   * same document can import it (`import { x } from './actions.ts'`).
+   */
+  readonly fileName?: string;
   readonly code: string;
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/;
-const MARKER = /^\s*<!--\s*snippet:\s*([\w-]+)\s*-->\s*$/;
+// `<!-- snippet: typecheck-only -->`, optionally with a reason: `<!-- snippet: typecheck-only: needs Redis -->`.
+const MARKER = /^\s*<!--\s*snippet:\s*([\w-]+)(?:\s*:[^>]*)?\s*-->\s*$/;
 const TS_LANGS = new Set(['ts', 'typescript', 'mts']);
+const JS_LANGS = new Set(['js', 'javascript', 'mjs']);
+const FILE_NAME = /^\/\/\s*([\w.-]+\.(?:ts|mts|js|mjs))(?:\s|$)/;
 
 /**
- * Extracts the TypeScript blocks (```ts / ```typescript) of a Markdown document. An HTML comment
+ * Extracts the TypeScript and JavaScript blocks (```ts / ```typescript / ```js) of a Markdown
+ * document. An HTML comment
  * `<!-- snippet: typecheck-only -->` on the line right before a block (blank lines allowed)
  * changes its mode; any other marker value is an error, so a typo cannot silently skip a block.
  */
@@ -47,16 +58,20 @@ export function extractSnippets(markdown: string, source: string): Snippet[] {
     if (i >= lines.length) throw new Error(`${source}:${start}: unclosed code block`);
     const marked = pendingMarker;
     pendingMarker = undefined;
-    if (!TS_LANGS.has(lang.toLowerCase())) continue;
+    const language = lang.toLowerCase();
+    if (!TS_LANGS.has(language) && !JS_LANGS.has(language)) continue;
     if (marked && marked.mode !== 'typecheck-only' && marked.mode !== 'run') {
       throw new Error(
         `${source}:${marked.line}: unknown snippet marker "${marked.mode}" (use "typecheck-only" or "run")`,
       );
     }
+    const fileName = FILE_NAME.exec(body[0] ?? '')?.[1];
     snippets.push({
       source,
       line: start + 1,
       mode: (marked?.mode as SnippetMode | undefined) ?? 'run',
+      lang: TS_LANGS.has(language) ? 'ts' : 'js',
+      ...(fileName ? { fileName } : {}),
       code: `${body.join('\n')}\n`,
     });
   }

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CallbackConfigError } from './callback-config-error.ts';
 import {
   type CallbackUrlRefusal,
+  callbackUrlRefusalMessage,
   checkCallbackUrl,
   checkCallbackUrlResolved,
 } from './callback-url-guard.ts';
@@ -411,5 +412,31 @@ describe('checkCallbackUrlResolved', () => {
       ok: false,
       reason: 'resolves_to_blocked_address',
     });
+  });
+});
+
+describe('callbackUrlRefusalMessage', () => {
+  it('names the option that accepts a local receiver in development', () => {
+    const check = checkCallbackUrl('http://127.0.0.1:3000/callbacks');
+    expect(check.ok).toBe(false);
+    const message = callbackUrlRefusalMessage(check.ok ? 'invalid_url' : check.reason);
+    expect(message).toBe(
+      'Refused callback URL (loopback_address): loopback receivers are accepted only with createGateway({ callbacks: { urlPolicy: { allowInsecureLoopback: true } } }), for local development.',
+    );
+    expect(
+      checkCallbackUrl('http://127.0.0.1:3000/callbacks', { allowInsecureLoopback: true }).ok,
+    ).toBe(true);
+  });
+
+  it('points private hosts at allowHosts, and keeps the bare code where no option helps', () => {
+    expect(callbackUrlRefusalMessage('private_address')).toContain(
+      'urlPolicy: { allowHosts: [...] }',
+    );
+    expect(callbackUrlRefusalMessage('insecure_scheme')).toMatch(
+      /^Refused callback URL \(insecure_scheme\): callback URLs need https/,
+    );
+    expect(callbackUrlRefusalMessage('credentials_in_url')).toBe(
+      'Refused callback URL (credentials_in_url).',
+    );
   });
 });

@@ -50,6 +50,31 @@ export interface CallbackUrlPolicy {
   readonly allowHosts?: readonly string[];
 }
 
+const LOOPBACK_HINT =
+  'loopback receivers are accepted only with createGateway({ callbacks: { urlPolicy: { allowInsecureLoopback: true } } }), for local development';
+const ALLOW_HOSTS_HINT =
+  'a trusted internal receiver can be listed in createGateway({ callbacks: { urlPolicy: { allowHosts: [...] } } })';
+
+/**
+ * The message for a refused callback URL: the stable reason code, then the gateway option that
+ * would accept it, if one exists. Never contains any part of the URL.
+ *
+ * @example
+ * callbackUrlRefusalMessage('loopback_address');
+ * // 'Refused callback URL (loopback_address): loopback receivers are accepted only with createGateway({ callbacks: { urlPolicy: { allowInsecureLoopback: true } } }), for local development.'
+ */
+export function callbackUrlRefusalMessage(reason: CallbackUrlRefusal): string {
+  const hint =
+    reason === 'loopback_address' || reason === 'loopback_hostname'
+      ? LOOPBACK_HINT
+      : reason === 'insecure_scheme'
+        ? `callback URLs need https; ${LOOPBACK_HINT}`
+        : reason === 'private_address' || reason === 'local_hostname'
+          ? ALLOW_HOSTS_HINT
+          : undefined;
+  return hint ? `Refused callback URL (${reason}): ${hint}.` : `Refused callback URL (${reason}).`;
+}
+
 /**
  * Resolves a hostname to IP addresses (both families), as the HTTP client would. Used by
  * {@link checkCallbackUrlResolved}; the Node adapter ships one (`resolveHostWithNodeDns`).

@@ -16,7 +16,11 @@ export type {
   CallbackUrlRefusal,
   ResolveHost,
 } from './callback-url-guard.ts';
-export { checkCallbackUrl, checkCallbackUrlResolved } from './callback-url-guard.ts';
+export {
+  callbackUrlRefusalMessage,
+  checkCallbackUrl,
+  checkCallbackUrlResolved,
+} from './callback-url-guard.ts';
 export type {
   CallbackAttemptEvent,
   CallbackDeliveryResult,

@@ -86,6 +86,21 @@ describe('InvokeRequestSchema', () => {
     );
   });
 
+  it('accepts an idempotencyKey of 1 to 1024 characters only', () => {
+    const request = {
+      invocationId: 'i',
+      meeting: { id: 'm', roomName: 'r' },
+      session: { id: 's', mode: 'passive' },
+      action: { id: 'a', input: {} },
+      context: {},
+      callbacks: {},
+    };
+    expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k' })).toBe(true);
+    expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k'.repeat(1024) })).toBe(true);
+    expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: '' })).toBe(false);
+    expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k'.repeat(1025) })).toBe(false);
+  });
+
   it('allows free-form properties in action.input and context', () => {
     const request = {
       invocationId: 'i',

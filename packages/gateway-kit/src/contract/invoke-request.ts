@@ -32,6 +32,12 @@ export interface InvokeRequest {
 
 // Identifiers are opaque strings, bounded in length (the contract sets no limit; see docs/decisions.md).
 const Identifier = v.pipe(v.string(), v.maxLength(1024));
+// 1–1024 characters (docs/idempotency.md): an empty key would scope every keyless retry together.
+const IdempotencyKey = v.pipe(
+  v.string(),
+  v.minLength(1, 'Expected a non-empty key (omit idempotencyKey to send none)'),
+  v.maxLength(1024),
+);
 const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
 // RFC 3339 date-time (`T`/`Z` in either case, seconds required, numeric offsets with a colon),
 // and a real instant: valibot's isoTimestamp also admits forms Date.parse cannot read.
@@ -61,7 +67,7 @@ const HeaderValue = v.pipe(
  */
 export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = v.strictObject({
   invocationId: Identifier,
-  idempotencyKey: v.exactOptional(Identifier),
+  idempotencyKey: v.exactOptional(IdempotencyKey),
   traceId: v.exactOptional(v.pipe(v.string(), v.maxLength(1024))),
   deadlineAt: v.exactOptional(DateTime),
   meeting: v.strictObject({ id: Identifier, roomName: v.pipe(v.string(), v.maxLength(1024)) }),

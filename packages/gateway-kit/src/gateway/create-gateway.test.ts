@@ -14,7 +14,7 @@ const base = {
 
 describe('createGateway configuration checks', () => {
   it.each([
-    ['missing auth', { ...base, auth: undefined as unknown as AuthConfig }, /auth is required/],
+    ['missing auth', { ...base, auth: undefined as unknown as AuthConfig }, /auth is undefined/],
     ['an empty token list', { ...base, auth: { tokens: [] } }, /at least one token/],
     ['a blank token', { ...base, auth: { tokens: ['  '] } }, /non-empty/],
     [

@@ -35,6 +35,7 @@ import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './
 import { handleInvoke } from './invoke.ts';
 import { consoleLogger, type GatewayLogger } from './logger.ts';
 import { TIMED_OUT, withinBudget } from './time-budget.ts';
+import { validateOptions } from './validate-options.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
 /** Everything `createGateway` accepts. */
@@ -148,105 +149,8 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const MAX_TIMER_MS = 2_147_483_647;
 /** How long `auth.verify` may take before the request is answered 503. */
 const VERIFY_TIMEOUT_MS = 10_000;
-const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
-const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-
-function validateOptions(options: GatewayOptions): void {
-  const fail = (message: string): never => {
-    throw new GatewayConfigError(message);
-  };
-  if (!options || typeof options !== 'object') fail('createGateway: options are required.');
-  if (!options.gateway?.id || !options.gateway?.name)
-    fail('createGateway: gateway.id and gateway.name are required.');
-  if (options.gateway.url !== undefined) {
-    if (
-      !URL.canParse(options.gateway.url) ||
-      !/^https?:$/.test(new URL(options.gateway.url).protocol)
-    ) {
-      fail('createGateway: gateway.url must be an absolute http(s) URL.');
-    }
-  }
-  const auth = options.auth as AuthConfig | undefined;
-  if (!auth || (!('tokens' in auth) && !('verify' in auth))) {
-    fail('createGateway: auth is required ({ tokens: [...] } or { verify(token) }).');
-  } else if ('tokens' in auth) {
-    if (!Array.isArray(auth.tokens) || auth.tokens.length === 0)
-      fail('createGateway: auth.tokens must list at least one token.');
-    for (const entry of auth.tokens) {
-      const token = typeof entry === 'string' ? entry : entry?.token;
-      if (typeof token !== 'string' || token.trim().length === 0 || token !== token.trim()) {
-        fail(
-          'createGateway: every auth token must be a non-empty string without surrounding spaces.',
-        );
-      }
-    }
-  } else if (typeof auth.verify !== 'function') {
-    fail('createGateway: auth.verify must be a function.');
-  }
-  if (!Array.isArray(options.actions))
-    fail('createGateway: actions must be an array of defineAction() results.');
-  const ids = new Set<string>();
-  const names = new Set<string>();
-  for (const action of options.actions) {
-    if (!action || typeof action.run !== 'function')
-      fail('createGateway: every action must come from defineAction().');
-    if (!ACTION_ID.test(action.id)) fail(`Action "${action.id}": id must match ${ACTION_ID}.`);
-    if (ids.has(action.id)) fail(`Duplicate action id "${action.id}".`);
-    if (names.has(action.name)) fail(`Duplicate action name "${action.name}".`);
-    ids.add(action.id);
-    names.add(action.name);
-    // Timers hold at most 2^31-1 ms (≈ 24.8 days); longer ones fire at once.
-    if (
-      !Number.isFinite(action.timeoutMs) ||
-      action.timeoutMs <= 0 ||
-      action.timeoutMs > MAX_TIMER_MS
-    )
-      fail(
-        `Action "${action.id}": timeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
-      );
-  }
-  if (options.version !== undefined && !VERSION.test(options.version))
-    fail('createGateway: version must be a date, YYYY-MM-DD.');
-  if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)+$/.test(options.basePath)) {
-    fail('createGateway: basePath must look like "/prefix" (no trailing slash).');
-  }
-  for (const [name, value] of [
-    ['idempotencyTtlMs', options.idempotencyTtlMs],
-    ['approvals.ttlMs', options.approvals?.ttlMs],
-    ['approvals.retentionMs', options.approvals?.retentionMs],
-  ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)) {
-      fail(
-        `createGateway: ${name} must be a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
-      );
-    }
-  }
-  if (
-    options.maxBodyBytes !== undefined &&
-    !(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0)
-  ) {
-    fail('createGateway: maxBodyBytes must be a positive integer.');
-  }
-  for (const [group, values] of [
-    ['limits', options.limits],
-    ['quotas', options.quotas],
-  ] as const) {
-    if (values === undefined) continue;
-    if (typeof values !== 'object' || values === null)
-      fail(`createGateway: ${group} must be an object.`);
-    const known = group === 'limits' ? DEFAULT_LIMITS : DEFAULT_QUOTAS;
-    for (const [name, value] of Object.entries(values)) {
-      if (!(name in known)) fail(`createGateway: ${group}.${name} is not a known ${group} option.`);
-      if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0))
-        fail(
-          `createGateway: ${group}.${name} must be a positive integer, received ${String(value)}.`,
-        );
-    }
-  }
-}
 
 /**
  * Creates a gateway serving Gateway Contract v1 from a list of actions. The configuration is

@@ -16,6 +16,18 @@ beforeEach(() => {
 afterEach(() => gateway.close());
 
 describe('idempotencyKey on sync actions', () => {
+  it('refuses an empty key with 422 invalid_request, without running the action', async () => {
+    const answer = await client.invoke(invokeBody('count-calls', { n: 1 }, { idempotencyKey: '' }));
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        details: { issues: [expect.objectContaining({ path: 'idempotencyKey' })] },
+      },
+    });
+    expect(probe.runs).toBe(0);
+  });
+
   it('runs the handler exactly once for 50 concurrent identical requests', async () => {
     const body = invokeBody('count-calls', { n: 7 }, { idempotencyKey: 'key-50' });
     const answers = await Promise.all(Array.from({ length: 50 }, () => client.invoke(body)));

@@ -12,6 +12,29 @@ export interface ConformanceTestApi {
   readonly it: (name: string, body: () => Promise<void>, timeoutMs?: number) => unknown;
 }
 
+/**
+ * The parts of the `fast-check` module (v4) the conformance suites call, typed structurally so
+ * that `@svc/gateway-kit/testing`'s declarations compile without fast-check installed (it is an
+ * optional peer, needed only to run the suites). Pass the module itself.
+ *
+ * @example
+ * import * as fc from 'fast-check';
+ * const module: FastCheckModule = fc;
+ */
+export interface FastCheckModule {
+  readonly array: (...args: never[]) => unknown;
+  readonly assert: (...args: never[]) => unknown;
+  readonly asyncModelRun: (...args: never[]) => unknown;
+  readonly asyncProperty: (...args: never[]) => unknown;
+  readonly commands: (...args: never[]) => unknown;
+  readonly constantFrom: (...args: never[]) => unknown;
+  readonly integer: (...args: never[]) => unknown;
+  readonly option: (...args: never[]) => unknown;
+  readonly record: (...args: never[]) => unknown;
+  readonly scheduler: (...args: never[]) => unknown;
+  readonly string: (...args: never[]) => unknown;
+}
+
 // Assertions shared by the conformance suites: they ship in the package, so they cannot rely on a
 // test runner's `expect`.
 

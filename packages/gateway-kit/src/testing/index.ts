@@ -1,4 +1,4 @@
-export type { ConformanceTestApi } from './conformance-kit.ts';
+export type { ConformanceTestApi, FastCheckModule } from './conformance-kit.ts';
 export type { InvokeBodyOverrides } from './invoke-body.ts';
 export { invokeBody } from './invoke-body.ts';
 export type {

@@ -2,7 +2,13 @@ import type * as FastCheck from 'fast-check';
 import type { JobStatus } from '../contract/job.ts';
 import type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from '../jobs/job-store.ts';
 import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
-import { assert, assertEqual, type ConformanceTestApi, sleep } from './conformance-kit.ts';
+import {
+  assert,
+  assertEqual,
+  type ConformanceTestApi,
+  type FastCheckModule,
+  sleep,
+} from './conformance-kit.ts';
 
 /** A factory of empty stores, sync or async. */
 export type JobStoreFactory = () => JobStore | Promise<JobStore>;
@@ -28,7 +34,7 @@ export interface JobStoreConformanceOptions {
   /** `describe` and `it` of your test runner. */
   readonly test: ConformanceTestApi;
   /** The `fast-check` module (v4): `import * as fc from 'fast-check'`. */
-  readonly fc: typeof FastCheck;
+  readonly fc: FastCheckModule;
   /** Runs of each property (model-based test, races). Default 100. */
   readonly numRuns?: number;
   /** Callers in the concurrent-create and concurrent-update tests. Default 16. */
@@ -104,7 +110,9 @@ let suiteCounter = 0;
  * });
  */
 export function jobStoreConformance(options: JobStoreConformanceOptions): void {
-  const { fc } = options;
+  // The real module's types, for the suites' own code (FastCheckModule keeps them out of the
+  // published declarations).
+  const fc = options.fc as unknown as typeof FastCheck;
   const numRuns = options.numRuns ?? 100;
   const concurrency = options.concurrency ?? 16;
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 1000;

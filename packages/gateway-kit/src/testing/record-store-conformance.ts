@@ -1,6 +1,12 @@
 import type * as FastCheck from 'fast-check';
 import type { RecordStore, VersionedRecord } from '../records/record-store.ts';
-import { assert, assertEqual, type ConformanceTestApi, sleep } from './conformance-kit.ts';
+import {
+  assert,
+  assertEqual,
+  type ConformanceTestApi,
+  type FastCheckModule,
+  sleep,
+} from './conformance-kit.ts';
 import { registerSetConformance } from './record-store-sets-conformance.ts';
 
 /** A factory of empty record stores, sync or async. */
@@ -27,7 +33,7 @@ export interface RecordStoreConformanceOptions {
   /** `describe` and `it` of your test runner. */
   readonly test: ConformanceTestApi;
   /** The `fast-check` module (v4): `import * as fc from 'fast-check'`. */
-  readonly fc: typeof FastCheck;
+  readonly fc: FastCheckModule;
   /** Runs of the model-based property. Default 100. */
   readonly numRuns?: number;
   /** Callers in the concurrent create, replace and delete tests. Default 16. */
@@ -103,7 +109,9 @@ let suiteCounter = 0;
  * });
  */
 export function recordStoreConformance(options: RecordStoreConformanceOptions): void {
-  const { fc } = options;
+  // The real module's types, for the suites' own code (FastCheckModule keeps them out of the
+  // published declarations).
+  const fc = options.fc as unknown as typeof FastCheck;
   const numRuns = options.numRuns ?? 100;
   const concurrency = options.concurrency ?? 16;
   const cleanup = options.cleanup ?? ((store: RecordStore) => store.close());

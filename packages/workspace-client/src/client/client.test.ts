@@ -350,6 +350,23 @@ describe('configuration', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 
+  it('names the address and the runtime reason of a connection failure', async () => {
+    const fetch = vi.fn(async (): Promise<Response> => {
+      const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND svc.example.com'), {
+        code: 'ENOTFOUND',
+      });
+      throw new TypeError('fetch failed', { cause: lookup });
+    });
+    const error = await client({ fetch, retry: 0 })
+      .skills.list()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspaceConnectionError);
+    expect((error as Error).message).toBe(
+      `GET ${API}/skills failed: fetch failed: getaddrinfo ENOTFOUND svc.example.com`,
+    );
+    expect((error as Error).message).not.toContain(KEY);
+  });
+
   it('uses an injected fetch', async () => {
     const fetch = vi.fn(async () => Response.json([skill]));
     expect(await client({ fetch }).skills.list()).toEqual([skill]);

@@ -169,7 +169,7 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
       let lastError: unknown;
 
       const toError = (error: unknown): WorkspaceError =>
-        mapError(error, { key, signal, method, path });
+        mapError(error, { key, signal, method, path, root });
 
       const headers: Record<string, string> = {
         ...userHeaders(options.headers),
@@ -307,6 +307,7 @@ interface ErrorContext {
   signal: AbortSignal | undefined;
   method: HttpMethod;
   path: string;
+  root: string;
 }
 
 /** Maps anything thrown during a call to a secret-free `WorkspaceError`. */
@@ -323,7 +324,33 @@ function mapError(error: unknown, context: ErrorContext): WorkspaceError {
   const detail = redact(cause instanceof Error ? cause.message : String(cause), context.key);
   // fetch reports every network failure as a TypeError, whatever the runtime's wording.
   if (isNetworkError(error) || cause instanceof TypeError) {
-    return new WorkspaceConnectionError(`${what} failed: ${detail}`, { cause });
+    // Name the address and the runtime's reason (`getaddrinfo ENOTFOUND host`, nested in `cause`).
+    const reason = redact(causeChain(cause), context.key);
+    return new WorkspaceConnectionError(
+      `${context.method} ${context.root}${context.path} failed: ${reason}`,
+      { cause },
+    );
   }
   return new WorkspaceError(`${what} failed: ${detail}`, { cause });
+}
+
+/** `fetch failed: getaddrinfo ENOTFOUND svc.example.com`: the messages of an error's causes. */
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  let current = error;
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth += 1) {
+    const failure = current as {
+      message?: unknown;
+      code?: unknown;
+      errors?: unknown;
+      cause?: unknown;
+    };
+    const message =
+      typeof failure.message === 'string' && failure.message ? failure.message : undefined;
+    const text = message ?? (typeof failure.code === 'string' ? failure.code : String(current));
+    if (!parts.includes(text)) parts.push(text);
+    // Happy eyeballs: an AggregateError without a message holds one error per address tried.
+    current = Array.isArray(failure.errors) && !message ? failure.errors[0] : failure.cause;
+  }
+  return parts.join(': ');
 }

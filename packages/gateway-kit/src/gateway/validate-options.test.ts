@@ -1,0 +1,147 @@
+import * as v from 'valibot';
+import { describe, expect, it, vi } from 'vitest';
+import { lookupAccount } from '../../test/fixture-gateway.ts';
+import { defineAction } from '../actions/define-action.ts';
+import { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
+import { createGateway, type GatewayOptions } from './create-gateway.ts';
+import { GatewayConfigError } from './gateway-config-error.ts';
+
+const quiet = { error: () => {}, warn: () => {} };
+const base = {
+  gateway: { id: 'g', name: 'G' },
+  actions: [lookupAccount],
+  auth: { tokens: ['t0ken'] },
+  logger: quiet,
+};
+
+/** What a JavaScript caller (no type checking) would get from createGateway. */
+function messageFor(options: unknown): string {
+  try {
+    createGateway(options as GatewayOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('createGateway accepted the options');
+}
+
+describe('createGateway names the exact path and the kind of value it received', () => {
+  it('an unset environment variable in a token rotation', () => {
+    const env: Record<string, string | undefined> = { GATEWAY_TOKEN: 'current-token' };
+    expect(
+      messageFor({ ...base, auth: { tokens: [env.GATEWAY_TOKEN, env.GATEWAY_TOKEN_NEXT] } }),
+    ).toBe(
+      'createGateway: auth.tokens[1] is undefined: is an environment variable unset? (expected a non-empty token string)',
+    );
+  });
+
+  it.each([
+    [{ auth: { tokens: [''] } }, 'auth.tokens[0] is an empty string'],
+    [
+      { auth: { tokens: ['ok', ' spaced '] } },
+      'auth.tokens[1] is a string with surrounding spaces',
+    ],
+    [
+      { auth: { tokens: [{ token: 'x', principal: 'svc' }] } },
+      'auth.tokens[0].principal is a string',
+    ],
+    [
+      { auth: { tokens: [{ token: 42, principal: { id: 'p' } }] } },
+      'auth.tokens[0].token is the number 42',
+    ],
+    [{ auth: { tokens: 'one-token' } }, 'auth.tokens is a string: expected a list'],
+    [{ auth: { verify: 'yes' } }, 'auth.verify is a string: expected a function'],
+    [{ auth: undefined }, 'auth is undefined'],
+    [{ gateway: { id: 'g' } }, 'gateway.name is undefined'],
+    [{ gateway: { id: 'g', name: 'G', url: 42 } }, 'gateway.url is the number 42'],
+    [{ agent: 'acme-agent' }, 'agent is a string'],
+    [
+      { actions: [lookupAccount, undefined] },
+      'actions[1] is undefined: expected a defineAction() result',
+    ],
+    [{ actions: lookupAccount }, 'actions is an object: expected an array'],
+    [{ version: 20261122 }, 'version is the number 20261122'],
+    [{ maxBodyBytes: '1mb' }, 'maxBodyBytes is a string: expected a positive integer'],
+    [{ idempotencyTtlMs: -1 }, 'idempotencyTtlMs is the number -1'],
+    [{ approvals: { ttlMs: '15m' } }, 'approvals.ttlMs is a string'],
+    [{ approvals: { policy: true } }, 'approvals.policy is true: expected a function'],
+    [{ logger: console.error }, 'logger is a function'],
+    [
+      { jobStore: new Map() },
+      'jobStore is a Map instance: expected a JobStore (missing create, update',
+    ],
+    [{ recordStore: {} }, 'recordStore is an object: expected a RecordStore'],
+    [{ callbacks: true }, 'callbacks is true'],
+    [
+      { callbacks: { signingSecret: undefined, urlPolicy: 'loopback' } },
+      'callbacks.urlPolicy is a string',
+    ],
+    [{ callbacks: { signingSecret: '' } }, 'callbacks.signingSecret is an empty string'],
+    [{ waitUntil: 'ctx' }, 'waitUntil is a string: expected a function'],
+  ])('%o → %s', (override, expected) => {
+    expect(messageFor({ ...base, ...override })).toContain(`createGateway: ${expected}`);
+  });
+
+  it('refuses a CallbackDispatcher instance as `callbacks` and says what to pass instead', () => {
+    const dispatcher = new CallbackDispatcher({ urlPolicy: { allowInsecureLoopback: true } });
+    expect(messageFor({ ...base, callbacks: dispatcher })).toBe(
+      'createGateway: callbacks is a CallbackDispatcher instance: expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
+    );
+  });
+
+  it('refuses an unknown option, which would otherwise be ignored', () => {
+    expect(messageFor({ ...base, callback: { signingSecret: 'whsec_x' } })).toMatch(
+      /^createGateway: unknown option "callback" \(known: .*callbacks/,
+    );
+  });
+
+  it('refuses tokens and verify together', () => {
+    expect(messageFor({ ...base, auth: { tokens: ['t'], verify: () => null } })).toContain(
+      'auth has both tokens and verify',
+    );
+  });
+
+  it('never puts a token, a secret or any other configured string in the message', () => {
+    const messages = [
+      messageFor({ ...base, auth: { tokens: ['ok', ' spaced-secret-token '] } }),
+      messageFor({ ...base, callbacks: { signingSecret: '   ' } }),
+      messageFor({ ...base, gateway: { id: 'g', name: 'G', url: 'not a url with secret-path' } }),
+    ];
+    for (const message of messages) expect(message).not.toMatch(/secret/);
+  });
+});
+
+describe('checks a manifest cannot publish', () => {
+  const coerce = defineAction({
+    id: 'count',
+    input: v.strictObject({
+      count: v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(1)),
+      label: v.pipe(
+        v.string(),
+        v.regex(/^\w+$/),
+        v.transform((s) => s.toUpperCase()),
+      ),
+    }),
+    run: () => ({}),
+  });
+
+  it('warns once per field that validates after a transform, naming action and path', () => {
+    const logger = { error: vi.fn(), warn: vi.fn() };
+    const gateway = createGateway({ ...base, actions: [coerce], logger });
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn.mock.calls[0]?.[0]).toMatch(
+      /^Action "count": input\.count validates after a transform; the manifest publishes only what comes before it\./,
+    );
+    // What is published: the raw input type, the later checks are not in the manifest.
+    expect(gateway.manifest.actions[0]?.inputSchema).toMatchObject({
+      properties: { count: { type: 'string' } },
+    });
+  });
+
+  it('says nothing for transforms at the end of a pipe', () => {
+    const logger = { error: vi.fn(), warn: vi.fn() };
+    createGateway({ ...base, logger });
+    expect(logger.warn).not.toHaveBeenCalled();
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,372 @@
+import { DEFAULT_LIMITS } from '../quotas/limits.ts';
+import { DEFAULT_QUOTAS } from '../quotas/quotas.ts';
+import type { GatewayOptions } from './create-gateway.ts';
+import { GatewayConfigError } from './gateway-config-error.ts';
+import { consoleLogger, type GatewayLogger } from './logger.ts';
+
+const MAX_TIMER_MS = 2_147_483_647;
+const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
+const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const OPTION_NAMES = [
+  'gateway',
+  'agent',
+  'actions',
+  'auth',
+  'version',
+  'basePath',
+  'maxBodyBytes',
+  'limits',
+  'quotas',
+  'logger',
+  'jobStore',
+  'recordStore',
+  'idempotencyTtlMs',
+  'approvals',
+  'callbacks',
+  'waitUntil',
+  'now',
+] as const satisfies readonly (keyof GatewayOptions)[];
+const JOB_STORE_METHODS = ['create', 'get', 'update', 'requestCancel', 'onCancel', 'close'];
+const RECORD_STORE_METHODS = [
+  'create',
+  'get',
+  'replace',
+  'delete',
+  'addToSet',
+  'removeFromSet',
+  'rangeOfSet',
+  'close',
+];
+
+/**
+ * What a configuration value is, for an error message: its kind, never its content (tokens and
+ * secrets pass through here). `undefined`, `an empty string`, `a CallbackDispatcher instance`…
+ *
+ * @example
+ * describeKind(process.env.UNSET); // 'undefined'
+ */
+export function describeKind(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  switch (typeof value) {
+    case 'string':
+      if (value === '') return 'an empty string';
+      return value.trim() === value ? 'a string' : 'a string with surrounding spaces';
+    case 'number':
+      return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+    case 'boolean':
+      return String(value);
+    case 'function':
+      return 'a function';
+    case 'object': {
+      if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
+      const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)
+        ?.constructor?.name;
+      return name && name !== 'Object' ? `a ${name} instance` : 'an object';
+    }
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/**
+ * Fails with `createGateway: <path> is <kind>: <what to do>`. For a string option (`fromEnv`), an
+ * undefined or empty value most likely comes from an unset environment variable: say so.
+ */
+function refuse(path: string, value: unknown, expected: string, fromEnv = false): never {
+  const hint =
+    fromEnv && (value === undefined || value === '')
+      ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
+      : expected;
+  throw new GatewayConfigError(`createGateway: ${path} is ${describeKind(value)}: ${hint}`);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function requireString(path: string, value: unknown, expected = 'expected a non-empty string.') {
+  if (typeof value !== 'string' || value.trim() === '') refuse(path, value, expected, true);
+}
+
+function optionalFunction(path: string, value: unknown) {
+  if (value !== undefined && typeof value !== 'function')
+    refuse(path, value, 'expected a function.');
+}
+
+function positiveMs(path: string, value: unknown) {
+  if (
+    value !== undefined &&
+    !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)
+  ) {
+    refuse(path, value, `expected a positive number of milliseconds up to ${MAX_TIMER_MS}.`);
+  }
+}
+
+function store(path: string, value: unknown, methods: readonly string[], kind: string) {
+  if (value === undefined) return;
+  const missing = isObject(value)
+    ? methods.filter((method) => typeof value[method] !== 'function')
+    : methods;
+  if (missing.length > 0) {
+    refuse(path, value, `expected a ${kind} (missing ${missing.join(', ')}).`);
+  }
+}
+
+function validateAuth(auth: unknown): void {
+  if (!isObject(auth) || (!('tokens' in auth) && !('verify' in auth))) {
+    refuse('auth', auth, 'expected { tokens: [...] } or { verify(token) }.');
+  }
+  if ('tokens' in auth && 'verify' in auth) {
+    throw new GatewayConfigError(
+      'createGateway: auth has both tokens and verify: keep one (verify may check static tokens itself).',
+    );
+  }
+  if ('verify' in auth) {
+    if (typeof auth.verify !== 'function')
+      refuse('auth.verify', auth.verify, 'expected a function.');
+    return;
+  }
+  const tokens = auth.tokens;
+  if (!Array.isArray(tokens) || tokens.length === 0) {
+    refuse('auth.tokens', tokens, 'expected a list of at least one token.');
+  }
+  tokens.forEach((entry: unknown, index) => {
+    const path = `auth.tokens[${index}]`;
+    if (isObject(entry)) {
+      checkToken(`${path}.token`, entry.token);
+      if (!isObject(entry.principal) || typeof entry.principal.id !== 'string') {
+        refuse(`${path}.principal`, entry.principal, 'expected { id: string }.');
+      }
+    } else checkToken(path, entry);
+  });
+}
+
+function checkToken(path: string, token: unknown): void {
+  if (typeof token !== 'string' || token.trim() === '') {
+    refuse(path, token, 'expected a non-empty token string.', true);
+  }
+  if (token !== token.trim()) refuse(path, token, 'remove the spaces or line break around it.');
+}
+
+function validateActions(actions: unknown): void {
+  if (!Array.isArray(actions)) {
+    refuse('actions', actions, 'expected an array of defineAction() results.');
+  }
+  const ids = new Set<string>();
+  const names = new Set<string>();
+  actions.forEach((action: unknown, index) => {
+    const path = `actions[${index}]`;
+    if (!isObject(action) || typeof action.run !== 'function' || typeof action.id !== 'string') {
+      refuse(path, action, 'expected a defineAction() result.');
+    }
+    const id = action.id;
+    if (!ACTION_ID.test(id)) fail(`Action "${id}": id must match ${ACTION_ID}.`);
+    if (ids.has(id)) fail(`Duplicate action id "${id}".`);
+    if (names.has(action.name as string)) fail(`Duplicate action name "${action.name}".`);
+    ids.add(id);
+    names.add(action.name as string);
+    // Timers hold at most 2^31-1 ms (≈ 24.8 days); longer ones fire at once.
+    const timeoutMs = action.timeoutMs;
+    if (
+      typeof timeoutMs !== 'number' ||
+      !Number.isFinite(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMER_MS
+    ) {
+      fail(
+        `Action "${id}": timeoutMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
+      );
+    }
+  });
+}
+
+function fail(message: string): never {
+  throw new GatewayConfigError(message);
+}
+
+/** `limits` / `quotas`: known names only, each a positive integer. */
+function budgets(group: string, values: unknown, known: object): void {
+  if (values === undefined) return;
+  if (!isPlainObject(values))
+    refuse(group, values, `expected { ${Object.keys(known).join(', ')} }.`);
+  for (const [name, value] of Object.entries(values)) {
+    if (!(name in known))
+      throw new GatewayConfigError(
+        `createGateway: ${group}.${name} is not a known ${group} option (known: ${Object.keys(known).join(', ')}).`,
+      );
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) > 0))
+      refuse(`${group}.${name}`, value, 'expected a positive integer.');
+  }
+}
+
+function validateCallbacks(callbacks: unknown): void {
+  if (callbacks === undefined || callbacks === false) return;
+  if (!isPlainObject(callbacks)) {
+    refuse(
+      'callbacks',
+      callbacks,
+      'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
+    );
+  }
+  if (callbacks.signingSecret !== undefined) {
+    requireString('callbacks.signingSecret', callbacks.signingSecret, 'expected "whsec_<base64>".');
+  }
+  if (callbacks.urlPolicy !== undefined && !isPlainObject(callbacks.urlPolicy)) {
+    refuse(
+      'callbacks.urlPolicy',
+      callbacks.urlPolicy,
+      'expected { allowInsecureLoopback?, allowHosts? }.',
+    );
+  }
+  for (const name of ['resolveHost', 'fetch', 'onDeliveryFailed', 'onAttempt']) {
+    optionalFunction(`callbacks.${name}`, callbacks[name]);
+  }
+}
+
+/**
+ * Checks `createGateway`'s options before anything is built, also for JavaScript callers: a
+ * mistake throws {@link GatewayConfigError} naming the exact path and what was received
+ * (`createGateway: auth.tokens[1] is undefined: …`), never a configured value.
+ *
+ * @example
+ * validateOptions({ gateway: { id: 'g', name: 'G' }, actions: [], auth: { tokens: [''] } });
+ * // GatewayConfigError: createGateway: auth.tokens[0] is an empty string: is an environment variable unset? (expected a non-empty token string)
+ */
+export function validateOptions(options: GatewayOptions): void {
+  if (!isObject(options)) refuse('options', options, 'expected an options object.');
+  const unknown = Object.keys(options).filter(
+    (key) => !(OPTION_NAMES as readonly string[]).includes(key),
+  );
+  if (unknown.length > 0) {
+    fail(
+      `createGateway: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${OPTION_NAMES.join(', ')}).`,
+    );
+  }
+  const gateway: unknown = options.gateway;
+  if (!isObject(gateway)) refuse('gateway', gateway, 'expected { id, name, url? }.');
+  requireString('gateway.id', gateway.id);
+  requireString('gateway.name', gateway.name);
+  if (gateway.url !== undefined) {
+    const url = gateway.url;
+    if (typeof url !== 'string' || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      refuse('gateway.url', url, 'expected an absolute http(s) URL.', true);
+    }
+  }
+  const agent: unknown = options.agent;
+  if (agent !== undefined) {
+    if (!isObject(agent)) refuse('agent', agent, 'expected { id, name, description? }.');
+    requireString('agent.id', agent.id);
+    requireString('agent.name', agent.name);
+    if (agent.description !== undefined && typeof agent.description !== 'string') {
+      refuse('agent.description', agent.description, 'expected a string.');
+    }
+  }
+  validateAuth(options.auth);
+  validateActions(options.actions);
+  if (options.version !== undefined && !VERSION.test(String(options.version))) {
+    refuse('version', options.version, 'expected a date, YYYY-MM-DD.');
+  }
+  if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)+$/.test(String(options.basePath))) {
+    refuse('basePath', options.basePath, 'expected "/prefix" (no trailing slash).');
+  }
+  positiveMs('idempotencyTtlMs', options.idempotencyTtlMs);
+  const approvals: unknown = options.approvals;
+  if (approvals !== undefined) {
+    if (!isObject(approvals))
+      refuse('approvals', approvals, 'expected { policy?, ttlMs?, retentionMs? }.');
+    optionalFunction('approvals.policy', approvals.policy);
+    positiveMs('approvals.ttlMs', approvals.ttlMs);
+    positiveMs('approvals.retentionMs', approvals.retentionMs);
+  }
+  budgets('limits', options.limits, DEFAULT_LIMITS);
+  budgets('quotas', options.quotas, DEFAULT_QUOTAS);
+  const maxBodyBytes: unknown = options.maxBodyBytes;
+  if (
+    maxBodyBytes !== undefined &&
+    !(typeof maxBodyBytes === 'number' && Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)
+  ) {
+    refuse('maxBodyBytes', maxBodyBytes, 'expected a positive integer.');
+  }
+  const logger: unknown = options.logger;
+  if (logger !== undefined && (!isObject(logger) || typeof logger.error !== 'function')) {
+    refuse('logger', logger, 'expected { error(message, fields), warn?(message, fields) }.');
+  }
+  if (isObject(logger)) optionalFunction('logger.warn', logger.warn);
+  store('jobStore', options.jobStore, JOB_STORE_METHODS, 'JobStore');
+  store('recordStore', options.recordStore, RECORD_STORE_METHODS, 'RecordStore');
+  validateCallbacks(options.callbacks);
+  optionalFunction('waitUntil', options.waitUntil);
+  optionalFunction('now', options.now);
+  warnAboutUnpublishedChecks(
+    options.actions,
+    (logger as GatewayLogger | undefined) ?? consoleLogger,
+  );
+}
+
+/**
+ * The manifest publishes an input schema in JSON Schema's *input* mode: a `v.transform` ends what
+ * can be published, so checks after it (`v.pipe(v.string(), v.transform(Number), v.number())`)
+ * are enforced on invoke but invisible to the caller. Says so once per place, as a warning.
+ */
+function warnAboutUnpublishedChecks(actions: GatewayOptions['actions'], logger: GatewayLogger) {
+  const warn = logger.warn ?? logger.error;
+  for (const action of actions) {
+    for (const path of checksAfterTransform(action.input, 'input', new Set())) {
+      warn.call(
+        logger,
+        `Action "${action.id}": ${path} validates after a transform; the manifest publishes only what comes before it. Check the raw input before transforming (e.g. v.pipe(v.string(), v.regex(/^\\d+$/), v.transform(Number))) so callers see the rule.`,
+        { actionId: action.id, path },
+      );
+    }
+  }
+}
+
+interface SchemaNode {
+  readonly kind?: string;
+  readonly type?: string;
+  readonly pipe?: readonly SchemaNode[];
+  readonly entries?: Record<string, SchemaNode>;
+  readonly item?: SchemaNode;
+  readonly items?: readonly SchemaNode[];
+  readonly wrapped?: SchemaNode;
+  readonly options?: readonly SchemaNode[];
+  readonly value?: SchemaNode;
+  readonly rest?: SchemaNode;
+}
+
+/** Paths (`input.count`) of pipes with a validation or schema after a transformation. */
+function checksAfterTransform(node: unknown, path: string, seen: Set<unknown>): string[] {
+  if (!isObject(node) || seen.has(node) || seen.size > 10_000) return [];
+  seen.add(node);
+  const schema = node as SchemaNode;
+  const found: string[] = [];
+  if (Array.isArray(schema.pipe)) {
+    const firstTransform = schema.pipe.findIndex((step) => step?.kind === 'transformation');
+    if (
+      firstTransform >= 0 &&
+      schema.pipe
+        .slice(firstTransform + 1)
+        .some((step) => step?.kind === 'validation' || step?.kind === 'schema')
+    ) {
+      found.push(path);
+    }
+    for (const step of schema.pipe.slice(1)) found.push(...checksAfterTransform(step, path, seen));
+  }
+  if (isObject(schema.entries)) {
+    for (const [key, entry] of Object.entries(schema.entries)) {
+      found.push(...checksAfterTransform(entry, `${path}.${key}`, seen));
+    }
+  }
+  for (const child of [schema.item, schema.wrapped, schema.value, schema.rest]) {
+    found.push(...checksAfterTransform(child, child === schema.item ? `${path}[]` : path, seen));
+  }
+  for (const list of [schema.items, schema.options]) {
+    if (Array.isArray(list))
+      for (const child of list) found.push(...checksAfterTransform(child, path, seen));
+  }
+  return found;
+}
