@@ -15,20 +15,23 @@ afterEach(async () => {
 });
 
 describe('a gateway that breaks one rule', () => {
-  it.each(BROKEN_GATEWAYS.map((b) => [b.name, b] as const))('%s: only its rule fails', async (_, broken) => {
-    const gateway = referenceGateway();
-    gateways.push(gateway);
-    const report = await checkGateway({
-      url: IN_PROCESS_URL,
-      token: TOKEN,
-      fetch: inProcess(broken.wrap((request) => gateway.fetch(request))),
-      pollIntervalMs: 20,
-    });
-    expect(failedRules(report)).toEqual([broken.rule]);
-    expect(report.ok).toBe(false);
-    for (const check of report.checks.filter((c) => c.status === 'failed')) {
-      expect(check.message).toBeTruthy();
-      expect(check.message).not.toContain(TOKEN);
-    }
-  });
+  it.each(BROKEN_GATEWAYS.map((b) => [b.name, b] as const))(
+    '%s: only its rule fails',
+    async (_, broken) => {
+      const gateway = referenceGateway();
+      gateways.push(gateway);
+      const report = await checkGateway({
+        url: IN_PROCESS_URL,
+        token: TOKEN,
+        fetch: inProcess(broken.wrap((request) => gateway.fetch(request))),
+        pollIntervalMs: 20,
+      });
+      expect(failedRules(report)).toEqual([broken.rule]);
+      expect(report.ok).toBe(false);
+      for (const check of report.checks.filter((c) => c.status === 'failed')) {
+        expect(check.message).toBeTruthy();
+        expect(check.message).not.toContain(TOKEN);
+      }
+    },
+  );
 });

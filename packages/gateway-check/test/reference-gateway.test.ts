@@ -22,7 +22,12 @@ const ids = (report: CheckReport, status: string) =>
 describe('checkGateway against a correct gateway', () => {
   it('passes every check it runs and skips, with why, the write actions and callbacks', async () => {
     const g = gateway();
-    const report = await checkGateway({ url: IN_PROCESS_URL, token: TOKEN, fetch: inProcess(g.fetch), pollIntervalMs: 20 });
+    const report = await checkGateway({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess(g.fetch),
+      pollIntervalMs: 20,
+    });
     expect(ids(report, 'failed')).toEqual([]);
     expect(report.ok).toBe(true);
     const skipped = report.checks.filter((c) => c.status === 'skipped');
@@ -33,9 +38,13 @@ describe('checkGateway against a correct gateway', () => {
       'callback-authorization:job-result',
       'callback-authorization:approval',
     ]);
-    expect(skipped[0]!.message).toBe('sideEffectLevel is "destructive": not invoked without --allow-writes');
+    expect(skipped[0]!.message).toBe(
+      'sideEffectLevel is "destructive": not invoked without --allow-writes',
+    );
     // Every rule but the callback and approval ones has at least one check that ran and passed.
-    const passedRules = new Set(report.checks.filter((c) => c.status === 'passed').map((c) => c.rule));
+    const passedRules = new Set(
+      report.checks.filter((c) => c.status === 'passed').map((c) => c.rule),
+    );
     expect(passedRules.size).toBe(13);
     expect(ids(report, 'passed')).toEqual(
       expect.arrayContaining([
@@ -59,7 +68,10 @@ describe('checkGateway against a correct gateway', () => {
       pollIntervalMs: 20,
       fetch: inProcess(async (request) => {
         if (request.method === 'POST' && new URL(request.url).pathname === '/v1/invoke') {
-          const body = (await request.clone().json().catch(() => ({}))) as { action?: { id?: string } };
+          const body = (await request
+            .clone()
+            .json()
+            .catch(() => ({}))) as { action?: { id?: string } };
           if (body.action?.id) seen.push(body.action.id);
         }
         return g.fetch(request);
@@ -71,10 +83,19 @@ describe('checkGateway against a correct gateway', () => {
 
   it('with allowWrites, checks the approval of an action that requires one', async () => {
     const g = gateway();
-    const report = await checkGateway({ url: IN_PROCESS_URL, token: TOKEN, fetch: inProcess(g.fetch), allowWrites: true, pollIntervalMs: 20 });
+    const report = await checkGateway({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess(g.fetch),
+      allowWrites: true,
+      pollIntervalMs: 20,
+    });
     expect(ids(report, 'failed')).toEqual([]);
     expect(ids(report, 'passed')).toContain('approval-required-shape:close-account');
-    expect(ids(report, 'skipped')).toEqual(['callback-authorization:job-result', 'callback-authorization:approval']);
+    expect(ids(report, 'skipped')).toEqual([
+      'callback-authorization:job-result',
+      'callback-authorization:approval',
+    ]);
   });
 
   it('with a callback host, receives the job-result callback with callbacks.authorization verbatim', async () => {
@@ -99,7 +120,12 @@ describe('checkGateway against a correct gateway', () => {
 
   it('runs only the checks --only selects', async () => {
     const g = gateway();
-    const report = await checkGateway({ url: IN_PROCESS_URL, token: TOKEN, fetch: inProcess(g.fetch), only: ['auth-bearer:invoke', '*:wrong-scheme'] });
+    const report = await checkGateway({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess(g.fetch),
+      only: ['auth-bearer:invoke', '*:wrong-scheme'],
+    });
     expect(report.checks.map((c) => c.id)).toEqual([
       'auth-bearer:manifest:wrong-scheme',
       'auth-bearer:invoke:missing-token',
@@ -118,7 +144,11 @@ describe('checkGateway against a correct gateway', () => {
       fetch: () => Promise.reject(new TypeError('fetch failed')),
     });
     expect(report.checks).toEqual([
-      expect.objectContaining({ id: 'manifest-shape:manifest', status: 'failed', message: expect.stringContaining('could not be reached') }),
+      expect.objectContaining({
+        id: 'manifest-shape:manifest',
+        status: 'failed',
+        message: expect.stringContaining('could not be reached'),
+      }),
     ]);
   });
 
@@ -128,7 +158,9 @@ describe('checkGateway against a correct gateway', () => {
       token: TOKEN,
       timeoutMs: 50,
       fetch: (_, init) =>
-        new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))),
+        new Promise((_, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        ),
     });
     expect(report.checks[0]?.message).toBe('no answer: no answer within 50 ms');
   });

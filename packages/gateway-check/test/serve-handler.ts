@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { Handler } from './fixtures/broken-gateways.ts';
 
 /** Serves a fetch handler (a broken fixture gateway) on 127.0.0.1, any free port. */
-export async function serveHandler(handler: Handler): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveHandler(
+  handler: Handler,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -14,7 +16,11 @@ export async function serveHandler(handler: Handler): Promise<{ url: string; clo
     }
     const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
     const response = await handler(
-      new Request(`http://${req.headers.host}${req.url}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) }),
+      new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body ? { body } : {}),
+      }),
     );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));

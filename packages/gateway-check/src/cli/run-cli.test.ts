@@ -50,8 +50,12 @@ describe('svc-gateway-check', () => {
   it('exits 0 against a correct gateway, with a summary line and no token in the output', async () => {
     const run = await cli(['--url', good.url, '--token', TOKEN]);
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/svc-gateway-check: \d+ passed, 0 failed, 5 skipped \(\d+ checks\) in [\d.]+ s/);
-    expect(run.out).toContain('sideEffectLevel is "destructive": not invoked without --allow-writes');
+    expect(run.out).toMatch(
+      /svc-gateway-check: \d+ passed, 0 failed, 5 skipped \(\d+ checks\) in [\d.]+ s/,
+    );
+    expect(run.out).toContain(
+      'sideEffectLevel is "destructive": not invoked without --allow-writes',
+    );
     expect(run.out).not.toContain(TOKEN);
   });
 
@@ -61,18 +65,36 @@ describe('svc-gateway-check', () => {
     });
     expect(run.code).toBe(1);
     expect(run.out).toContain('FAIL  invoke-request-strict:meeting');
-    expect(run.out).toContain('answered 200 completed, expected 422 [rule invoke-request-strict: Invoke request; Endpoints A rule 2]');
+    expect(run.out).toContain(
+      'answered 200 completed, expected 422 [rule invoke-request-strict: Invoke request; Endpoints A rule 2]',
+    );
     expect(run.out).toContain('1 passed, 5 failed, 0 skipped (6 checks)');
     expect(run.out).toContain('rules broken: invoke-request-strict');
   });
 
   it('prints the report as JSON and writes JUnit XML', async () => {
-    const run = await cli(['--url', bad.url, '--token', TOKEN, '--only', 'invoke-request-strict:top-level', '--json', '--junit', 'report.xml']);
+    const run = await cli([
+      '--url',
+      bad.url,
+      '--token',
+      TOKEN,
+      '--only',
+      'invoke-request-strict:top-level',
+      '--json',
+      '--junit',
+      'report.xml',
+    ]);
     const report = JSON.parse(run.out) as CheckReport;
     expect(report.counts).toEqual({ passed: 0, failed: 1, skipped: 0 });
-    expect(report.checks[0]).toMatchObject({ id: 'invoke-request-strict:top-level', rule: 'invoke-request-strict', status: 'failed' });
+    expect(report.checks[0]).toMatchObject({
+      id: 'invoke-request-strict:top-level',
+      rule: 'invoke-request-strict',
+      status: 'failed',
+    });
     const xml = run.files.get('report.xml')!;
-    expect(xml).toContain('<testsuite name="invoke-request-strict" tests="1" failures="1" errors="0" skipped="0"');
+    expect(xml).toContain(
+      '<testsuite name="invoke-request-strict" tests="1" failures="1" errors="0" skipped="0"',
+    );
     expect(xml).toContain('<failure message="answered 200 completed, expected 422"');
   });
 
@@ -104,14 +126,24 @@ describe('svc-gateway-check', () => {
   it('runs as a bin: exit code and JUnit file', async () => {
     const junit = join(scratch, 'junit.xml');
     const exec = promisify(execFile);
-    const ok = await exec(process.execPath, [BIN, '--url', good.url, '--only', 'auth-bearer', '--junit', junit], {
-      env: { ...process.env, SVC_GATEWAY_TOKEN: TOKEN },
-    });
+    const ok = await exec(
+      process.execPath,
+      [BIN, '--url', good.url, '--only', 'auth-bearer', '--junit', junit],
+      {
+        env: { ...process.env, SVC_GATEWAY_TOKEN: TOKEN },
+      },
+    );
     expect(ok.stdout).toContain('16 passed, 0 failed, 0 skipped (16 checks)');
     expect(readFileSync(junit, 'utf8')).toContain('tests="16" failures="0"');
-    const failed = await exec(process.execPath, [BIN, '--url', bad.url, '--token', TOKEN, '--only', 'invoke-request-strict']).catch(
-      (error: { code: number; stdout: string }) => error,
-    );
+    const failed = await exec(process.execPath, [
+      BIN,
+      '--url',
+      bad.url,
+      '--token',
+      TOKEN,
+      '--only',
+      'invoke-request-strict',
+    ]).catch((error: { code: number; stdout: string }) => error);
     expect('code' in failed && failed.code).toBe(1);
   });
 });

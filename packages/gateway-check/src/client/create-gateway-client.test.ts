@@ -8,7 +8,7 @@ import {
   TOKEN,
 } from '../../test/fixtures/reference-gateway.ts';
 import { IN_PROCESS_URL, inProcess } from '../../test/gateways.ts';
-import { GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
+import { type GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
 import { createGatewayClient } from './create-gateway-client.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -21,7 +21,11 @@ function client(options: { token?: string; broken?: string } = {}) {
   closers.push(() => gateway.close());
   const broken = BROKEN_GATEWAYS.find((b) => b.name === options.broken);
   const handler = broken ? broken.wrap((r) => gateway.fetch(r)) : (r: Request) => gateway.fetch(r);
-  return createGatewayClient({ url: IN_PROCESS_URL, token: options.token ?? TOKEN, fetch: inProcess(handler) });
+  return createGatewayClient({
+    url: IN_PROCESS_URL,
+    token: options.token ?? TOKEN,
+    fetch: inProcess(handler),
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayClientError> {
@@ -29,19 +33,28 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayClientError>
     () => undefined,
     (e: unknown) => e,
   );
-  if (!isGatewayClientError(error)) throw new Error(`expected a GatewayClientError, got ${String(error)}`);
+  if (!isGatewayClientError(error))
+    throw new Error(`expected a GatewayClientError, got ${String(error)}`);
   return error;
 }
 
 describe('createGatewayClient', () => {
   it('reads the manifest', async () => {
     const manifest = await client().manifest();
-    expect(manifest.actions.map((a) => a.id)).toEqual(['find-customer', 'build-summary', 'close-account']);
+    expect(manifest.actions.map((a) => a.id)).toEqual([
+      'find-customer',
+      'build-summary',
+      'close-account',
+    ]);
   });
 
   it('invokes a sync action by its definition and answers completed', async () => {
     const outcome = await client().invoke(findCustomer, { customerId: 'cus_123' });
-    expect(outcome).toEqual({ status: 'completed', outputText: 'Customer cus_123.', data: { customerId: 'cus_123' } });
+    expect(outcome).toEqual({
+      status: 'completed',
+      outputText: 'Customer cus_123.',
+      data: { customerId: 'cus_123' },
+    });
   });
 
   it('drives an async job to completion', async () => {
@@ -49,7 +62,11 @@ describe('createGatewayClient', () => {
     if (outcome.status !== 'accepted') throw new Error(`expected accepted, got ${outcome.status}`);
     expect(['queued', 'running']).toContain(outcome.job.status);
     const job = await outcome.handle.wait({ pollIntervalMs: 20 });
-    expect(job).toMatchObject({ jobId: outcome.job.jobId, status: 'completed', outputText: 'Summary of Q3 numbers.' });
+    expect(job).toMatchObject({
+      jobId: outcome.job.jobId,
+      status: 'completed',
+      outputText: 'Summary of Q3 numbers.',
+    });
   });
 
   it('cancels a running job', async () => {
@@ -58,13 +75,16 @@ describe('createGatewayClient', () => {
     if (outcome.status !== 'accepted') throw new Error(`expected accepted, got ${outcome.status}`);
     const cancelled = await outcome.handle.cancel();
     expect(cancelled.status).toBe('cancelled');
-    expect((await gatewayClient.job(outcome.job.jobId).wait({ pollIntervalMs: 20 })).status).toBe('cancelled');
+    expect((await gatewayClient.job(outcome.job.jobId).wait({ pollIntervalMs: 20 })).status).toBe(
+      'cancelled',
+    );
   });
 
   it('reports an approval and its state', async () => {
     const gatewayClient = client();
     const outcome = await gatewayClient.invoke(closeAccount, { accountId: 'a@example.com' });
-    if (outcome.status !== 'approval_required') throw new Error(`expected approval_required, got ${outcome.status}`);
+    if (outcome.status !== 'approval_required')
+      throw new Error(`expected approval_required, got ${outcome.status}`);
     const approval = await gatewayClient.approval(outcome.approval);
     expect(approval).toMatchObject({ approvalId: outcome.approval.approvalId, status: 'pending' });
   });
@@ -82,7 +102,9 @@ describe('createGatewayClient', () => {
 
   it('names the rule a gateway broke', async () => {
     const error = await rejection(
-      client({ broken: 'adds a property to invoke outcomes' }).invoke(findCustomer, { customerId: 'cus_123' }),
+      client({ broken: 'adds a property to invoke outcomes' }).invoke(findCustomer, {
+        customerId: 'cus_123',
+      }),
     );
     expect(error).toMatchObject({ kind: 'contract', rule: 'invoke-response-shape', status: 200 });
     expect(error.message).toContain('rule invoke-response-shape');

@@ -7,7 +7,10 @@ const client = createGatewayClient({ url: 'http://gateway.test', token: 't' });
 
 describe('typed invoke', () => {
   it('types the input from an action definition', () => {
-    expectTypeOf<ActionInput<typeof findCustomer>>().toEqualTypeOf<{ customerId: string; region?: 'eu' | 'us' | undefined }>();
+    expectTypeOf<ActionInput<typeof findCustomer>>().toEqualTypeOf<{
+      customerId: string;
+      region?: 'eu' | 'us' | undefined;
+    }>();
     void client.invoke(findCustomer, { customerId: 'cus_123' });
     // @ts-expect-error customerId must be a string
     void client.invoke(findCustomer, { customerId: 1 });
@@ -21,7 +24,9 @@ describe('typed invoke', () => {
   });
 
   it('answers a union discriminated by status, with a job handle on accepted', () => {
-    expectTypeOf<InvokeOutcome['status']>().toEqualTypeOf<'completed' | 'accepted' | 'approval_required' | 'rejected'>();
+    expectTypeOf<InvokeOutcome['status']>().toEqualTypeOf<
+      'completed' | 'accepted' | 'approval_required' | 'rejected'
+    >();
     expectTypeOf<Extract<InvokeOutcome, { status: 'accepted' }>['handle']['wait']>().toBeFunction();
   });
 });

@@ -1,5 +1,5 @@
-import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { generate, invalidInputs } from './generate-input.ts';
 
@@ -33,12 +33,38 @@ describe('generate', () => {
   });
 
   it.each([
-    [{ type: 'object', required: ['x'], properties: { x: { $ref: '#/definitions/x' } } }, 'input.x: $ref is not generated'],
-    [{ type: 'object', required: ['x'], properties: { x: { type: 'string', format: 'ipv9' } } }, 'format "ipv9" is not generated'],
-    [{ type: 'object', required: ['x'], properties: { x: { type: 'integer', minimum: 2, maximum: 1 } } }, 'no number fits'],
-    [{ type: 'object', required: ['x'], properties: { x: { allOf: [{ type: 'string' }] } } }, 'allOf is not generated'],
-    [{ type: 'object', required: ['x'], additionalProperties: false }, 'input.x: the schema accepts nothing'],
-    [{ type: 'object', required: ['x'], properties: { x: { type: 'string', pattern: '^a$', minLength: 3 } } }, 'no sample of length'],
+    [
+      { type: 'object', required: ['x'], properties: { x: { $ref: '#/definitions/x' } } },
+      'input.x: $ref is not generated',
+    ],
+    [
+      { type: 'object', required: ['x'], properties: { x: { type: 'string', format: 'ipv9' } } },
+      'format "ipv9" is not generated',
+    ],
+    [
+      {
+        type: 'object',
+        required: ['x'],
+        properties: { x: { type: 'integer', minimum: 2, maximum: 1 } },
+      },
+      'no number fits',
+    ],
+    [
+      { type: 'object', required: ['x'], properties: { x: { allOf: [{ type: 'string' }] } } },
+      'allOf is not generated',
+    ],
+    [
+      { type: 'object', required: ['x'], additionalProperties: false },
+      'input.x: the schema accepts nothing',
+    ],
+    [
+      {
+        type: 'object',
+        required: ['x'],
+        properties: { x: { type: 'string', pattern: '^a$', minLength: 3 } },
+      },
+      'no sample of length',
+    ],
   ])('skips what it cannot generate, saying why: %j', (schema, why) => {
     const generated = generate(schema);
     expect('skip' in generated && generated.skip).toContain(why);
@@ -46,7 +72,8 @@ describe('generate', () => {
 
   it('stops at a bounded depth', () => {
     let schema: Record<string, unknown> = { type: 'string' };
-    for (let i = 0; i < 40; i++) schema = { type: 'object', required: ['a'], properties: { a: schema } };
+    for (let i = 0; i < 40; i++)
+      schema = { type: 'object', required: ['a'], properties: { a: schema } };
     const generated = generate(schema);
     expect('skip' in generated && generated.skip).toContain('nested deeper than 32 levels');
   });
@@ -54,7 +81,10 @@ describe('generate', () => {
 
 describe('invalidInputs', () => {
   it('breaks a strict object three ways, each rejected by the original schema', () => {
-    const schema = v.strictObject({ topic: v.pipe(v.string(), v.minLength(1)), pages: v.optional(v.number()) });
+    const schema = v.strictObject({
+      topic: v.pipe(v.string(), v.minLength(1)),
+      pages: v.optional(v.number()),
+    });
     const json = jsonSchema(schema);
     const valid = generate(json);
     if (!('value' in valid)) throw new Error(valid.skip);

@@ -53,10 +53,13 @@ async function acceptedJob(
   const answer = await invoke(run, plan.action.id, plan.input, `invoke ${plan.action.id}`);
   if (answer.status !== 200)
     return { skip: `the invoke answered ${describeAnswer(answer)}, not accepted` };
-  const outcome = expectShape(InvokeResponseSchema, answer.json, 'the invoke answer');
-  if (outcome.status !== 'accepted')
-    return { skip: `the invoke answered ${outcome.status}, not accepted` };
-  return outcome.job;
+  // A wrong answer shape is the invoke-response-shape rule's failure, not this check's.
+  const parsed = v.safeParse(InvokeResponseSchema, answer.json);
+  if (!parsed.success) return { skip: 'the invoke answer does not match the contract' };
+  if (parsed.output.status !== 'accepted') {
+    return { skip: `the invoke answered ${parsed.output.status}, not accepted` };
+  }
+  return parsed.output.job;
 }
 
 /**
