@@ -13,5 +13,5 @@ export type { Job, JobStatus } from './job.ts';
 export { CancelResponseSchema, JobSchema, JobStatusSchema } from './job.ts';
 export type { ActionDescriptor, Manifest } from './manifest.ts';
 export { ActionDescriptorSchema, ManifestSchema } from './manifest.ts';
-export type { RuleId } from './rules.ts';
+export type { RuleId, RuleInfo } from './rules.ts';
 export { RULES } from './rules.ts';
