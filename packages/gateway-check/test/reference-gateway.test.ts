@@ -137,6 +137,24 @@ describe('checkGateway against a correct gateway', () => {
     ]);
   });
 
+  it('makes the invoke a selected job check needs, even when --only leaves its own check out', async () => {
+    const g = gateway();
+    const report = await checkGateway({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess(g.fetch),
+      only: 'job-*',
+      pollIntervalMs: 20,
+    });
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['job-resource:build-summary', 'passed'],
+      ['job-resource:build-summary:final', 'passed'],
+      ['job-cancel:build-summary', 'passed'],
+      ['job-unknown:job', 'passed'],
+      ['job-unknown:cancel', 'passed'],
+    ]);
+  });
+
   it('reports one failed check, and nothing else, when the gateway cannot be reached', async () => {
     const report = await checkGateway({
       url: IN_PROCESS_URL,

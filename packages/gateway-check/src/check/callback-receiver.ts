@@ -18,11 +18,12 @@ export interface CallbackReceiver {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_CALLBACKS = 100;
 
 /**
  * Starts a receiver on `host` (any free port; `0.0.0.0` binding for a non-loopback host) that
  * answers every POST with 204. Bodies are read up to 1 MiB and dropped: only arrival and the
- * `Authorization` header are checked.
+ * `Authorization` header are checked, for at most 100 callbacks.
  */
 export async function startCallbackReceiver(host: string): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
@@ -34,7 +35,9 @@ export async function startCallbackReceiver(host: string): Promise<CallbackRecei
       if (bytes > MAX_BODY_BYTES) req.destroy();
     });
     req.on('end', () => {
-      received.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      if (received.length < MAX_CALLBACKS) {
+        received.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      }
       res.writeHead(204).end();
       for (const wake of waiters) wake();
     });
