@@ -1,3 +1,5 @@
+import { randomId } from '../http/random-id.ts';
+
 /** A valid invoke request for `actionId` with `input`; each call has a fresh invocation id. */
 export function invokeBody(
   actionId: string,
@@ -10,7 +12,7 @@ export function invokeBody(
   callbacks: Record<string, unknown>;
 } {
   return {
-    invocationId: `gateway-check-${crypto.randomUUID()}`,
+    invocationId: randomId('gateway-check'),
     meeting: { id: 'gateway-check-meeting', roomName: 'gateway-check' },
     session: { id: 'gateway-check-session', mode: 'active' },
     action: { id: actionId, input },

@@ -10,6 +10,7 @@ import { InvokeResponseSchema } from '../contract/invoke-response.ts';
 import { CancelResponseSchema, JobSchema } from '../contract/job.ts';
 import { type Manifest, ManifestSchema } from '../contract/manifest.ts';
 import { exchange, type FetchLike, joinUrl } from '../http/exchange.ts';
+import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
 import { type JobHandle, waitForJob } from './job-handle.ts';
 import type { ActionInput, TypedActionLike } from './typed-action.ts';
@@ -85,8 +86,6 @@ export interface GatewayClient {
    */
   approval(approval: string | { approvalId: string; statusUrl?: string }): Promise<Approval>;
 }
-
-const randomId = (prefix: string): string => `${prefix}-${crypto.randomUUID()}`;
 
 /**
  * Creates a {@link GatewayClient}. Works wherever `fetch` and Web Crypto exist (Node 22+, Deno,

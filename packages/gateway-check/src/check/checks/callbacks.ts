@@ -1,5 +1,6 @@
 import { InvokeResponseSchema } from '../../contract/invoke-response.ts';
 import type { Manifest } from '../../contract/manifest.ts';
+import { randomId } from '../../http/random-id.ts';
 import { type CheckRun, describeAnswer, expectShape, expectThat } from '../check-run.ts';
 import { invokeBody } from '../invoke-body.ts';
 import type { ActionPlan } from './actions.ts';
@@ -32,8 +33,8 @@ export async function checkCallbacks(
     const { startCallbackReceiver } = await import('../callback-receiver.ts');
     const receiver = await startCallbackReceiver(callbackHost);
     try {
-      const path = `/job-result/${crypto.randomUUID()}`;
-      const authorization = `gateway-check-${crypto.randomUUID()}`;
+      const path = `/${randomId('job-result')}`;
+      const authorization = randomId('gateway-check');
       const answer = await run.request({
         route: 'invoke',
         method: 'POST',
