@@ -89,6 +89,29 @@ describe('createGatewayClient', () => {
     expect(approval).toMatchObject({ approvalId: outcome.approval.approvalId, status: 'pending' });
   });
 
+  it('never sends the token to a statusUrl on another origin', async () => {
+    const gateway = referenceGateway();
+    closers.push(() => gateway.close());
+    const seen: string[] = [];
+    const spy = createGatewayClient({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess((request) => {
+        seen.push(new URL(request.url).origin);
+        return gateway.fetch(request);
+      }),
+    });
+    const outcome = await spy.invoke(closeAccount, { accountId: 'a@example.com' });
+    if (outcome.status !== 'approval_required') throw new Error('expected approval_required');
+    const { approvalId } = outcome.approval;
+    const approval = await spy.approval({
+      approvalId,
+      statusUrl: `https://elsewhere.example/${approvalId}`,
+    });
+    expect(approval.status).toBe('pending');
+    expect(new Set(seen)).toEqual(new Set([IN_PROCESS_URL]));
+  });
+
   it('rejects an error envelope as a gateway error, without the token in the message', async () => {
     const error = await rejection(client({ token: 'not-the-token' }).manifest());
     expect(error).toMatchObject({ kind: 'gateway', status: 401, error: { code: 'unauthorized' } });

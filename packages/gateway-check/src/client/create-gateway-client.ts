@@ -9,7 +9,7 @@ import type {
 import { InvokeResponseSchema } from '../contract/invoke-response.ts';
 import { CancelResponseSchema, JobSchema } from '../contract/job.ts';
 import { type Manifest, ManifestSchema } from '../contract/manifest.ts';
-import { exchange, type FetchLike, joinUrl } from '../http/exchange.ts';
+import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
 import { type JobHandle, waitForJob } from './job-handle.ts';
@@ -81,8 +81,9 @@ export interface GatewayClient {
   /** A handle on a job the gateway accepted earlier. */
   job(jobId: string): JobHandle;
   /**
-   * An approval's state, from the `statusUrl` of an `approval_required` answer or
-   * `GET /v1/approvals/{approvalId}` (`@svc/gateway-kit`'s route; the contract names none).
+   * An approval's state, from the `statusUrl` of an `approval_required` answer when it is on the
+   * gateway's origin, else `GET /v1/approvals/{approvalId}` (`@svc/gateway-kit`'s route; the
+   * contract names none). The token is never sent to another origin.
    */
   approval(approval: string | { approvalId: string; statusUrl?: string }): Promise<Approval>;
 }
@@ -169,9 +170,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     job,
     approval: async (approval) => {
       const ref = typeof approval === 'string' ? { approvalId: approval } : approval;
+      // The token goes only to the gateway's own origin, whatever statusUrl says.
       const url =
-        ref.statusUrl ??
-        joinUrl(options.url, `/v1/approvals/${encodeURIComponent(ref.approvalId)}`);
+        ref.statusUrl && sameOrigin(ref.statusUrl, options.url)
+          ? ref.statusUrl
+          : joinUrl(options.url, `/v1/approvals/${encodeURIComponent(ref.approvalId)}`);
       const answer = await call('GET', url);
       return expectAnswer(answer, ApprovalAnswerSchema, 'approval-required-shape', 'GET approval')
         .approval;

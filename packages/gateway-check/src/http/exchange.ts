@@ -105,3 +105,8 @@ export async function exchange(fetchFn: FetchLike, request: ExchangeRequest): Pr
 
 /** `base` without trailing slashes, plus `path`. */
 export const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, '')}${path}`;
+
+/** Whether `url` is on the origin of `base` (both absolute). */
+export function sameOrigin(url: string, base: string): boolean {
+  return URL.canParse(url) && URL.canParse(base) && new URL(url).origin === new URL(base).origin;
+}

@@ -7,6 +7,7 @@ import {
 } from '../../contract/invoke-response.ts';
 import { CancelResponseSchema, type Job, JobSchema } from '../../contract/job.ts';
 import type { ActionDescriptor } from '../../contract/manifest.ts';
+import { sameOrigin } from '../../http/exchange.ts';
 import { invalidInputs } from '../../schema/generate-input.ts';
 import { type CheckRun, describeAnswer, expectShape, expectThat } from '../check-run.ts';
 import { invokeBody } from '../invoke-body.ts';
@@ -34,8 +35,8 @@ async function invoke(run: CheckRun, actionId: string, input: unknown, what: str
   });
 }
 
-async function getJob(run: CheckRun, jobId: string): Promise<Job> {
-  const path = `/v1/jobs/${encodeURIComponent(jobId)}`;
+async function getJob(run: CheckRun, jobId: string, url?: string): Promise<Job> {
+  const path = url ?? `/v1/jobs/${encodeURIComponent(jobId)}`;
   const answer = await run.request({ route: 'job', method: 'GET', path, what: `GET ${path}` });
   expectThat(answer.status === 200, `GET ${path} answered ${describeAnswer(answer)}, expected 200`);
   const job = expectShape(JobSchema, answer.json, `GET ${path}`);
@@ -175,6 +176,10 @@ export async function checkAction(run: CheckRun, plan: ActionPlan): Promise<void
 
   await run.check(jobChecks[0][0], jobChecks[0][1], jobChecks[0][2], async () => {
     await getJob(run, job.jobId);
+    // The job's statusUrl, when it names one on the gateway's origin, must answer the same job.
+    if (job.statusUrl && sameOrigin(job.statusUrl, run.settings.url)) {
+      await getJob(run, job.jobId, job.statusUrl);
+    }
   });
   // Cancel a second job at once while the first runs to its end.
   const final = run.check(jobChecks[1][0], jobChecks[1][1], jobChecks[1][2], async () => {
