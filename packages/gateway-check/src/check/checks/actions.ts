@@ -118,7 +118,12 @@ export async function checkAction(run: CheckRun, plan: ActionPlan): Promise<void
     async () => (notInvoked ? { skip: notInvoked } : validInvoke()),
   );
   // The job and approval checks need the answer even when --only leaves the shape check out.
-  const dependents = [`approval-required-shape:${id}`, `job-resource:${id}`, `job-cancel:${id}`];
+  const dependents = [
+    `approval-required-shape:${id}`,
+    `job-resource:${id}`,
+    `job-resource:${id}:final`,
+    `job-cancel:${id}`,
+  ];
   if (!shapeCheck && !notInvoked && dependents.some((d) => run.selected(d))) {
     await validInvoke().catch(() => undefined);
   }
