@@ -19,6 +19,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallbackReceiver, startCallbackReceiver } from './callback-receiver.ts';
 import type { RunningExample } from './example-process.ts';
+import { gatewayCheckTests } from './gateway-check-walk.ts';
 import { eventually, type HttpAnswer, http, valid } from './http.ts';
 
 /** One example server to walk. */
@@ -523,6 +524,7 @@ export function contractWalk(target: WalkTarget): void {
       });
     }
 
+    gatewayCheckTests(ctx, target.token);
     target.more?.(ctx);
   });
 }

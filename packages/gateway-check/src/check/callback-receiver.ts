@@ -1,0 +1,80 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A callback the receiver got. */
+export interface ReceivedCallback {
+  readonly path: string;
+  readonly authorization: string | undefined;
+}
+
+/** A local HTTP server that records the callbacks a gateway POSTs to it. */
+export interface CallbackReceiver {
+  /** `http://<host>:<port>`, as the gateway should reach it. */
+  readonly url: string;
+  /** Resolves with the first callback to `path`, or `undefined` after `timeoutMs`. */
+  next(path: string, timeoutMs: number): Promise<ReceivedCallback | undefined>;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_CALLBACKS = 100;
+
+/**
+ * Starts a receiver on `host` (any free port; `0.0.0.0` binding for a non-loopback host) that
+ * answers every POST with 204. Bodies are read up to 1 MiB and dropped: only arrival and the
+ * `Authorization` header are checked, for at most 100 callbacks.
+ */
+export async function startCallbackReceiver(host: string): Promise<CallbackReceiver> {
+  const received: ReceivedCallback[] = [];
+  const waiters = new Set<() => void>();
+  const server = createServer((req, res) => {
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_BODY_BYTES) req.destroy();
+    });
+    req.on('end', () => {
+      if (received.length < MAX_CALLBACKS) {
+        received.push({ path: req.url ?? '', authorization: req.headers.authorization });
+      }
+      res.writeHead(204).end();
+      for (const wake of waiters) wake();
+    });
+  });
+  server.requestTimeout = 10_000;
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+  server.listen(0, loopback ? host.replace(/^\[|\]$/g, '') : '0.0.0.0');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    next: (path, timeoutMs) =>
+      new Promise((resolve) => {
+        const find = () => received.find((r) => r.path === path);
+        const wake = (): void => {
+          const hit = find();
+          if (!hit) return;
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve(hit);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          resolve(undefined);
+        }, timeoutMs);
+        waiters.add(wake);
+        wake();
+      }),
+    // Answers already written are flushed first: idle connections close now, busy ones within 1 s.
+    close: () =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), 1_000);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,125 @@
+import type { Manifest } from '../contract/manifest.ts';
+import type { FetchLike } from '../http/exchange.ts';
+import { generate } from '../schema/generate-input.ts';
+import { CheckRun } from './check-run.ts';
+import { type ActionPlan, checkAction } from './checks/actions.ts';
+import { checkAuth, checkUnknownJob } from './checks/auth.ts';
+import { checkCallbacks } from './checks/callbacks.ts';
+import { checkEnvelopes } from './checks/envelope.ts';
+import { checkInvokeRequests, type Probe } from './checks/invoke-request.ts';
+import { checkManifest } from './checks/manifest.ts';
+import type { CheckReport, CheckResult } from './report.ts';
+
+/** Options of {@link checkGateway}. */
+export interface CheckGatewayOptions {
+  /** The gateway base address, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /** A bearer token the gateway accepts. Never printed or reported. */
+  readonly token: string;
+  /** Run only the checks these patterns select (`auth-bearer`, `job-*`, `*:wrong-token`). */
+  readonly only?: string | readonly string[];
+  /**
+   * Also invoke actions whose `sideEffectLevel` is not `read`. Off by default: their checks are
+   * then skipped, with why.
+   */
+  readonly allowWrites?: boolean;
+  /** Host (name or IP) where the gateway can reach this machine; enables the callback checks. */
+  readonly callbackHost?: string;
+  /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
+  readonly fetch?: FetchLike;
+  /** Deadline of each request. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** How long a job may take to reach a final status. Default 20 s. */
+  readonly jobTimeoutMs?: number;
+  /** Pause between two job polls. Default 200 ms. */
+  readonly pollIntervalMs?: number;
+  readonly signal?: AbortSignal;
+  /** Called as each check ends (progress output). */
+  readonly onCheck?: (result: CheckResult) => void;
+}
+
+/**
+ * Checks a gateway, in any language, against Gateway Contract v1 over HTTP and reports each check
+ * with the rule it enforces. Only `read` actions are invoked unless `allowWrites` is set.
+ *
+ * @example
+ * const report = await checkGateway({ url: 'http://127.0.0.1:8787', token: process.env.GATEWAY_TOKEN! });
+ * console.log(report.counts); // { passed: 52, failed: 0, skipped: 8 }
+ */
+export async function checkGateway(options: CheckGatewayOptions): Promise<CheckReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const only =
+    options.only === undefined
+      ? []
+      : typeof options.only === 'string'
+        ? [options.only]
+        : options.only;
+  const run = new CheckRun({
+    url: options.url.replace(/\/+$/, ''),
+    token: options.token,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    only,
+    signal: options.signal,
+    onCheck: options.onCheck,
+  });
+
+  const manifest = await checkManifest(run);
+  if (!run.unreachable) await runChecks(run, manifest, options);
+  const checks = run.results.filter((r): r is CheckResult => r !== undefined);
+  const count = (status: CheckResult['status']) => checks.filter((c) => c.status === status).length;
+  const counts = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+  return {
+    url: run.settings.url,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    counts,
+    ok: counts.failed === 0,
+    checks,
+  };
+}
+
+/** Every check after the manifest, in order. */
+async function runChecks(
+  run: CheckRun,
+  manifest: Manifest | undefined,
+  options: CheckGatewayOptions,
+): Promise<void> {
+  await checkAuth(run);
+
+  const plans: ActionPlan[] = (manifest?.actions ?? []).map((action) => {
+    const generated = generate(action.inputSchema);
+    const input =
+      'value' in generated && typeof generated.value === 'object' && generated.value !== null
+        ? (generated.value as Record<string, unknown>)
+        : undefined;
+    let notInvoked: string | undefined;
+    if (action.sideEffectLevel !== 'read' && !options.allowWrites) {
+      notInvoked = `sideEffectLevel is ${JSON.stringify(action.sideEffectLevel)}: not invoked without --allow-writes`;
+    } else if (!input) {
+      notInvoked = `no input generated from its inputSchema (${'skip' in generated ? generated.skip : 'not an object'})`;
+    }
+    return {
+      action,
+      input,
+      notInvoked,
+      jobTimeoutMs: options.jobTimeoutMs ?? 20_000,
+      pollIntervalMs: options.pollIntervalMs ?? 200,
+    };
+  });
+  const probePlan =
+    plans.find((p) => !p.notInvoked && p.action.executionMode !== 'async') ??
+    plans.find((p) => !p.notInvoked);
+  const probe: Probe | undefined = probePlan?.input
+    ? { action: probePlan.action, input: probePlan.input }
+    : undefined;
+  const noProbe = manifest
+    ? 'no action the checker may invoke with a generated input (read actions only without --allow-writes)'
+    : 'needs the manifest';
+  await checkInvokeRequests(run, probe, manifest?.actions ?? [], noProbe);
+  for (const plan of plans) await checkAction(run, plan);
+  await checkUnknownJob(run);
+  await checkCallbacks(run, manifest, plans, options.callbackHost);
+  await checkEnvelopes(run);
+}

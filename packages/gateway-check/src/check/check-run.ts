@@ -1,0 +1,149 @@
+import * as v from 'valibot';
+import { describeIssues } from '../client/answers.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { isGatewayClientError } from '../errors/gateway-client-error.ts';
+import { exchange, type FetchLike, type HttpAnswer, joinUrl } from '../http/exchange.ts';
+import type { CheckResult } from './report.ts';
+import { isSelected } from './select.ts';
+
+/** The four routes of the contract, as error answers are grouped for the envelope checks. */
+export type Route = 'manifest' | 'invoke' | 'job' | 'cancel';
+
+/** Thrown by a check body: the gateway broke the rule. */
+export class CheckFailed extends Error {}
+/** Returned by a check body: the check could not run. */
+export interface Skip {
+  readonly skip: string;
+}
+
+/** Fails the running check with `message` unless `condition` holds. */
+export function expectThat(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new CheckFailed(message);
+}
+
+/** `value` parsed by `schema`, or the running check fails naming what did not match. */
+export function expectShape<T>(schema: v.GenericSchema<T>, value: unknown, what: string): T {
+  const parsed = v.safeParse(schema, value);
+  if (parsed.success) return parsed.output;
+  const issues = value === undefined ? ['the body is not JSON'] : describeIssues(parsed.issues);
+  throw new CheckFailed(`${what} does not match the contract: ${issues.join('; ')}`);
+}
+
+/** An answer's status and error code, for messages. */
+export function describeAnswer(answer: HttpAnswer): string {
+  const body = answer.json as { error?: { code?: unknown }; status?: unknown } | undefined;
+  const code = typeof body?.error?.code === 'string' ? ` ${body.error.code}` : '';
+  const status = answer.status === 200 && typeof body?.status === 'string' ? ` ${body.status}` : '';
+  return `${answer.status}${code}${status}`;
+}
+
+/** Settings of one run. */
+export interface RunSettings {
+  readonly url: string;
+  readonly token: string;
+  readonly fetch: FetchLike;
+  readonly timeoutMs: number;
+  readonly only: readonly string[];
+  readonly signal: AbortSignal | undefined;
+  readonly onCheck: ((result: CheckResult) => void) | undefined;
+}
+
+/** A request to the gateway, with the checker's own credentials unless `authorization` is given. */
+export interface GatewayRequest {
+  readonly route: Route;
+  readonly method: 'GET' | 'POST';
+  /** A path under the gateway URL (`/v1/manifest`) or an absolute URL. */
+  readonly path: string;
+  /** The `Authorization` header to send; `null` sends none; default `Bearer <token>`. */
+  readonly authorization?: string | null;
+  readonly body?: unknown;
+  /** What the request is, for envelope failure messages. */
+  readonly what: string;
+}
+
+/** The state of one checker run: selection, results in start order, error answers per route. */
+export class CheckRun {
+  readonly results: (CheckResult | undefined)[] = [];
+  readonly errorAnswers: Record<Route, { what: string; answer: HttpAnswer }[]> = {
+    manifest: [],
+    invoke: [],
+    job: [],
+    cancel: [],
+  };
+
+  /** Set when the manifest request got no answer at all: the run stops there. */
+  unreachable: string | undefined;
+
+  constructor(readonly settings: RunSettings) {}
+
+  selected(id: string): boolean {
+    return isSelected(id, this.settings.only);
+  }
+
+  /** Sends a request; every non-2xx answer is kept for the error-envelope checks. */
+  async request(request: GatewayRequest): Promise<HttpAnswer> {
+    const { token, url } = this.settings;
+    const headers: Record<string, string> = {};
+    const authorization =
+      request.authorization === undefined ? `Bearer ${token}` : request.authorization;
+    if (authorization !== null) headers.authorization = authorization;
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    const answer = await exchange(this.settings.fetch, {
+      method: request.method,
+      url: /^https?:\/\//.test(request.path) ? request.path : joinUrl(url, request.path),
+      headers,
+      body: request.body,
+      timeoutMs: this.settings.timeoutMs,
+      signal: this.settings.signal,
+    });
+    if (answer.status < 200 || answer.status > 299) {
+      this.errorAnswers[request.route].push({ what: request.what, answer });
+    }
+    return answer;
+  }
+
+  /**
+   * Runs check `id` when selected: `body` passes by returning nothing, skips by returning a
+   * {@link Skip}, fails by throwing {@link CheckFailed}. A gateway that cannot be reached fails it.
+   */
+  async check(
+    id: string,
+    rule: RuleId,
+    title: string,
+    body: () => Promise<Skip | undefined> | Promise<void>,
+  ): Promise<CheckResult | undefined> {
+    if (!this.selected(id)) return undefined;
+    const slot = this.results.push(undefined) - 1;
+    const started = performance.now();
+    let status: CheckResult['status'] = 'passed';
+    let message: string | undefined;
+    try {
+      const outcome = await body();
+      if (outcome) {
+        status = 'skipped';
+        message = outcome.skip;
+      }
+    } catch (error) {
+      status = 'failed';
+      if (error instanceof CheckFailed) message = error.message;
+      else if (isGatewayClientError(error)) message = `no answer: ${error.message}`;
+      else throw error;
+    }
+    const result: CheckResult = {
+      id,
+      rule,
+      title,
+      status,
+      ...(message === undefined ? {} : { message }),
+      durationMs: Math.round(performance.now() - started),
+    };
+    this.results[slot] = result;
+    this.settings.onCheck?.(result);
+    return result;
+  }
+
+  /** Reports check `id` as skipped with `why`, when selected. */
+  skip(id: string, rule: RuleId, title: string, why: string): Promise<CheckResult | undefined> {
+    return this.check(id, rule, title, async () => ({ skip: why }));
+  }
+}

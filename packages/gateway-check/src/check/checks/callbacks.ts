@@ -1,0 +1,80 @@
+import { InvokeResponseSchema } from '../../contract/invoke-response.ts';
+import type { Manifest } from '../../contract/manifest.ts';
+import { randomId } from '../../http/random-id.ts';
+import { type CheckRun, describeAnswer, expectShape, expectThat } from '../check-run.ts';
+import { invokeBody } from '../invoke-body.ts';
+import type { ActionPlan } from './actions.ts';
+
+/**
+ * With `callbackHost`, a job's result callback must reach a local receiver carrying
+ * `callbacks.authorization` verbatim as its `Authorization` header. Approval callbacks need an
+ * approval decided, which the contract gives no caller a way to do: always skipped, with why.
+ */
+export async function checkCallbacks(
+  run: CheckRun,
+  manifest: Manifest | undefined,
+  plans: readonly ActionPlan[],
+  callbackHost: string | undefined,
+): Promise<void> {
+  const jobId = 'callback-authorization:job-result';
+  const jobTitle = 'the job-result callback arrives with callbacks.authorization verbatim';
+  await run.check(jobId, 'callback-authorization', jobTitle, async () => {
+    if (!callbackHost)
+      return { skip: 'needs --callback-host (an address where the gateway reaches this machine)' };
+    if (!manifest) return { skip: 'needs the manifest' };
+    if (!manifest.gateway.capabilities.jobCallbacks && !manifest.callbacks.jobResults) {
+      return { skip: 'the manifest offers no job-result callbacks' };
+    }
+    const plan = plans.find((p) => p.action.executionMode === 'async' && !p.notInvoked);
+    if (!plan)
+      return {
+        skip: 'no async action the checker may invoke (read actions only without --allow-writes)',
+      };
+    const { startCallbackReceiver } = await import('../callback-receiver.ts');
+    const receiver = await startCallbackReceiver(callbackHost);
+    try {
+      const path = `/${randomId('job-result')}`;
+      const authorization = randomId('gateway-check');
+      const answer = await run.request({
+        route: 'invoke',
+        method: 'POST',
+        path: '/v1/invoke',
+        body: invokeBody(plan.action.id, plan.input, {
+          jobResultUrl: `${receiver.url}${path}`,
+          authorization,
+        }),
+        what: `invoke ${plan.action.id} with callbacks`,
+      });
+      if (answer.status === 422) {
+        return {
+          skip: `the gateway refused the callback URL ${receiver.url} (${describeAnswer(answer)}); allow it in the gateway's callback URL policy`,
+        };
+      }
+      expectThat(
+        answer.status === 200,
+        `the invoke answered ${describeAnswer(answer)}, expected 200`,
+      );
+      const outcome = expectShape(InvokeResponseSchema, answer.json, 'the invoke answer');
+      if (outcome.status !== 'accepted')
+        return { skip: `the invoke answered ${outcome.status}, not accepted` };
+      const waitMs = plan.jobTimeoutMs + 5_000;
+      const callback = await receiver.next(path, waitMs);
+      expectThat(callback, `no job-result callback arrived within ${waitMs} ms`);
+      expectThat(
+        callback.authorization === authorization,
+        callback.authorization === undefined
+          ? 'the callback carried no Authorization header'
+          : 'the callback Authorization header is not callbacks.authorization verbatim',
+      );
+      return undefined;
+    } finally {
+      await receiver.close();
+    }
+  });
+  await run.skip(
+    'callback-authorization:approval',
+    'callback-authorization',
+    'the approval callback arrives with callbacks.authorization verbatim',
+    'an approval callback follows a decision, and the contract gives callers no way to decide an approval',
+  );
+}

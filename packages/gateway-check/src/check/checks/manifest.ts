@@ -1,0 +1,70 @@
+import { type Manifest, ManifestSchema } from '../../contract/manifest.ts';
+import { RULES } from '../../contract/rules.ts';
+import { isGatewayClientError } from '../../errors/gateway-client-error.ts';
+import { checkInputSchema } from '../../schema/json-schema-check.ts';
+import { type CheckRun, describeAnswer, expectShape, expectThat } from '../check-run.ts';
+
+/**
+ * Reads the manifest (checking its shape), then checks action ids and input schemas. Resolves with
+ * the manifest when it matched the contract, else `undefined` (later checks then skip).
+ */
+export async function checkManifest(run: CheckRun): Promise<Manifest | undefined> {
+  let manifest: Manifest | undefined;
+  let why = 'GET /v1/manifest was not checked';
+  const read = async (): Promise<void> => {
+    const answer = await run
+      .request({ route: 'manifest', method: 'GET', path: '/v1/manifest', what: 'GET /v1/manifest' })
+      .catch((error: unknown) => {
+        if (isGatewayClientError(error)) run.unreachable = error.message;
+        throw error;
+      });
+    why = `GET /v1/manifest answered ${describeAnswer(answer)}`;
+    expectThat(answer.status === 200, `${why}, expected 200`);
+    why = 'the manifest does not match the contract';
+    manifest = expectShape(ManifestSchema, answer.json, 'the manifest');
+  };
+  // The manifest is needed by every action check, whether its own check is selected or not.
+  const result = await run.check(
+    'manifest-shape:manifest',
+    'manifest-shape',
+    'GET /v1/manifest answers 200 with every field of the manifest table',
+    read,
+  );
+  if (!result) await read().catch(() => undefined);
+  if (run.unreachable) return undefined;
+  if (!manifest) {
+    for (const [id, rule] of [
+      ['manifest-action-ids-unique:manifest', 'manifest-action-ids-unique'],
+      ['manifest-input-schema:manifest', 'manifest-input-schema'],
+    ] as const) {
+      await run.skip(id, rule, RULES[rule].summary, `needs the manifest: ${why}`);
+    }
+    return undefined;
+  }
+  const { actions } = manifest;
+  await run.check(
+    'manifest-action-ids-unique:manifest',
+    'manifest-action-ids-unique',
+    'action ids are unique',
+    async () => {
+      const seen = new Set<string>();
+      const twice = actions.map((a) => a.id).filter((id) => seen.size === seen.add(id).size);
+      expectThat(
+        twice.length === 0,
+        `action ids appear more than once: ${[...new Set(twice)].join(', ')}`,
+      );
+    },
+  );
+  for (const action of actions) {
+    await run.check(
+      `manifest-input-schema:${action.id}`,
+      'manifest-input-schema',
+      `the inputSchema of ${action.id} is a JSON Schema with an object root`,
+      async () => {
+        const problems = checkInputSchema(action.inputSchema);
+        expectThat(problems.length === 0, problems.join('; '));
+      },
+    );
+  }
+  return manifest;
+}

@@ -1,0 +1,45 @@
+import type { RuleId } from '../contract/rules.ts';
+
+/**
+ * `passed`: the gateway did what the rule says; `failed`: it did not (the message says what it did);
+ * `skipped`: the check could not run (the message says why) — never counted as a pass.
+ */
+export type CheckStatus = 'passed' | 'failed' | 'skipped';
+
+/**
+ * The result of one check.
+ *
+ * @example
+ * for (const c of report.checks) if (c.status === 'failed') console.log(c.rule, c.message);
+ */
+export interface CheckResult {
+  /** Stable id, `<rule>:<subject>`, e.g. `auth-bearer:invoke:wrong-token`; `--only` matches it. */
+  readonly id: string;
+  /** The contract rule it enforces (see `RULES`). */
+  readonly rule: RuleId;
+  /** What was checked, in a sentence. */
+  readonly title: string;
+  readonly status: CheckStatus;
+  /** What the gateway did wrong (failed) or why the check could not run (skipped). */
+  readonly message?: string;
+  readonly durationMs: number;
+}
+
+/**
+ * What {@link checkGateway} reports (and the CLI prints, as text, JSON or JUnit XML).
+ *
+ * @example
+ * const report = await checkGateway({ url, token });
+ * expect(report.checks.filter((c) => c.status === 'failed')).toEqual([]);
+ */
+export interface CheckReport {
+  /** The gateway base URL checked. */
+  readonly url: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly counts: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  /** True when no check failed (skipped checks are listed, with why). */
+  readonly ok: boolean;
+  /** In the order they were started. */
+  readonly checks: readonly CheckResult[];
+}

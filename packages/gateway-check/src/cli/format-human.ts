@@ -1,0 +1,29 @@
+import type { CheckReport, CheckResult } from '../check/report.ts';
+import { RULES } from '../contract/rules.ts';
+
+const MARK = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
+
+/** One line (two for failures and skips) per check, as printed while the run goes. */
+export function formatCheck(result: CheckResult): string {
+  const line = `${MARK[result.status]}  ${result.id}  ${result.title}`;
+  if (result.status === 'passed') return line;
+  const rule =
+    result.status === 'failed' ? ` [rule ${result.rule}: ${RULES[result.rule].contract}]` : '';
+  return `${line}\n      ${result.message ?? ''}${rule}`;
+}
+
+/**
+ * The summary line: counts, time, gateway.
+ *
+ * @example
+ * formatSummary(report); // 'svc-gateway-check: 56 passed, 0 failed, 9 skipped (65 checks) in 3.4 s — http://127.0.0.1:8787'
+ */
+export function formatSummary(report: CheckReport): string {
+  const { passed, failed, skipped } = report.counts;
+  const total = passed + failed + skipped;
+  const failedRules = [
+    ...new Set(report.checks.filter((c) => c.status === 'failed').map((c) => c.rule)),
+  ];
+  const broken = failedRules.length > 0 ? `; rules broken: ${failedRules.join(', ')}` : '';
+  return `svc-gateway-check: ${passed} passed, ${failed} failed, ${skipped} skipped (${total} checks) in ${(report.durationMs / 1000).toFixed(1)} s — ${report.url}${broken}`;
+}

@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { checkGateway } from '../check/check-gateway.ts';
+import { formatCheck, formatSummary } from './format-human.ts';
+import { formatJUnit } from './format-junit.ts';
+
+/** What the CLI talks to; `process` and `node:fs` in the bin, fakes in tests. */
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly writeFile: (path: string, text: string) => Promise<void>;
+}
+
+export const USAGE = `Usage: svc-gateway-check --url URL [--token TOKEN] [options]
+
+Checks a gateway against Gateway Contract v1. Exit code 0 when no check failed, 1 when one did,
+2 on a usage error.
+
+  --url URL             gateway base address, e.g. http://127.0.0.1:8787
+  --token TOKEN         bearer token (default: the SVC_GATEWAY_TOKEN environment variable)
+  --only PATTERN        run only matching checks (repeatable or comma-separated): a check id,
+                        a prefix such as auth-bearer or job-cancel, or a pattern with * wildcards
+  --json                print the report as JSON on stdout (nothing else)
+  --junit FILE          also write the report as JUnit XML to FILE
+  --allow-writes        also invoke actions whose sideEffectLevel is not "read"
+  --callback-host HOST  where the gateway can reach this machine; enables the callback checks
+  --timeout MS          deadline of each request (default 10000)
+  --job-timeout MS      how long a job may take to finish (default 20000)
+  --fail-on-skip        exit 1 when a check was skipped, too
+  --help                this text`;
+
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${flag} must be a whole number of milliseconds above 0`);
+  return n;
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script) and resolves with the exit code.
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), io);
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(argv, io.env);
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  const { json, junit, failOnSkip, ...check } = options;
+  const report = await checkGateway({
+    ...check,
+    ...(json ? {} : { onCheck: (result) => io.out(formatCheck(result)) }),
+  });
+  if (report.checks.length === 0) {
+    io.err('No check matched --only; nothing was checked.');
+    return 2;
+  }
+  if (junit) await io.writeFile(junit, formatJUnit(report));
+  if (json) io.out(JSON.stringify(report, null, 2));
+  else io.out(`\n${formatSummary(report)}`);
+  return report.counts.failed > 0 || (failOnSkip && report.counts.skipped > 0) ? 1 : 0;
+}
+
+function parse(argv: readonly string[], env: CliIo['env']) {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      junit: { type: 'string' },
+      'allow-writes': { type: 'boolean' },
+      'callback-host': { type: 'string' },
+      timeout: { type: 'string' },
+      'job-timeout': { type: 'string' },
+      'fail-on-skip': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) return 'help' as const;
+  const url = values.url;
+  if (!url || !/^https?:\/\//.test(url) || !URL.canParse(url))
+    throw new Error('--url must be an http(s) URL');
+  const token = values.token ?? env.SVC_GATEWAY_TOKEN;
+  if (!token)
+    throw new Error('--token (or the SVC_GATEWAY_TOKEN environment variable) is required');
+  const only = (values.only ?? [])
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const timeoutMs = positive(values.timeout, '--timeout');
+  const jobTimeoutMs = positive(values['job-timeout'], '--job-timeout');
+  return {
+    url,
+    token,
+    only,
+    allowWrites: values['allow-writes'] ?? false,
+    ...(values['callback-host'] ? { callbackHost: values['callback-host'] } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
+    json: values.json ?? false,
+    junit: values.junit,
+    failOnSkip: values['fail-on-skip'] ?? false,
+  };
+}

@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import { ErrorEnvelopeSchema } from '../contract/gateway-error.ts';
+import type { RuleId } from '../contract/rules.ts';
+import { GatewayClientError } from '../errors/gateway-client-error.ts';
+import type { HttpAnswer } from '../http/exchange.ts';
+
+/** One line per issue: its path and what was expected (never the value received). */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string[] {
+  return issues.slice(0, 10).map((issue) => {
+    const path = v.getDotPath(issue);
+    return `${path ? `${path}: ` : ''}${issue.message}`;
+  });
+}
+
+/**
+ * The body of a 200 answer parsed by `schema`; an error envelope becomes a `gateway` error, and
+ * anything the contract does not allow a `contract` error naming `rule`.
+ */
+export function expectAnswer<T>(
+  answer: HttpAnswer,
+  schema: v.GenericSchema<T>,
+  rule: RuleId,
+  what: string,
+): T {
+  if (answer.status !== 200) {
+    const envelope = v.safeParse(ErrorEnvelopeSchema, answer.json);
+    if (envelope.success) {
+      const { error } = envelope.output;
+      throw new GatewayClientError({
+        kind: 'gateway',
+        status: answer.status,
+        error,
+        message: `${what}: the gateway answered ${answer.status} ${error.code}: ${error.message}`,
+      });
+    }
+    throw new GatewayClientError({
+      kind: 'contract',
+      status: answer.status,
+      rule: 'error-envelope',
+      issues: envelope.issues ? describeIssues(envelope.issues) : [],
+      message: `${what}: the gateway answered ${answer.status} without the error envelope (rule error-envelope)`,
+    });
+  }
+  const parsed = v.safeParse(schema, answer.json);
+  if (parsed.success) return parsed.output;
+  const issues =
+    answer.json === undefined ? ['the body is not JSON'] : describeIssues(parsed.issues);
+  throw new GatewayClientError({
+    kind: 'contract',
+    status: answer.status,
+    rule,
+    issues,
+    message: `${what}: the answer breaks the contract (rule ${rule}): ${issues.join('; ')}`,
+  });
+}

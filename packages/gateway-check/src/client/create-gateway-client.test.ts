@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BROKEN_GATEWAYS } from '../../test/fixtures/broken-gateways.ts';
+import {
+  buildSummary,
+  closeAccount,
+  findCustomer,
+  referenceGateway,
+  TOKEN,
+} from '../../test/fixtures/reference-gateway.ts';
+import { IN_PROCESS_URL, inProcess } from '../../test/gateways.ts';
+import { type GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
+import { createGatewayClient } from './create-gateway-client.ts';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+function client(options: { token?: string; broken?: string } = {}) {
+  const gateway = referenceGateway();
+  closers.push(() => gateway.close());
+  const broken = BROKEN_GATEWAYS.find((b) => b.name === options.broken);
+  const handler = broken ? broken.wrap((r) => gateway.fetch(r)) : (r: Request) => gateway.fetch(r);
+  return createGatewayClient({
+    url: IN_PROCESS_URL,
+    token: options.token ?? TOKEN,
+    fetch: inProcess(handler),
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayClientError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isGatewayClientError(error))
+    throw new Error(`expected a GatewayClientError, got ${String(error)}`);
+  return error;
+}
+
+describe('createGatewayClient', () => {
+  it('reads the manifest', async () => {
+    const manifest = await client().manifest();
+    expect(manifest.actions.map((a) => a.id)).toEqual([
+      'find-customer',
+      'build-summary',
+      'close-account',
+    ]);
+  });
+
+  it('invokes a sync action by its definition and answers completed', async () => {
+    const outcome = await client().invoke(findCustomer, { customerId: 'cus_123' });
+    expect(outcome).toEqual({
+      status: 'completed',
+      outputText: 'Customer cus_123.',
+      data: { customerId: 'cus_123' },
+    });
+  });
+
+  it('drives an async job to completion', async () => {
+    const outcome = await client().invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error(`expected accepted, got ${outcome.status}`);
+    expect(['queued', 'running']).toContain(outcome.job.status);
+    const job = await outcome.handle.wait({ pollIntervalMs: 20 });
+    expect(job).toMatchObject({
+      jobId: outcome.job.jobId,
+      status: 'completed',
+      outputText: 'Summary of Q3 numbers.',
+    });
+  });
+
+  it('cancels a running job', async () => {
+    const gatewayClient = client();
+    const outcome = await gatewayClient.invoke('build-summary', { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error(`expected accepted, got ${outcome.status}`);
+    const cancelled = await outcome.handle.cancel();
+    expect(cancelled.status).toBe('cancelled');
+    expect((await gatewayClient.job(outcome.job.jobId).wait({ pollIntervalMs: 20 })).status).toBe(
+      'cancelled',
+    );
+  });
+
+  it('reports an approval and its state', async () => {
+    const gatewayClient = client();
+    const outcome = await gatewayClient.invoke(closeAccount, { accountId: 'a@example.com' });
+    if (outcome.status !== 'approval_required')
+      throw new Error(`expected approval_required, got ${outcome.status}`);
+    const approval = await gatewayClient.approval(outcome.approval);
+    expect(approval).toMatchObject({ approvalId: outcome.approval.approvalId, status: 'pending' });
+  });
+
+  it('never sends the token to a statusUrl on another origin', async () => {
+    const gateway = referenceGateway();
+    closers.push(() => gateway.close());
+    const seen: string[] = [];
+    const spy = createGatewayClient({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess((request) => {
+        seen.push(new URL(request.url).origin);
+        return gateway.fetch(request);
+      }),
+    });
+    const outcome = await spy.invoke(closeAccount, { accountId: 'a@example.com' });
+    if (outcome.status !== 'approval_required') throw new Error('expected approval_required');
+    const { approvalId } = outcome.approval;
+    const approval = await spy.approval({
+      approvalId,
+      statusUrl: `https://elsewhere.example/${approvalId}`,
+    });
+    expect(approval.status).toBe('pending');
+    expect(new Set(seen)).toEqual(new Set([IN_PROCESS_URL]));
+  });
+
+  it('rejects an error envelope as a gateway error, without the token in the message', async () => {
+    const error = await rejection(client({ token: 'not-the-token' }).manifest());
+    expect(error).toMatchObject({ kind: 'gateway', status: 401, error: { code: 'unauthorized' } });
+    expect(error.message).not.toContain('not-the-token');
+  });
+
+  it('rejects a 422 for an invalid input with the issues of the gateway', async () => {
+    const error = await rejection(client().invoke('find-customer', { customerId: 42 }));
+    expect(error).toMatchObject({ kind: 'gateway', status: 422, error: { code: 'invalid_input' } });
+  });
+
+  it('names the rule a gateway broke', async () => {
+    const error = await rejection(
+      client({ broken: 'adds a property to invoke outcomes' }).invoke(findCustomer, {
+        customerId: 'cus_123',
+      }),
+    );
+    expect(error).toMatchObject({ kind: 'contract', rule: 'invoke-response-shape', status: 200 });
+    expect(error.message).toContain('rule invoke-response-shape');
+    expect(error.issues.join()).toContain('debug');
+  });
+
+  it('names the envelope rule for an error answer without the envelope', async () => {
+    const error = await rejection(
+      client({ broken: 'answers errors without the envelope', token: 'wrong' }).manifest(),
+    );
+    expect(error).toMatchObject({ kind: 'contract', rule: 'error-envelope', status: 401 });
+  });
+
+  it('stops waiting for a job when the signal aborts', async () => {
+    const gatewayClient = client();
+    const outcome = await gatewayClient.invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error('expected accepted');
+    const controller = new AbortController();
+    const waiting = outcome.handle.wait({ signal: controller.signal, pollIntervalMs: 1_000 });
+    controller.abort();
+    expect((await rejection(waiting)).kind).toBe('aborted');
+    await outcome.handle.cancel();
+  });
+
+  it('gives up waiting after timeoutMs', async () => {
+    const outcome = await client().invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error('expected accepted');
+    const error = await rejection(outcome.handle.wait({ pollIntervalMs: 20, timeoutMs: 40 }));
+    expect(error.kind).toBe('timeout');
+    await outcome.handle.cancel();
+  });
+});

@@ -1,0 +1,183 @@
+import type { Approval } from '../contract/approval.ts';
+import { ApprovalAnswerSchema } from '../contract/approval.ts';
+import type {
+  AcceptedResponse,
+  ApprovalRequiredResponse,
+  CompletedResponse,
+  RejectedResponse,
+} from '../contract/invoke-response.ts';
+import { InvokeResponseSchema } from '../contract/invoke-response.ts';
+import { CancelResponseSchema, JobSchema } from '../contract/job.ts';
+import { type Manifest, ManifestSchema } from '../contract/manifest.ts';
+import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
+import { randomId } from '../http/random-id.ts';
+import { expectAnswer } from './answers.ts';
+import { type JobHandle, waitForJob } from './job-handle.ts';
+import type { ActionInput, TypedActionLike } from './typed-action.ts';
+
+/** Options of {@link createGatewayClient}. */
+export interface GatewayClientOptions {
+  /** The gateway base address (`{gateway_url}`), e.g. `https://gateway.example.com`. */
+  readonly url: string;
+  /** The bearer token the gateway accepts. Sent only to `url`; never part of an error. */
+  readonly token: string;
+  /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
+  readonly fetch?: FetchLike;
+  /** Deadline of each request (connect, headers and body). Default 10 s. */
+  readonly timeoutMs?: number;
+}
+
+/** What an invoke sends besides the action and its input; every field has a default. */
+export interface InvokeOptions {
+  readonly invocationId?: string;
+  readonly idempotencyKey?: string;
+  readonly traceId?: string;
+  readonly deadlineAt?: string;
+  readonly meeting?: { readonly id: string; readonly roomName: string };
+  readonly session?: { readonly id: string; readonly mode: 'active' | 'passive' | 'listening' };
+  readonly context?: Readonly<Record<string, unknown>>;
+  readonly callbacks?: {
+    readonly jobResultUrl?: string;
+    readonly approvalUrl?: string;
+    readonly authorization?: string;
+  };
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The answer of an invoke: one of the contract's four outcomes, and for `accepted` a
+ * {@link JobHandle} to follow the job.
+ *
+ * @example
+ * const outcome = await client.invoke('generate-report', { topic: 'Q3' });
+ * if (outcome.status === 'accepted') await outcome.handle.wait();
+ */
+export type InvokeOutcome =
+  | CompletedResponse
+  | (AcceptedResponse & { readonly handle: JobHandle })
+  | ApprovalRequiredResponse
+  | RejectedResponse;
+
+/**
+ * A typed client of one gateway.
+ *
+ * @example
+ * const client = createGatewayClient({ url: 'http://127.0.0.1:8787', token });
+ * const { actions } = await client.manifest();
+ */
+export interface GatewayClient {
+  /** `GET /v1/manifest`, checked against the contract's manifest table. */
+  manifest(options?: { signal?: AbortSignal }): Promise<Manifest>;
+  /**
+   * `POST /v1/invoke` of one action, named by id or given as its definition (then `input` is
+   * typed from the action's schema). Resolves with one of the four outcomes; an error envelope
+   * (401, 422, …) rejects with a `gateway` {@link GatewayClientError}.
+   */
+  invoke<TAction extends TypedActionLike | string>(
+    action: TAction,
+    input: ActionInput<TAction>,
+    options?: InvokeOptions,
+  ): Promise<InvokeOutcome>;
+  /** A handle on a job the gateway accepted earlier. */
+  job(jobId: string): JobHandle;
+  /**
+   * An approval's state, from the `statusUrl` of an `approval_required` answer when it is on the
+   * gateway's origin, else `GET /v1/approvals/{approvalId}` (`@svc/gateway-kit`'s route; the
+   * contract names none). The token is never sent to another origin.
+   */
+  approval(approval: string | { approvalId: string; statusUrl?: string }): Promise<Approval>;
+}
+
+/**
+ * Creates a {@link GatewayClient}. Works wherever `fetch` and Web Crypto exist (Node 22+, Deno,
+ * Bun, browsers). Every answer is validated against the contract; a gateway that breaks it makes
+ * the call reject with a `contract` error naming the rule.
+ *
+ * @example
+ * const client = createGatewayClient({ url: 'http://127.0.0.1:8787', token: process.env.GATEWAY_TOKEN! });
+ * const outcome = await client.invoke('generate-report', { topic: 'Quarterly numbers' });
+ * if (outcome.status === 'accepted') {
+ *   const job = await outcome.handle.wait({ pollIntervalMs: 250 });
+ *   console.log(job.status, job.outputText);
+ * }
+ */
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const auth = { authorization: `Bearer ${options.token}` };
+  const call = (method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal) =>
+    exchange(fetchFn, {
+      method,
+      url,
+      timeoutMs,
+      signal,
+      headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+      body,
+    });
+  const jobUrl = (jobId: string) => joinUrl(options.url, `/v1/jobs/${encodeURIComponent(jobId)}`);
+
+  const job = (jobId: string): JobHandle => {
+    const get = async (signal?: AbortSignal) =>
+      expectAnswer(
+        await call('GET', jobUrl(jobId), undefined, signal),
+        JobSchema,
+        'job-resource',
+        `GET job ${jobId}`,
+      );
+    return {
+      jobId,
+      get: (opts) => get(opts?.signal),
+      wait: (opts) => waitForJob(get, opts),
+      cancel: async (opts) => {
+        const answer = await call('POST', `${jobUrl(jobId)}/cancel`, undefined, opts?.signal);
+        return expectAnswer(answer, CancelResponseSchema, 'job-cancel', `cancel job ${jobId}`).job;
+      },
+    };
+  };
+
+  return {
+    manifest: async (opts) =>
+      expectAnswer(
+        await call('GET', joinUrl(options.url, '/v1/manifest'), undefined, opts?.signal),
+        ManifestSchema,
+        'manifest-shape',
+        'GET /v1/manifest',
+      ),
+    invoke: async (action, input, opts = {}) => {
+      const actionId = typeof action === 'string' ? action : action.id;
+      const body = {
+        invocationId: opts.invocationId ?? randomId('inv'),
+        ...(opts.idempotencyKey === undefined ? {} : { idempotencyKey: opts.idempotencyKey }),
+        ...(opts.traceId === undefined ? {} : { traceId: opts.traceId }),
+        ...(opts.deadlineAt === undefined ? {} : { deadlineAt: opts.deadlineAt }),
+        meeting: opts.meeting ?? { id: 'gateway-client', roomName: 'gateway-client' },
+        session: opts.session ?? { id: randomId('session'), mode: 'active' },
+        action: { id: actionId, input },
+        context: opts.context ?? {},
+        callbacks: opts.callbacks ?? {},
+      };
+      const answer = await call('POST', joinUrl(options.url, '/v1/invoke'), body, opts.signal);
+      const outcome = expectAnswer(
+        answer,
+        InvokeResponseSchema,
+        'invoke-response-shape',
+        `invoke ${actionId}`,
+      );
+      return outcome.status === 'accepted'
+        ? { ...outcome, handle: job(outcome.job.jobId) }
+        : outcome;
+    },
+    job,
+    approval: async (approval) => {
+      const ref = typeof approval === 'string' ? { approvalId: approval } : approval;
+      // The token goes only to the gateway's own origin, whatever statusUrl says.
+      const url =
+        ref.statusUrl && sameOrigin(ref.statusUrl, options.url)
+          ? ref.statusUrl
+          : joinUrl(options.url, `/v1/approvals/${encodeURIComponent(ref.approvalId)}`);
+      const answer = await call('GET', url);
+      return expectAnswer(answer, ApprovalAnswerSchema, 'approval-required-shape', 'GET approval')
+        .approval;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import * as v from 'valibot';
+import { DateTimeSchema } from './formats.ts';
+
+/**
+ * An approval's state as a gateway reports it. The contract names no approval route and leaves
+ * approval states unsaid; `@svc/gateway-kit` serves `GET /v1/approvals/{approvalId}` → `{ approval }`
+ * with `pending`, `approved`, `denied` and `expired`.
+ *
+ * @example
+ * if (approval.status === 'approved') console.log('the job runs now');
+ */
+export interface Approval {
+  approvalId: string;
+  status: string;
+  reason?: string;
+  expiresAt?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Schema of the answer of an approval status route: `{ approval }`.
+ *
+ * @example
+ * const { approval } = v.parse(ApprovalAnswerSchema, await response.json());
+ */
+export const ApprovalAnswerSchema: v.GenericSchema<{ approval: Approval }> =
+  /* @__PURE__ */ v.looseObject({
+    approval: v.looseObject({
+      approvalId: v.string(),
+      status: v.string(),
+      reason: v.exactOptional(v.string()),
+      expiresAt: v.exactOptional(DateTimeSchema),
+    }),
+  }) as v.GenericSchema<{ approval: Approval }>;

@@ -1,0 +1,78 @@
+import * as v from 'valibot';
+import { DateTimeSchema } from './formats.ts';
+import { type GatewayError, GatewayErrorSchema, JsonObjectSchema } from './gateway-error.ts';
+
+/**
+ * The five job states of the contract; `completed`, `failed` and `cancelled` are final.
+ *
+ * @example
+ * const done = (status: JobStatus) => status !== 'queued' && status !== 'running';
+ */
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * The job resource. The contract does not say which fields are required; a job without `jobId`
+ * and `status` cannot be followed, so those two are, and every other listed field is typed.
+ *
+ * @example
+ * if (job.status === 'completed') console.log(job.outputText);
+ */
+export interface Job {
+  jobId: string;
+  status: JobStatus;
+  invocationId?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  actionId?: string;
+  actionName?: string;
+  outputText?: string;
+  machineSummary?: string;
+  dataSchemaVersion?: string;
+  data?: Record<string, unknown>;
+  error?: GatewayError;
+}
+
+/**
+ * Schema of a {@link JobStatus}.
+ *
+ * @example
+ * v.is(JobStatusSchema, 'queued'); // true
+ */
+export const JobStatusSchema: v.GenericSchema<JobStatus> = /* @__PURE__ */ v.picklist([
+  'queued',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+]);
+
+/**
+ * Schema of a {@link Job}.
+ *
+ * @example
+ * const job = v.parse(JobSchema, await response.json());
+ */
+export const JobSchema: v.GenericSchema<Job> = /* @__PURE__ */ v.looseObject({
+  jobId: v.string(),
+  status: JobStatusSchema,
+  invocationId: v.exactOptional(v.string()),
+  createdAt: v.exactOptional(DateTimeSchema),
+  updatedAt: v.exactOptional(DateTimeSchema),
+  actionId: v.exactOptional(v.string()),
+  actionName: v.exactOptional(v.string()),
+  outputText: v.exactOptional(v.string()),
+  machineSummary: v.exactOptional(v.string()),
+  dataSchemaVersion: v.exactOptional(v.string()),
+  data: v.exactOptional(JsonObjectSchema),
+  error: v.exactOptional(GatewayErrorSchema),
+}) as v.GenericSchema<Job>;
+
+/**
+ * Schema of the cancel answer: an object with one property, `job`.
+ *
+ * @example
+ * const { job } = v.parse(CancelResponseSchema, await response.json());
+ */
+export const CancelResponseSchema: v.GenericSchema<{ job: Job }> = /* @__PURE__ */ v.strictObject({
+  job: JobSchema,
+});

@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkGateway } from '../src/check/check-gateway.ts';
+import type { CheckReport } from '../src/check/report.ts';
+import { BROKEN_GATEWAYS } from './fixtures/broken-gateways.ts';
+import { referenceGateway, TOKEN } from './fixtures/reference-gateway.ts';
+import { IN_PROCESS_URL, inProcess } from './gateways.ts';
+
+const failedRules = (report: CheckReport) => [
+  ...new Set(report.checks.filter((c) => c.status === 'failed').map((c) => c.rule)),
+];
+
+const gateways: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.close()));
+});
+
+describe('a gateway that breaks one rule', () => {
+  it.each(BROKEN_GATEWAYS.map((b) => [b.name, b] as const))(
+    '%s: only its rule fails',
+    async (_, broken) => {
+      const gateway = referenceGateway();
+      gateways.push(gateway);
+      const report = await checkGateway({
+        url: IN_PROCESS_URL,
+        token: TOKEN,
+        fetch: inProcess(broken.wrap((request) => gateway.fetch(request))),
+        pollIntervalMs: 20,
+      });
+      expect(failedRules(report)).toEqual([broken.rule]);
+      expect(report.ok).toBe(false);
+      for (const check of report.checks.filter((c) => c.status === 'failed')) {
+        expect(check.message).toBeTruthy();
+        expect(check.message).not.toContain(TOKEN);
+      }
+    },
+  );
+});
