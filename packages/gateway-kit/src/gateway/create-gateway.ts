@@ -327,7 +327,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         approvalService.decide(approvalId, decision),
     },
     idle: async (): Promise<void> => {
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      if (inFlight.size === 0) return;
+      // Background waits (callback retries, store retries) do not keep a process alive on their
+      // own; a caller waiting here wants it alive until they end.
+      const keepAlive = setInterval(() => {}, 1_000);
+      try {
+        while (inFlight.size > 0) await Promise.all(inFlight);
+      } finally {
+        clearInterval(keepAlive);
+      }
     },
     close: async (): Promise<void> => {
       closing.abort();
