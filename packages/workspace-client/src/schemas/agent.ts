@@ -9,7 +9,10 @@ export type BasePersonaId = 'svc-nova' | 'svc-classic';
 export type GatewayAccessMode = 'all' | 'subset';
 
 /** Base personas accepted by the writer. */
-export const BASE_PERSONA_IDS: readonly BasePersonaId[] = ['svc-nova', 'svc-classic'];
+export const BASE_PERSONA_IDS: readonly BasePersonaId[] = /* @__PURE__ */ Object.freeze([
+  'svc-nova',
+  'svc-classic',
+]);
 
 /**
  * A shared agent as you send it (`POST /agents`), keyed by `slug`.
