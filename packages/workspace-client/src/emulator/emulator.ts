@@ -4,7 +4,8 @@ import { DebriefInputSchema } from '../schemas/debrief.js';
 import { toIssues } from '../schemas/issues.js';
 import { SharedSkillInputSchema } from '../schemas/skill.js';
 import { slugify } from '../schemas/slugify.js';
-import { corsHeaders, preflight } from './cors.js';
+import { corsHeaders, LOCAL_ORIGINS, type OriginPolicy, originAllowed, preflight } from './cors.js';
+import { BodyTooLargeError, readLimited } from './read-limited.js';
 import { errorResponse, jsonResponse } from './responses.js';
 
 /** A failure the emulator answers instead of handling the next matching request(s). */
@@ -48,7 +49,23 @@ export interface WorkspaceEmulatorOptions {
    * serves `/tenant-a/api/v1/org/...`). Default `''`: the API is at `/api/v1/org`.
    */
   basePath?: string | undefined;
+  /**
+   * Browser origins allowed to call the emulator (CORS): exact origins, patterns, or a test.
+   * Default: pages on this machine (`http(s)://localhost|127.0.0.1|[::1]`, any port). A request
+   * with another `Origin` gets `403 origin_not_allowed` without CORS headers; requests without
+   * `Origin` (servers, scripts) are not affected.
+   */
+  allowedOrigins?: OriginPolicy | undefined;
+  /** Largest request body read, in bytes; above it `413 payload_too_large`. Default 1 MiB. */
+  maxBodyBytes?: number | undefined;
+  /** Most objects per collection (skills, agents, debriefs) of a workspace. Default 1000. */
+  maxItems?: number | undefined;
+  /** Most workspaces (distinct keys) kept. Default 100. */
+  maxWorkspaces?: number | undefined;
 }
+
+/** Most requests `emulator.requests` keeps (the oldest are dropped). */
+const MAX_RECORDED = 1000;
 
 /**
  * A stateful, in-memory implementation of the workspace API as a Web-standard handler.
@@ -64,7 +81,7 @@ export interface WorkspaceEmulator {
   failNext(fault: EmulatorFault): void;
   /** A copy of what the workspace selected by `key` holds. */
   workspace(key: string): WorkspaceSnapshot;
-  /** Requests received so far, oldest first. */
+  /** Requests received so far, oldest first (the last 1000). */
   readonly requests: readonly RecordedRequest[];
   /** Forgets every workspace, queued fault and recorded request. */
   reset(): void;
@@ -108,14 +125,19 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const now = options.now ?? (() => new Date());
   const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
   const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
+  const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxItems = options.maxItems ?? 1000;
+  const maxWorkspaces = options.maxWorkspaces ?? 100;
   const workspaces = new Map<string, Workspace>();
   let faults: (EmulatorFault & { remaining: number })[] = [];
   const requests: RecordedRequest[] = [];
   let counter = 0;
 
-  const workspaceFor = (key: string): Workspace => {
+  const workspaceFor = (key: string): Workspace | undefined => {
     let found = workspaces.get(key);
     if (found === undefined) {
+      if (workspaces.size >= maxWorkspaces) return undefined;
       found = { skills: new Map(), agents: new Map(), debriefs: new Map() };
       workspaces.set(key, found);
     }
@@ -203,8 +225,15 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     }
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
-    } catch {
+      body = JSON.parse(await readLimited(request, maxBodyBytes));
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        return errorResponse(
+          413,
+          'payload_too_large',
+          `The request body exceeds ${maxBodyBytes} bytes`,
+        );
+      }
       return errorResponse(400, 'invalid_json', 'The request body is not valid JSON');
     }
     const schemas: Record<typeof name, v.GenericSchema> = {
@@ -238,6 +267,13 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
         },
       );
     }
+    if (!table.has(key) && table.size >= maxItems) {
+      return errorResponse(
+        409,
+        'quota_exceeded',
+        `This workspace already holds ${maxItems} ${name}; delete some first`,
+      );
+    }
     const { row, created } = upsert(
       table,
       key,
@@ -254,11 +290,11 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       faults.push({ ...fault, remaining: fault.times ?? 1 });
     },
     workspace(key) {
-      const workspace = workspaceFor(key);
+      const workspace = workspaces.get(key);
       return structuredClone({
-        skills: [...workspace.skills.values()],
-        agents: [...workspace.agents.values()],
-        debriefs: [...workspace.debriefs.values()],
+        skills: [...(workspace?.skills.values() ?? [])],
+        agents: [...(workspace?.agents.values() ?? [])],
+        debriefs: [...(workspace?.debriefs.values() ?? [])],
       });
     },
     reset() {
@@ -270,13 +306,21 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       counter += 1;
       const requestId = `req_emu_${counter.toString(36).padStart(6, '0')}`;
       const url = new URL(request.url);
+      const origin = request.headers.get('origin');
+      const allowed = origin === null || originAllowed(origin, allowedOrigins);
       // The API root must start the path: `/api/v1/organization` or `/x/api/v1/org` are
       // not it.
       const inside = url.pathname === root || url.pathname.startsWith(`${root}/`);
       const path = inside ? url.pathname.slice(root.length) || '/' : url.pathname;
       const method = request.method.toUpperCase();
       let response: Response;
-      if (method === 'OPTIONS') response = preflight(request);
+      if (!allowed) {
+        response = errorResponse(
+          403,
+          'origin_not_allowed',
+          'This origin is not allowed to call the emulator (see allowedOrigins)',
+        );
+      } else if (method === 'OPTIONS') response = preflight(request);
       else if (!inside) {
         response = errorResponse(404, 'route_not_found', `No route for ${method} ${url.pathname}`);
       } else {
@@ -300,13 +344,24 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
             { 'www-authenticate': 'Bearer' },
           );
         } else {
-          response = await route(request, path, workspaceFor(auth[1]));
+          const workspace = workspaceFor(auth[1]);
+          response =
+            workspace === undefined
+              ? errorResponse(
+                  409,
+                  'quota_exceeded',
+                  `The emulator already holds ${maxWorkspaces} workspaces (one per key)`,
+                )
+              : await route(request, path, workspace);
         }
       }
       requests.push({ method, path, status: response.status });
+      if (requests.length > MAX_RECORDED) requests.shift();
       const headers = new Headers(response.headers);
       headers.set('x-request-id', requestId);
-      for (const [name, value] of Object.entries(corsHeaders(request))) headers.set(name, value);
+      if (allowed) {
+        for (const [name, value] of Object.entries(corsHeaders(origin))) headers.set(name, value);
+      }
       return new Response(response.body, { status: response.status, headers });
     },
   };

@@ -1,3 +1,4 @@
+export { LOCAL_ORIGINS, type OriginPolicy } from './cors.js';
 export {
   createWorkspaceEmulator,
   type EmulatorFault,
