@@ -60,7 +60,7 @@ const DEFAULTS = {
   jitter: true,
   timeout: 30_000,
   totalTimeout: 120_000,
-  maxResponseBytes: 16 * 1024 * 1024,
+  maxResponseBytes: 16_777_216, // 16 MiB
 } as const;
 
 type ResolvedPolicy = Required<{ [K in keyof RetryPolicy]: NonNullable<RetryPolicy[K]> }>;
