@@ -8,6 +8,7 @@ import { applyPlan } from './apply.js';
 import { formatIssues, formatPlan } from './format.js';
 import { loadFolder } from './load.js';
 import { plan, summarize } from './plan.js';
+import { preview } from './preview.js';
 
 const usage = `Usage: svc-workspace <command> [options]
 
@@ -19,6 +20,8 @@ Commands:
   plan DIR [--prune]        show what apply would create, update, keep or delete
   apply DIR [--prune] [--yes]
                             validate, plan, then carry the plan out
+  preview FILE              serve a debrief file (complete or a defineDebrief draft) on
+                            127.0.0.1 as it is presented, without publishing it
 
 Options:
       --prune               also delete skills and agents that no file declares
@@ -27,6 +30,7 @@ Options:
       --json                print the result as JSON
       --exit-code           plan: exit 3 when there are changes
       --base-url <url>      service address (env SVC_WORKSPACE_URL)
+      --port <n>            preview: port to serve on (default: a free one)
   -h, --help                show this help
 
 The key is read from the environment variable SVC_WORKSPACE_KEY, never from the command line.
@@ -42,6 +46,7 @@ type Values = {
   json?: boolean | undefined;
   'exit-code'?: boolean | undefined;
   'base-url'?: string | undefined;
+  port?: string | undefined;
   help?: boolean | undefined;
 };
 
@@ -57,17 +62,18 @@ function parse(argv: string[]): { command: string; target: string; values: Value
       json: { type: 'boolean' },
       'exit-code': { type: 'boolean' },
       'base-url': { type: 'string' },
+      port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { command: 'help', target: '', values };
   const [command, target, ...extra] = positionals;
   if (command === undefined) throw new UsageError('A command is required');
-  if (!['validate', 'plan', 'apply'].includes(command)) {
+  if (!['validate', 'plan', 'apply', 'preview'].includes(command)) {
     throw new UsageError(`Unknown command "${command}"`);
   }
   if (target === undefined || extra.length > 0) {
-    throw new UsageError(`${command} takes exactly one DIR`);
+    throw new UsageError(`${command} takes exactly one ${command === 'preview' ? 'FILE' : 'DIR'}`);
   }
   return { command, target, values };
 }
@@ -117,6 +123,7 @@ async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const json = values.json === true;
+  if (command === 'preview') return preview(target, values.port, print);
 
   const { state, issues } = await loadFolder(target);
   if (issues.length > 0) {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,5 +224,55 @@ describe('svc-workspace plan / apply', () => {
     expect((await cli(['frobnicate', dir])).code).toBe(2);
     expect((await cli(['plan'])).code).toBe(2);
     expect((await cli(['plan', dir, '--bogus'])).code).toBe(2);
+  });
+});
+
+describe('svc-workspace preview', () => {
+  it('refuses an invalid debrief file with its field paths', async () => {
+    await put(
+      'd.yaml',
+      'externalId: x\ntitle: X\npages:\n  - title: P\n    html: ""\nsections:\n  - title: S\n    pageIndex: 4\n',
+    );
+    const { code, stderr } = await cli(['preview', join(dir, 'd.yaml')]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('d.yaml: pages[0].html: Must not be empty');
+    expect(stderr).toContain('d.yaml: sections[0].pageIndex: Points at page 4');
+  });
+
+  it('serves the file on 127.0.0.1 without publishing it, re-reading it on each request', async () => {
+    await put(
+      'd.yaml',
+      'externalId: x\ntitle: First\npages:\n  - title: P\n    html: <p>one</p>\n',
+    );
+    const child = spawn(process.execPath, [bin, 'preview', join(dir, 'd.yaml'), '--port', '0'], {
+      env: { ...process.env, SVC_WORKSPACE_KEY: '' },
+    });
+    try {
+      let out = '';
+      for await (const chunk of child.stdout) {
+        out += String(chunk);
+        if (out.includes('\n')) break;
+      }
+      const url = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1] ?? '';
+      const first = await fetch(url);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(await first.text()).toContain('<h1>First</h1>');
+      await put(
+        'd.yaml',
+        'externalId: x\ntitle: Second\npages:\n  - title: P\n    html: <p>two</p>\n',
+      );
+      expect(await (await fetch(url)).text()).toContain('<h1>Second</h1>');
+      await put('d.yaml', 'externalId: x\n');
+      const broken = await fetch(url);
+      expect(broken.status).toBe(422);
+      expect(await broken.text()).toContain('title: Expected a string');
+      expect((await fetch(`${url}other`)).status).toBe(404);
+      expect(running.emulator.requests).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { toIssues } from '../schemas/issues.js';
 import { SharedSkillInputSchema } from '../schemas/skill.js';
 import { slugify } from '../schemas/slugify.js';
 import { corsHeaders, LOCAL_ORIGINS, type OriginPolicy, originAllowed, preflight } from './cors.js';
+import { PREVIEW_HEADERS, renderDebrief, renderDebriefList } from './preview.js';
 import { BodyTooLargeError, readLimited } from './read-limited.js';
 import { errorResponse, jsonResponse } from './responses.js';
 
@@ -62,6 +63,11 @@ export interface WorkspaceEmulatorOptions {
   maxItems?: number | undefined;
   /** Most workspaces (distinct keys) kept. Default 100. */
   maxWorkspaces?: number | undefined;
+  /**
+   * Serve the debrief preview pages under `{basePath}/_preview/` (a list of stored debriefs, and
+   * one page per debrief showing it as presented). Default `true`.
+   */
+  preview?: boolean | undefined;
 }
 
 /** Most requests `emulator.requests` keeps (the oldest are dropped). */
@@ -129,6 +135,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxItems = options.maxItems ?? 1000;
   const maxWorkspaces = options.maxWorkspaces ?? 100;
+  const previewRoot = `${root.slice(0, -PREFIX.length)}/_preview`;
   const workspaces = new Map<string, Workspace>();
   let faults: (EmulatorFault & { remaining: number })[] = [];
   const requests: RecordedRequest[] = [];
@@ -282,6 +289,41 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     return jsonResponse(created ? 201 : 200, row);
   }
 
+  /** The preview pages. Workspaces are numbered by creation; keys are never shown. */
+  function previewPage(path: string): Response {
+    const numbered = [...workspaces.values()].map((workspace, index) => ({
+      workspace,
+      n: index + 1,
+    }));
+    const [, n, rawId, ...rest] = path.split('/');
+    if (n === undefined || n === '') {
+      const items = numbered.flatMap(({ workspace, n: number }) =>
+        [...workspace.debriefs.values()].map((debrief) => ({
+          href: `${previewRoot}/${number}/${encodeURIComponent(String(debrief.externalId))}`,
+          workspace: `workspace ${number}`,
+          debrief,
+        })),
+      );
+      return new Response(renderDebriefList(items), { headers: PREVIEW_HEADERS });
+    }
+    let debrief: Row | undefined;
+    try {
+      const id = decodeURIComponent(rawId ?? '');
+      if (rest.length === 0) debrief = numbered[Number(n) - 1]?.workspace.debriefs.get(id);
+    } catch {
+      // Malformed percent-encoding names no debrief.
+    }
+    if (debrief === undefined) {
+      return errorResponse(404, 'not_found', 'No such debrief in the preview');
+    }
+    return new Response(
+      renderDebrief(debrief, { href: `${previewRoot}/`, label: 'stored debriefs' }),
+      {
+        headers: PREVIEW_HEADERS,
+      },
+    );
+  }
+
   return {
     get requests() {
       return requests;
@@ -314,7 +356,14 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       const path = inside ? url.pathname.slice(root.length) || '/' : url.pathname;
       const method = request.method.toUpperCase();
       let response: Response;
-      if (!allowed) {
+      const previewPath =
+        options.preview !== false &&
+        (url.pathname === previewRoot || url.pathname.startsWith(`${previewRoot}/`))
+          ? url.pathname.slice(previewRoot.length)
+          : undefined;
+      if (previewPath !== undefined && allowed && (method === 'GET' || method === 'HEAD')) {
+        response = previewPage(previewPath);
+      } else if (!allowed) {
         response = errorResponse(
           403,
           'origin_not_allowed',

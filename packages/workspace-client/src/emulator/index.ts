@@ -7,3 +7,4 @@ export {
   type WorkspaceEmulatorOptions,
   type WorkspaceSnapshot,
 } from './emulator.js';
+export { escapeHtml, type PreviewListItem, renderDebrief, renderDebriefList } from './preview.js';
