@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -268,6 +269,13 @@ describe('svc-workspace preview', () => {
       expect(broken.status).toBe(422);
       expect(await broken.text()).toContain('title: Expected a string');
       expect((await fetch(`${url}other`)).status).toBe(404);
+      const rebound = await new Promise<number | undefined>((resolve, reject) => {
+        get(url, { headers: { host: 'evil.example' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        }).on('error', reject);
+      });
+      expect(rebound).toBe(403);
       expect(running.emulator.requests).toEqual([]);
     } finally {
       child.kill('SIGTERM');

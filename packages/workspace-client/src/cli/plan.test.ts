@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFolder } from './load.js';
-import { plan } from './plan.js';
+import { covers, plan } from './plan.js';
 
 const skill = { name: 'Pricing', slug: 'pricing', instructions: 'Quote.', targets: ['brain'] };
 const local = (skills = [skill]) => ({
@@ -25,6 +25,24 @@ describe('plan', () => {
     expect(plan(local(), { skills: [stored], agents: [], debriefs: [] }, true)).toEqual([
       { action: 'unchanged', kind: 'skills', key: 'pricing', file: 'f' },
     ]);
+  });
+
+  it('ignores fields the service adds inside nested objects, not missing or changed ones', () => {
+    const contract = { title: 'T', canvas: { pages: [{ title: 'P', html: '<p/>' }] } };
+    expect(
+      covers(contract, {
+        ...contract,
+        renderedAt: 'x',
+        canvas: { ...contract.canvas, theme: 'dark' },
+      }),
+    ).toBe(true);
+    expect(covers(contract, { title: 'T', canvas: { pages: [] } })).toBe(false);
+    expect(
+      covers(contract, { title: 'T', canvas: { pages: [{ title: 'P', html: '<p></p>' }] } }),
+    ).toBe(false);
+    expect(covers({ a: [1, 2] }, { a: [1, 2, 3] })).toBe(false);
+    expect(covers({ a: null }, { a: null })).toBe(true);
+    expect(covers({ a: {} }, { a: null })).toBe(false);
   });
 
   it('names the fields that differ, array order included', () => {

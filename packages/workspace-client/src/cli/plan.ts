@@ -23,22 +23,40 @@ export interface RemoteState {
   readonly debriefs: readonly Record<string, unknown>[];
 }
 
-/** JSON with object keys sorted, so key order is never a difference. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * True when the stored value holds everything the file sets: objects are compared key by key
+ * (key order and keys only the service added do not matter), arrays element by element with
+ * the same length, other values strictly.
+ */
+export function covers(local: unknown, stored: unknown): boolean {
+  if (Array.isArray(local)) {
+    return (
+      Array.isArray(stored) &&
+      stored.length === local.length &&
+      local.every((item, index) => covers(item, stored[index]))
+    );
+  }
+  if (isObject(local)) {
+    return (
+      isObject(stored) &&
+      Object.entries(local).every(
+        ([key, value]) => value === undefined || covers(value, stored[key]),
+      )
+    );
+  }
+  return Object.is(local, stored);
 }
 
 const remoteKey = (kind: Kind, row: Record<string, unknown>): unknown =>
   kind === 'debriefs' ? row.externalId : row.slug;
 
 /**
- * Compares a folder with the workspace. An object is `unchanged` when every field the file
- * sets equals the stored value (fields the file leaves out are not compared: the service may
- * fill them in). Skills and agents stored but not declared are `delete` only with `prune`;
+ * Compares a folder with the workspace. An object is `unchanged` when the stored object
+ * `covers` every field the file sets (fields the file leaves out, at any depth, are not
+ * compared: the service may fill them in). Skills and agents stored but not declared are `delete` only with `prune`;
  * debriefs are never deleted (the API has no debrief delete).
  */
 export function plan(local: LocalState, remote: RemoteState, prune: boolean): Change[] {
@@ -55,7 +73,7 @@ export function plan(local: LocalState, remote: RemoteState, prune: boolean): Ch
         continue;
       }
       const fields = Object.entries(item.input as Record<string, unknown>)
-        .filter(([name, value]) => value !== undefined && canonical(value) !== canonical(row[name]))
+        .filter(([name, value]) => value !== undefined && !covers(value, row[name]))
         .map(([name]) => name);
       changes.push(
         fields.length === 0

@@ -45,6 +45,12 @@ export async function preview(
   }
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://preview.local').pathname;
+    // Only this machine's names: a foreign name re-bound to 127.0.0.1 must not read the file.
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    if (!['localhost', '127.0.0.1'].includes(host)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('Host not allowed');
+      return;
+    }
     if (path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;

@@ -6,6 +6,7 @@ import { WorkspaceConfigError } from '../errors/config-error.js';
 import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
 import { BASE_PERSONA_IDS } from '../schemas/agent.js';
+import { SLUG_PATTERN } from '../schemas/common.js';
 import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.js';
 import type { WorkspaceClientOptions } from './options.js';
 import { RETRY_STATUS_CODES } from './transport.js';
@@ -363,6 +364,8 @@ describe('configuration', () => {
     expect(Object.isFrozen(RETRY_STATUS_CODES)).toBe(true);
     expect(() => (RETRY_STATUS_CODES as number[]).push(404)).toThrow(TypeError);
     expect(Object.isFrozen(BASE_PERSONA_IDS)).toBe(true);
+    expect(Object.isFrozen(SLUG_PATTERN)).toBe(true);
+    expect(SLUG_PATTERN.test('sales-playbook')).toBe(true);
   });
 
   it('reports a failing apiKey function without sending', async () => {

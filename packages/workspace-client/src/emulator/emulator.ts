@@ -70,6 +70,18 @@ export interface WorkspaceEmulatorOptions {
   preview?: boolean | undefined;
 }
 
+/**
+ * True when the `Host` header (if any) names this machine or the URL's own host. The preview
+ * lists every workspace's debriefs, so a page that re-binds its own domain name to 127.0.0.1
+ * (DNS rebinding) must not be able to read it.
+ */
+function localHost(request: Request, url: URL): boolean {
+  const host = request.headers.get('host');
+  if (host === null) return true;
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return ['localhost', '127.0.0.1', '[::1]', url.hostname].includes(name);
+}
+
 /** Most requests `emulator.requests` keeps (the oldest are dropped). */
 const MAX_RECORDED = 1000;
 
@@ -362,7 +374,13 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
           ? url.pathname.slice(previewRoot.length)
           : undefined;
       if (previewPath !== undefined && allowed && (method === 'GET' || method === 'HEAD')) {
-        response = previewPage(previewPath);
+        response = localHost(request, url)
+          ? previewPage(previewPath)
+          : errorResponse(
+              403,
+              'host_not_allowed',
+              'The preview is served only to localhost, 127.0.0.1, [::1] or the address the emulator was reached at',
+            );
       } else if (!allowed) {
         response = errorResponse(
           403,

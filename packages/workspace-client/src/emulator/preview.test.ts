@@ -101,5 +101,12 @@ describe('emulator preview pages', () => {
     expect((await get('/_preview/')).status).toBe(404);
     const open = await setup();
     expect((await open.get('/_preview/', { origin: 'https://evil.example' })).status).toBe(403);
+    // DNS rebinding: a foreign name resolving to this machine.
+    const rebound = await open.get('/_preview/', { host: 'evil.example:4010' });
+    expect(rebound.status).toBe(403);
+    expect(await rebound.text()).toContain('host_not_allowed');
+    for (const host of ['localhost:4010', '127.0.0.1:4010', '[::1]:4010', 'emulator.local']) {
+      expect((await open.get('/_preview/', { host })).status, host).toBe(200);
+    }
   });
 });

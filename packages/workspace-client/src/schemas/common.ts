@@ -44,7 +44,7 @@ export const stringList: v.ArraySchema<typeof nonEmptyString, string> = /* @__PU
  * single `-` or `_`. The writer does not require it: the contract fixes no slug format, so
  * a slug made by the service (e.g. `sales.playbook`) must stay usable.
  */
-export const SLUG_PATTERN: RegExp = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
+export const SLUG_PATTERN: RegExp = /* @__PURE__ */ Object.freeze(/^[a-z0-9]+(?:[-_][a-z0-9]+)*$/);
 
 /**
  * Schema of a slug as the writer accepts it: any non-blank string of at most 128 characters
