@@ -49,6 +49,7 @@ step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
 step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
 step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
 step "check:package (publint, attw, consumers)" pnpm turbo run check:package --concurrency=1 --output-logs=errors-only
+step "size budgets (workspace-client, esbuild min+gzip)" pnpm size
 step "bench (smoke)" pnpm -r --if-present --workspace-concurrency=1 run bench:smoke
 
 echo

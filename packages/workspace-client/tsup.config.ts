@@ -8,8 +8,8 @@ const entry = {
 };
 
 const config: Options | Options[] = defineConfig({
-  // The bin is a Node-only CLI; its hashbang is kept by esbuild. It ships no types.
-  entry: { ...entry, bin: 'src/emulator/node/bin.ts' },
+  // The bins are Node-only CLIs; its hashbang is kept by esbuild. It ships no types.
+  entry: { ...entry, bin: 'src/emulator/node/bin.ts', 'svc-workspace': 'src/cli/bin.ts' },
   format: ['esm', 'cjs'],
   dts: { entry },
   clean: true,

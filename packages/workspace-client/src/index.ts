@@ -7,10 +7,15 @@ export {
 export type { DebriefsResource } from './client/debriefs.js';
 export type {
   ApiKey,
+  RequestEvent,
   RequestOptions,
+  ResponseEvent,
+  ResponseInfo,
   RetryEvent,
   RetryPolicy,
+  WithResponse,
   WorkspaceClientOptions,
+  WorkspacePromise,
 } from './client/options.js';
 export type { SkillsResource } from './client/skills.js';
 export { RETRY_STATUS_CODES } from './client/transport.js';
@@ -38,6 +43,7 @@ export { InternalServerError } from './errors/internal-server-error.js';
 export { NotFoundError } from './errors/not-found-error.js';
 export { PermissionDeniedError } from './errors/permission-denied-error.js';
 export { RateLimitError } from './errors/rate-limit-error.js';
+export { WorkspaceResponseTooLargeError } from './errors/response-too-large-error.js';
 export { WorkspaceTimeoutError } from './errors/timeout-error.js';
 export { UnprocessableEntityError } from './errors/unprocessable-entity-error.js';
 export {

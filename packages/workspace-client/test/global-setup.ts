@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The CLI tests run the built bin: build once when `dist` is missing (turbo normally has). */
+/** The CLI tests run the built bins: build once when `dist` is missing (turbo normally has). */
 export default function setup(): void {
-  if (existsSync(join(root, 'dist', 'bin.js'))) return;
+  const bins = ['bin.js', 'svc-workspace.js'];
+  if (bins.every((file) => existsSync(join(root, 'dist', file)))) return;
   const tsup = join(
     dirname(createRequire(import.meta.url).resolve('tsup/package.json')),
     'dist',

@@ -5,8 +5,11 @@ import { defineDebrief } from '../debrief/define-debrief.js';
 import { WorkspaceConfigError } from '../errors/config-error.js';
 import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
+import { BASE_PERSONA_IDS } from '../schemas/agent.js';
+import { SLUG_PATTERN } from '../schemas/common.js';
 import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.js';
 import type { WorkspaceClientOptions } from './options.js';
+import { RETRY_STATUS_CODES } from './transport.js';
 
 const server = useMsw();
 const client = (options: Partial<WorkspaceClientOptions> = {}) =>
@@ -299,6 +302,18 @@ describe('configuration', () => {
     [{ baseUrl: 'https://user:pw@svc.test', apiKey: KEY }, /credentials/],
     [{ baseUrl: BASE, apiKey: '' }, /apiKey is required/],
     [{ baseUrl: BASE, apiKey: KEY, retry: -1 }, /retry.limit/],
+    [{ baseUrl: BASE, apiKey: KEY, timeout: 'abc' }, /timeout must be false or a whole number/],
+    [{ baseUrl: BASE, apiKey: KEY, timeout: -5 }, /timeout must be/],
+    [{ baseUrl: BASE, apiKey: KEY, timeout: 0 }, /timeout must be/],
+    [{ baseUrl: BASE, apiKey: KEY, totalTimeout: Number.NaN }, /totalTimeout must be/],
+    [{ baseUrl: BASE, apiKey: KEY, totalTimeout: 2 ** 31 }, /totalTimeout must be/],
+    [{ baseUrl: BASE, apiKey: KEY, retry: { baseDelayMs: 'x' } }, /retry.baseDelayMs/],
+    [{ baseUrl: BASE, apiKey: KEY, onRetry: 'log' }, /onRetry must be a function/],
+    [{ baseUrl: BASE, apiKey: KEY, onRequest: {} }, /onRequest must be a function/],
+    [{ baseUrl: BASE, apiKey: KEY, onResponse: 1 }, /onResponse must be a function/],
+    [{ baseUrl: BASE, apiKey: KEY, headers: { 'x-n': 1 } }, /headers must be an object/],
+    [{ baseUrl: BASE, apiKey: KEY, maxResponseBytes: 0 }, /maxResponseBytes/],
+    [{ baseUrl: BASE, apiKey: KEY, maxResponseBytes: 1.5 }, /maxResponseBytes/],
   ])('throws WorkspaceConfigError for %j', (options, message) => {
     expect(() => createWorkspaceClient(options as WorkspaceClientOptions)).toThrowError(message);
     expect(() => createWorkspaceClient(options as WorkspaceClientOptions)).toThrowError(
@@ -320,6 +335,37 @@ describe('configuration', () => {
       apiKey: async () => 'wk_test_short_lived',
     });
     await expect(tokenClient.skills.list()).resolves.toEqual([]);
+  });
+
+  it('validates per-call timeouts and headers before sending', async () => {
+    const { handler, seen } = sequence('get', '/skills', [() => HttpResponse.json([])]);
+    server.use(handler);
+    const bad = [{ timeout: -5 }, { totalTimeout: 'soon' }, { headers: { 'x-n': 2 } }];
+    for (const options of bad) {
+      await expect(client().skills.list(options as never)).rejects.toThrowError(
+        WorkspaceConfigError,
+      );
+    }
+    expect(seen).toHaveLength(0);
+  });
+
+  it('keeps refusing a string key in a browser whose page clobbers window.Deno', () => {
+    // <div id="Deno"> makes window.Deno an element: it must not pass for the Deno runtime.
+    vi.stubGlobal('document', {});
+    vi.stubGlobal('Deno', { id: 'Deno', version: { deno: {} } });
+    expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
+      /Refusing to use a workspace key in a browser/,
+    );
+    vi.stubGlobal('Deno', { version: { deno: '2.5.0' } });
+    expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).not.toThrow();
+  });
+
+  it('exports frozen constants', () => {
+    expect(Object.isFrozen(RETRY_STATUS_CODES)).toBe(true);
+    expect(() => (RETRY_STATUS_CODES as number[]).push(404)).toThrow(TypeError);
+    expect(Object.isFrozen(BASE_PERSONA_IDS)).toBe(true);
+    expect(Object.isFrozen(SLUG_PATTERN)).toBe(true);
+    expect(SLUG_PATTERN.test('sales-playbook')).toBe(true);
   });
 
   it('reports a failing apiKey function without sending', async () => {

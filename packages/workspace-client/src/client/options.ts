@@ -37,6 +37,57 @@ export interface RetryEvent {
   readonly path: string;
 }
 
+/** What the service answered to a successful call (the last attempt's response). */
+export interface ResponseInfo {
+  /** HTTP status, e.g. `201` for a created and `200` for a replaced upsert. */
+  readonly status: number;
+  /** Response headers, lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** From the `x-request-id` (or `request-id`) header; quote it when asking the service's team. */
+  readonly requestId: string | undefined;
+}
+
+/** What `withResponse()` resolves to: the call's result and the response it came from. */
+export interface WithResponse<T> {
+  readonly data: T;
+  readonly response: ResponseInfo;
+}
+
+/**
+ * The promise every client method returns: await it for the data, or call `withResponse()`
+ * for the data and the response's status, headers and request id.
+ *
+ * @example
+ * ```ts
+ * const { data, response } = await client.debriefs.upsert(debrief).withResponse();
+ * console.log(response.status, response.requestId, data.externalId);
+ * ```
+ */
+export interface WorkspacePromise<T> extends Promise<T> {
+  /** Resolves to `{ data, response }` instead of the data alone (one request either way). */
+  withResponse(): Promise<WithResponse<T>>;
+}
+
+/** What `onRequest` sees before each attempt is sent. */
+export interface RequestEvent {
+  readonly method: string;
+  /** Absolute request URL. */
+  readonly url: string;
+  /** Request headers, lower-cased names; `authorization` reads `Bearer [redacted]`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** 0 for the first attempt, 1 for the first retry, ... */
+  readonly retryCount: number;
+}
+
+/** What `onResponse` sees for each answered attempt (including error statuses). */
+export interface ResponseEvent extends ResponseInfo {
+  readonly method: string;
+  readonly url: string;
+  readonly retryCount: number;
+  /** Time from sending the attempt to its response headers, in ms. */
+  readonly durationMs: number;
+}
+
 /** Options of `createWorkspaceClient`. */
 export interface WorkspaceClientOptions {
   /**
@@ -52,14 +103,30 @@ export interface WorkspaceClientOptions {
   apiKey: ApiKey;
   /** A `fetch` implementation to use instead of `globalThis.fetch`. */
   fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined;
-  /** Per-attempt timeout in ms (waiting for the headers, then reading the body), or `false`. Default `30000`. */
+  /**
+   * Per-attempt timeout in ms (waiting for the headers, then reading the body), or `false`.
+   * Default `30000`. Timeouts must be whole numbers from 1 to 2147483647, else
+   * `WorkspaceConfigError`.
+   */
   timeout?: number | false | undefined;
   /** Timeout of a whole call (every attempt and wait) in ms, or `false`. Default `120000`. */
   totalTimeout?: number | false | undefined;
   /** Retry policy, or a number as shorthand for `{ limit }`. */
   retry?: RetryPolicy | number | undefined;
-  /** Called before each retry wait. Exceptions thrown by it are ignored. */
+  /**
+   * Called before each retry wait, only for a retry that will happen. Exceptions thrown by
+   * it are ignored.
+   */
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** Called before each attempt is sent (for logging; the key is redacted). Exceptions are ignored. */
+  onRequest?: ((event: RequestEvent) => void) | undefined;
+  /** Called when an attempt is answered, whatever the status. Exceptions are ignored. */
+  onResponse?: ((event: ResponseEvent) => void) | undefined;
+  /**
+   * Largest successful response body read, in bytes; a larger one is abandoned with
+   * `WorkspaceResponseTooLargeError` (not retried). Default `16777216` (16 MiB).
+   */
+  maxResponseBytes?: number | undefined;
   /**
    * Validate response bodies against the tolerant reader schemas. Default `true`. `false`
    * skips the schemas only: a non-JSON body, a list answer holding no array and an empty
@@ -82,7 +149,15 @@ export interface WorkspaceClientOptions {
 export interface RequestOptions {
   /** Abort the call (also interrupts a retry wait at once). */
   signal?: AbortSignal | undefined;
+  /** Per-attempt timeout in ms, or `false`; overrides the client's. */
   timeout?: number | false | undefined;
+  /** Timeout of the whole call in ms, or `false`; overrides the client's. */
   totalTimeout?: number | false | undefined;
+  /** Retry policy of this call, merged over the client's. */
   retry?: RetryPolicy | number | undefined;
+  /**
+   * Extra headers of this call, merged over the client's `headers` (same rules: `Content-Type`,
+   * `Accept` and `Authorization` are ignored). E.g. `{ 'x-correlation-id': id }`.
+   */
+  headers?: Record<string, string> | undefined;
 }

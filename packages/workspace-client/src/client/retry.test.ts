@@ -8,6 +8,7 @@ import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { InternalServerError } from '../errors/internal-server-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { RateLimitError } from '../errors/rate-limit-error.js';
+import { parseRetryAfterMs } from '../errors/retry-after.js';
 import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
 import { createWorkspaceClient } from './create-workspace-client.js';
 import type { RetryEvent, WorkspaceClientOptions } from './options.js';
@@ -61,8 +62,10 @@ async function elapse(ms: number): Promise<void> {
   }
 }
 
+let start = 0;
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+  start = Date.now();
   // Jitter factor 0.75 + 0.5 × 0.5 = 1: delays are exactly 500 ms × 2^(n-1).
   vi.spyOn(Math, 'random').mockReturnValue(0.5);
 });
@@ -204,19 +207,44 @@ describe('retry matrix', () => {
     expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
   });
 
-  it('stops at totalTimeout even when retries remain', async () => {
-    const { handler, seen } = sequence('get', '/skills', [status(503)]);
+  it('fails fast with the last 503 when the next backoff would outlast totalTimeout', async () => {
+    const events: RetryEvent[] = [];
+    const { handler, seen } = sequence('get', '/skills', [
+      status(503, { 'x-request-id': 'req_last' }),
+    ]);
     server.use(handler);
     const result = settle(
       client({
-        totalTimeout: 1200,
+        totalTimeout: 2500,
         retry: { limit: 5, baseDelayMs: 1000, jitter: false },
+        onRetry: (event) => events.push(event),
       }).skills.list(),
     );
-    await elapse(1200);
+    // Attempt 1 at 0, wait 1000, attempt 2 at 1000; the next wait (2000) would end at 3000.
+    await elapse(1000);
     await until(() => result.done);
-    expect(result.error).toBeInstanceOf(WorkspaceTimeoutError);
+    expect(Date.now() - start).toBeLessThan(1100);
+    expect(result.error).toBeInstanceOf(InternalServerError);
+    expect((result.error as InternalServerError).status).toBe(503);
+    expect((result.error as InternalServerError).requestId).toBe('req_last');
     expect(seen).toHaveLength(2);
+    // Only the retry that happened was announced.
+    expect(events.map((e) => e.attempt)).toEqual([1]);
+  });
+
+  it('fails fast with the connection error when the next wait would outlast totalTimeout', async () => {
+    const fetch = vi.fn(async (): Promise<Response> => {
+      throw new TypeError('fetch failed');
+    });
+    const onRetry = vi.fn();
+    const result = settle(
+      client({ fetch, totalTimeout: 400, retry: { limit: 3 }, onRetry }).skills.list(),
+    );
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceConnectionError);
+    expect(result.error).not.toBeInstanceOf(WorkspaceTimeoutError);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(onRetry).not.toHaveBeenCalled();
   });
 
   it('caps each backoff delay at maxDelayMs', async () => {
@@ -312,6 +340,39 @@ describe('Retry-After', () => {
     await elapse(1000);
     await until(() => result.done);
     expect(seen).toHaveLength(2);
+  });
+
+  it.each([
+    ['a date in the past', () => new Date(Date.now() - 60_000).toUTCString()],
+    ['text Date.parse reads as a date in 2001', () => 'soon 12'],
+    ['garbage', () => 'later, please'],
+  ])('uses the normal backoff for a Retry-After that is %s', async (_, value) => {
+    const { handler, seen } = sequence('get', '/skills', [
+      status(503, { 'retry-after': value() }),
+      ok,
+    ]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    await elapse(490);
+    expect(seen).toHaveLength(1);
+    await elapse(10);
+    await until(() => result.done);
+    expect(seen).toHaveLength(2);
+    expect(result.value).toEqual([]);
+  });
+
+  it('accepts the obsolete RFC 850 and asctime HTTP-date forms', () => {
+    const at = new Date(Date.now() + 3000);
+    const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    const day = days[at.getUTCDay()] as string;
+    const [, date, month, year, time] = at.toUTCString().split(' ') as string[];
+    const rfc850 = `${day}, ${date}-${month}-${year?.slice(2)} ${time} GMT`;
+    const asctime = `${day.slice(0, 3)} ${month} ${date?.replace(/^0/, ' ')} ${time} ${year}`;
+    for (const value of [rfc850, asctime]) {
+      const delay = parseRetryAfterMs(new Headers({ 'retry-after': value }));
+      expect(delay, value).toBeGreaterThan(2000);
+      expect(delay, value).toBeLessThanOrEqual(3000);
+    }
   });
 
   it('fails fast with RateLimitError.retryAfterMs when the wait exceeds the 60 s cap', async () => {

@@ -3,19 +3,32 @@ import { WorkspaceAbortError } from '../errors/abort-error.js';
 import { WorkspaceConfigError } from '../errors/config-error.js';
 import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { apiErrorFromResponse } from '../errors/from-response.js';
-import { redact } from '../errors/redact.js';
+import { REDACTED, redact } from '../errors/redact.js';
 import { parseRetryAfterMs } from '../errors/retry-after.js';
 import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { backoffDelay } from './backoff.js';
 import { isBrowserLike } from './environment.js';
-import type { RequestOptions, RetryEvent, RetryPolicy, WorkspaceClientOptions } from './options.js';
+import { limitBody } from './limit-body.js';
+import type {
+  RequestOptions,
+  ResponseInfo,
+  RetryPolicy,
+  WorkspaceClientOptions,
+} from './options.js';
+import { checkFunction, checkHeaders, checkTimeout, MAX_TIMEOUT_MS } from './validate-options.js';
 
 /** HTTP methods the workspace API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
-/** Sends one logical call (with retries) and returns the parsed JSON body, or `undefined`. */
+/** The parsed JSON body of a call (`undefined` when empty) and the response it came from. */
+export interface TransportResult {
+  readonly body: unknown;
+  readonly response: ResponseInfo;
+}
+
+/** Sends one logical call (with retries) and returns the parsed JSON body and response facts. */
 export interface Transport {
   readonly validateResponses: boolean;
   request(
@@ -23,11 +36,21 @@ export interface Transport {
     path: string,
     body: unknown,
     options: RequestOptions | undefined,
-  ): Promise<unknown>;
+  ): Promise<TransportResult>;
 }
 
-/** Statuses retried by default; 409 and other 4xx never are. */
-export const RETRY_STATUS_CODES: readonly number[] = [408, 429, 500, 502, 503, 504];
+/**
+ * Statuses retried by default; 409 and other 4xx never are. Frozen: the retry rules are
+ * not changed by mutating it.
+ *
+ * @example
+ * ```ts
+ * RETRY_STATUS_CODES.includes(503); // true
+ * ```
+ */
+export const RETRY_STATUS_CODES: readonly number[] = /* @__PURE__ */ Object.freeze([
+  408, 429, 500, 502, 503, 504,
+]);
 
 const DEFAULTS = {
   limit: 2,
@@ -37,6 +60,7 @@ const DEFAULTS = {
   jitter: true,
   timeout: 30_000,
   totalTimeout: 120_000,
+  maxResponseBytes: 16_777_216, // 16 MiB
 } as const;
 
 type ResolvedPolicy = Required<{ [K in keyof RetryPolicy]: NonNullable<RetryPolicy[K]> }>;
@@ -60,7 +84,11 @@ function resolvePolicy(...layers: (RetryPolicy | number | undefined)[]): Resolve
     throw new WorkspaceConfigError('retry.limit must be a non-negative integer');
   }
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
-    if (!(policy[key] >= 0)) throw new WorkspaceConfigError(`retry.${key} must be a number ≥ 0`);
+    if (!(policy[key] >= 0 && policy[key] <= MAX_TIMEOUT_MS)) {
+      throw new WorkspaceConfigError(
+        `retry.${key} must be a number of ms from 0 to ${MAX_TIMEOUT_MS}`,
+      );
+    }
   }
   return policy;
 }
@@ -78,13 +106,23 @@ const INVALID_KEY_MESSAGE =
 /** Headers the client owns: a user `headers` entry never replaces them. */
 const RESERVED_HEADERS = ['accept', 'authorization', 'content-type'];
 
-function userHeaders(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers ?? {}).filter(
-      ([name]) => !RESERVED_HEADERS.includes(name.toLowerCase()),
-    ),
-  );
+function userHeaders(...layers: (Record<string, string> | undefined)[]): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const layer of layers) {
+    for (const [name, value] of Object.entries(layer ?? {})) {
+      const lower = name.toLowerCase();
+      if (!RESERVED_HEADERS.includes(lower)) merged[lower] = value;
+    }
+  }
+  return merged;
 }
+
+/** Lower-cased header names to values. */
+const headerRecord = (headers: Headers): Record<string, string> => Object.fromEntries(headers);
+
+/** The request id of a response: `x-request-id`, else `request-id`. */
+const requestIdOf = (headers: Headers): string | undefined =>
+  headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 
 function resolveRoot(baseUrl: unknown): string {
   let url: URL;
@@ -131,8 +169,16 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
         'or set dangerouslyAllowBrowser: true if you understand the risk.',
     );
   }
-  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw new WorkspaceConfigError('fetch must be a function');
+  checkFunction('fetch', options.fetch);
+  checkFunction('onRetry', options.onRetry);
+  checkFunction('onRequest', options.onRequest);
+  checkFunction('onResponse', options.onResponse);
+  checkHeaders('headers', options.headers);
+  checkTimeout('timeout', options.timeout);
+  checkTimeout('totalTimeout', options.totalTimeout);
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+    throw new WorkspaceConfigError('maxResponseBytes must be a whole number of bytes ≥ 1');
   }
   // Validate the client-level policy now so mistakes surface at construction.
   resolvePolicy(options.retry);
@@ -159,31 +205,42 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
   return {
     validateResponses: options.validateResponses !== false,
     async request(method, path, body, call) {
+      const what = `${method} ${path}`;
+      checkTimeout('timeout', call?.timeout);
+      checkTimeout('totalTimeout', call?.totalTimeout);
+      checkHeaders('headers', call?.headers);
       const policy = resolvePolicy(options.retry, call?.retry);
       const signal = call?.signal;
       const totalTimeout = call?.totalTimeout ?? options.totalTimeout ?? DEFAULTS.totalTimeout;
       const startedAt = Date.now();
       // Per-call state shared by ky's retry callbacks below.
       let key: string | undefined = typeof apiKey === 'string' ? apiKey : undefined;
-      let serverDelay: number | undefined;
+      let plannedDelay = 0;
       let lastError: unknown;
+      let sentAt = startedAt;
 
       const toError = (error: unknown): WorkspaceError =>
-        mapError(error, { key, signal, method, path, root });
+        mapError(error, { key, signal, what, method, path, root });
 
       const headers: Record<string, string> = {
-        ...userHeaders(options.headers),
+        ...userHeaders(options.headers, call?.headers),
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       };
       // Sets Authorization from a freshly resolved key. Never lets the runtime's own error
-      // escape: it would quote the header value.
-      const authorize = async (request: Request): Promise<void> => {
+      // escape: it would quote the header value. Then tells `onRequest`, key redacted.
+      const send = async (request: Request, retryCount: number): Promise<void> => {
         key = await resolveKey();
         try {
           request.headers.set('authorization', `Bearer ${key}`);
         } catch {
           throw new WorkspaceConfigError(INVALID_KEY_MESSAGE);
+        }
+        sentAt = Date.now();
+        if (options.onRequest !== undefined) {
+          const seen = redact(headerRecord(request.headers), key);
+          seen.authorization = `Bearer ${REDACTED}`;
+          observe(options.onRequest, { method, url: request.url, headers: seen, retryCount });
         }
       };
       // True once an attempt ended without any response (network error, attempt timeout):
@@ -208,85 +265,92 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
             // Server timing is read in shouldRetry so `retry-after-ms` and the cap apply too.
             afterStatusCodes: [],
             retryOnTimeout: true,
-            shouldRetry: ({ error }) => {
+            shouldRetry: ({ error, retryCount }) => {
               lastError = error;
               if (signal?.aborted) return false;
+              let after: number | undefined;
               if (isHTTPError(error)) {
                 if (!RETRY_STATUS_CODES.includes(error.response.status)) return false;
-                const after = parseRetryAfterMs(error.response.headers);
-                if (after !== undefined) {
-                  // Fail fast rather than wait longer than allowed (or than the call has left).
-                  if (after > policy.maxRetryAfterMs) return false;
-                  if (
-                    typeof totalTimeout === 'number' &&
-                    Date.now() - startedAt + after > totalTimeout
-                  ) {
-                    return false;
-                  }
-                  serverDelay = after;
-                }
-                return true;
+                after = parseRetryAfterMs(error.response.headers);
+                // Fail fast rather than wait longer than allowed.
+                if (after !== undefined && after > policy.maxRetryAfterMs) return false;
+              } else if (
+                // ky does not recognise every runtime's network failure (e.g. Bun's), but
+                // fetch always reports one as a TypeError.
+                !(isTimeoutError(error) || isNetworkError(error) || error instanceof TypeError)
+              ) {
+                return false;
               }
-              // ky does not recognise every runtime's network failure (e.g. Bun's), but
-              // fetch always reports one as a TypeError.
-              return isTimeoutError(error) || isNetworkError(error) || error instanceof TypeError;
+              plannedDelay = after ?? backoffDelay(retryCount, policy);
+              // A wait that would outlast the call's budget ends it now, with this error
+              // (not a timeout after sleeping until the deadline).
+              return !(
+                typeof totalTimeout === 'number' &&
+                Date.now() - startedAt + plannedDelay >= totalTimeout
+              );
             },
             delay: (attempt) => {
-              const delayMs = serverDelay ?? backoffDelay(attempt, policy);
-              serverDelay = undefined;
-              notify(options.onRetry, {
+              observe(options.onRetry, {
                 attempt,
-                delayMs,
+                delayMs: plannedDelay,
                 error: toError(lastError),
                 method,
                 path,
               });
-              return delayMs;
+              return plannedDelay;
             },
           },
           hooks: {
-            beforeRequest: [({ request }) => authorize(request)],
+            beforeRequest: [({ request }) => send(request, 0)],
             beforeRetry: [
-              async ({ request, error }) => {
+              async ({ request, error, retryCount }) => {
                 if (!isHTTPError(error)) lostAttempt = true;
                 // Short-lived tokens may have expired during the wait.
-                if (typeof apiKey === 'function') await authorize(request);
+                await send(request, retryCount);
               },
             ],
             afterResponse: [
               ({ request, response, retryCount }) => {
+                observe(options.onResponse, {
+                  method,
+                  url: request.url,
+                  retryCount,
+                  durationMs: Date.now() - sentAt,
+                  ...info(response, key),
+                });
                 // A retried delete may find the key already gone because an attempt that got
                 // no answer deleted it: that is success. After answered attempts only (e.g. a
                 // 503), a 404 means what it says.
-                if (
-                  request.method === 'DELETE' &&
-                  response.status === 404 &&
-                  retryCount > 0 &&
-                  lostAttempt
-                ) {
-                  return new Response(null, { status: 204 });
+                if (method === 'DELETE') {
+                  if (response.status === 404 && retryCount > 0 && lostAttempt) {
+                    return new Response(null, { status: 204, headers: response.headers });
+                  }
+                } else if (response.ok) {
+                  return limitBody(response, maxResponseBytes, what);
                 }
               },
             ],
           },
         });
+        const response = await pending;
         if (method === 'DELETE') {
           // Any 2xx answers a delete: its body (if any) is not read, let alone parsed.
-          const response = await pending;
           response.body?.cancel().catch(() => {});
-          return undefined;
+          return { body: undefined, response: info(response, key) };
         }
         // ky bounds the body read by the attempt and total timeouts (a bare
         // `response.text()` would wait forever for a body that stalls after the headers).
         const text = await pending.text();
-        if (text.trim() === '') return undefined;
+        const result = { body: undefined as unknown, response: info(response, key) };
+        if (text.trim() === '') return result;
         try {
-          return JSON.parse(text);
+          result.body = JSON.parse(text);
         } catch {
-          throw new WorkspaceValidationError('response', `${method} ${path}`, [
+          throw new WorkspaceValidationError('response', what, [
             { path: '', message: 'Response body is not valid JSON' },
           ]);
         }
+        return result;
       } catch (error) {
         throw toError(error);
       }
@@ -294,11 +358,21 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
   };
 }
 
-function notify(onRetry: ((event: RetryEvent) => void) | undefined, event: RetryEvent): void {
+/** Status, secret-free headers and request id of a response. */
+function info(response: Response, key: string | undefined): ResponseInfo {
+  return {
+    status: response.status,
+    headers: redact(headerRecord(response.headers), key),
+    requestId: requestIdOf(response.headers),
+  };
+}
+
+/** Calls an observer; a failing observer must not change the outcome of the call. */
+function observe<E>(observer: ((event: E) => void) | undefined, event: E): void {
   try {
-    onRetry?.(event);
+    observer?.(event);
   } catch {
-    // A failing observer must not change the outcome of the call.
+    // Ignored on purpose.
   }
 }
 
@@ -308,12 +382,16 @@ interface ErrorContext {
   method: HttpMethod;
   path: string;
   root: string;
+  /** `METHOD /path`, for messages. */
+  what: string;
 }
 
 /** Maps anything thrown during a call to a secret-free `WorkspaceError`. */
 function mapError(error: unknown, context: ErrorContext): WorkspaceError {
-  const what = `${context.method} ${context.path}`;
+  const { what } = context;
   if (error instanceof WorkspaceError) return error;
+  // A runtime may wrap the error a body stream failed with.
+  if (error instanceof TypeError && error.cause instanceof WorkspaceError) return error.cause;
   if (context.signal?.aborted) {
     return new WorkspaceAbortError(`${what} was aborted`, { cause: context.signal.reason });
   }

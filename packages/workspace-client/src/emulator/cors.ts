@@ -1,16 +1,33 @@
+/** Which browser origins may call the emulator: a list (exact strings or patterns) or a test. */
+export type OriginPolicy = readonly (string | RegExp)[] | ((origin: string) => boolean);
+
+/** Pages served from this machine: `http(s)://localhost`, `127.0.0.1` or `[::1]`, any port. */
+export const LOCAL_ORIGINS: readonly RegExp[] = /* @__PURE__ */ Object.freeze([
+  /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/,
+]);
+
+/** True when a request carrying `Origin: origin` may be answered. */
+export function originAllowed(origin: string, policy: OriginPolicy): boolean {
+  if (typeof policy === 'function') return policy(origin) === true;
+  return policy.some((entry) =>
+    typeof entry === 'string' ? entry === origin : entry.test(origin),
+  );
+}
+
 /**
- * CORS headers added to every emulator answer, so a page served from another localhost port
- * can call it. `Authorization` is not covered by a `*` allow-list, so headers are echoed.
+ * CORS headers added to every answer to an allowed origin (the origin is echoed, since
+ * `Authorization` is not covered by a `*` allow-list). A request without `Origin` is not a
+ * cross-origin browser call: it gets `*`.
  */
-export function corsHeaders(request: Request): Record<string, string> {
+export function corsHeaders(origin: string | null): Record<string, string> {
   return {
-    'access-control-allow-origin': request.headers.get('origin') ?? '*',
+    'access-control-allow-origin': origin ?? '*',
     'access-control-expose-headers': 'x-request-id, retry-after, retry-after-ms',
     vary: 'Origin',
   };
 }
 
-/** Answers a CORS preflight (`OPTIONS`) with 204. */
+/** Answers a CORS preflight (`OPTIONS`) of an allowed origin with 204. */
 export function preflight(request: Request): Response {
   const requested = request.headers.get('access-control-request-headers');
   return new Response(null, {

@@ -111,3 +111,112 @@ describe('emulator request media type', () => {
     expect(emulator.workspace(KEY).skills).toEqual([]);
   });
 });
+
+describe('emulator hardening', () => {
+  const post = (
+    emulator: ReturnType<typeof createWorkspaceEmulator>,
+    body: BodyInit,
+    init: RequestInit = {},
+  ) => call(emulator, '/api/v1/org/skills', { method: 'POST', headers: json, body, ...init });
+  const codeOf = async (response: Response) =>
+    ((await response.json()) as { error: { code: string } }).error.code;
+
+  it.each([
+    'http://localhost:5173',
+    'http://127.0.0.1:3000',
+    'https://[::1]:8443',
+    'http://localhost',
+  ])('answers CORS for the local origin %s', async (origin) => {
+    const response = await call(createWorkspaceEmulator(), '/api/v1/org/skills', {
+      headers: { ...auth, origin },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+
+  it.each([
+    'https://evil.example',
+    'http://localhost.evil.example',
+    'null',
+    'http://127.0.0.1.nip.io',
+  ])('refuses the origin %s with 403 and no CORS headers, preflight included', async (origin) => {
+    const emulator = createWorkspaceEmulator();
+    await emulator.handle(
+      new Request('http://emulator.local/api/v1/org/skills', {
+        method: 'POST',
+        headers: { ...json },
+        body: JSON.stringify(skill),
+      }),
+    );
+    for (const init of [
+      { headers: { ...auth, origin } },
+      { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } },
+    ]) {
+      const response = await call(emulator, '/api/v1/org/skills', init);
+      expect(response.status).toBe(403);
+      expect(await codeOf(response)).toBe('origin_not_allowed');
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.headers.get('x-request-id')).toMatch(/^req_emu_/);
+    }
+  });
+
+  it('takes a configured allow-list of strings, patterns or a function', async () => {
+    const listed = createWorkspaceEmulator({ allowedOrigins: ['https://app.example', /\.test$/] });
+    const fn = createWorkspaceEmulator({ allowedOrigins: (origin) => origin.endsWith('.corp') });
+    const status = async (emulator: ReturnType<typeof createWorkspaceEmulator>, origin: string) =>
+      (await call(emulator, '/api/v1/org/skills', { headers: { ...auth, origin } })).status;
+    expect(await status(listed, 'https://app.example')).toBe(200);
+    expect(await status(listed, 'https://x.test')).toBe(200);
+    expect(await status(listed, 'http://localhost:5173')).toBe(403);
+    expect(await status(fn, 'https://a.corp')).toBe(200);
+    expect(await status(fn, 'https://a.example')).toBe(403);
+  });
+
+  it('refuses a body over maxBodyBytes with 413, announced or streamed', async () => {
+    const emulator = createWorkspaceEmulator({ maxBodyBytes: 100 });
+    const big = JSON.stringify({ ...skill, instructions: 'x'.repeat(200) });
+    const announced = await post(emulator, big);
+    expect(announced.status).toBe(413);
+    expect(await codeOf(announced)).toBe('payload_too_large');
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new TextEncoder().encode('x'.repeat(64)));
+      },
+    });
+    const streamed = await post(emulator, stream, { duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(pulled).toBeLessThan(10);
+    expect(emulator.workspace(KEY).skills).toEqual([]);
+    expect((await post(emulator, JSON.stringify(skill))).status).toBe(201);
+  });
+
+  it('bounds the objects per collection and the workspaces', async () => {
+    const emulator = createWorkspaceEmulator({ maxItems: 2, maxWorkspaces: 2 });
+    for (const slug of ['a', 'b']) {
+      expect((await post(emulator, JSON.stringify({ ...skill, slug }))).status).toBe(201);
+    }
+    const full = await post(emulator, JSON.stringify({ ...skill, slug: 'c' }));
+    expect(full.status).toBe(409);
+    expect(await codeOf(full)).toBe('quota_exceeded');
+    // Replacing an existing key still works when the collection is full.
+    expect((await post(emulator, JSON.stringify({ ...skill, slug: 'a' }))).status).toBe(200);
+    const other = (key: string) =>
+      emulator.handle(
+        new Request('http://emulator.local/api/v1/org/agents', {
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      );
+    expect((await other('wk_second')).status).toBe(200);
+    const third = await other('wk_third');
+    expect(third.status).toBe(409);
+    expect(await codeOf(third)).toBe('quota_exceeded');
+  });
+
+  it('keeps only the last 1000 recorded requests', async () => {
+    const emulator = createWorkspaceEmulator();
+    for (let i = 0; i < 1005; i += 1) await call(emulator, '/api/v1/org/skills');
+    expect(emulator.requests).toHaveLength(1000);
+  });
+});

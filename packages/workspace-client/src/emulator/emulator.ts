@@ -4,7 +4,9 @@ import { DebriefInputSchema } from '../schemas/debrief.js';
 import { toIssues } from '../schemas/issues.js';
 import { SharedSkillInputSchema } from '../schemas/skill.js';
 import { slugify } from '../schemas/slugify.js';
-import { corsHeaders, preflight } from './cors.js';
+import { corsHeaders, LOCAL_ORIGINS, type OriginPolicy, originAllowed, preflight } from './cors.js';
+import { PREVIEW_HEADERS, renderDebrief, renderDebriefList } from './preview.js';
+import { BodyTooLargeError, readLimited } from './read-limited.js';
 import { errorResponse, jsonResponse } from './responses.js';
 
 /** A failure the emulator answers instead of handling the next matching request(s). */
@@ -48,7 +50,40 @@ export interface WorkspaceEmulatorOptions {
    * serves `/tenant-a/api/v1/org/...`). Default `''`: the API is at `/api/v1/org`.
    */
   basePath?: string | undefined;
+  /**
+   * Browser origins allowed to call the emulator (CORS): exact origins, patterns, or a test.
+   * Default: pages on this machine (`http(s)://localhost|127.0.0.1|[::1]`, any port). A request
+   * with another `Origin` gets `403 origin_not_allowed` without CORS headers; requests without
+   * `Origin` (servers, scripts) are not affected.
+   */
+  allowedOrigins?: OriginPolicy | undefined;
+  /** Largest request body read, in bytes; above it `413 payload_too_large`. Default 1 MiB. */
+  maxBodyBytes?: number | undefined;
+  /** Most objects per collection (skills, agents, debriefs) of a workspace. Default 1000. */
+  maxItems?: number | undefined;
+  /** Most workspaces (distinct keys) kept. Default 100. */
+  maxWorkspaces?: number | undefined;
+  /**
+   * Serve the debrief preview pages under `{basePath}/_preview/` (a list of stored debriefs, and
+   * one page per debrief showing it as presented). Default `true`.
+   */
+  preview?: boolean | undefined;
 }
+
+/**
+ * True when the `Host` header (if any) names this machine or the URL's own host. The preview
+ * lists every workspace's debriefs, so a page that re-binds its own domain name to 127.0.0.1
+ * (DNS rebinding) must not be able to read it.
+ */
+function localHost(request: Request, url: URL): boolean {
+  const host = request.headers.get('host');
+  if (host === null) return true;
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return ['localhost', '127.0.0.1', '[::1]', url.hostname].includes(name);
+}
+
+/** Most requests `emulator.requests` keeps (the oldest are dropped). */
+const MAX_RECORDED = 1000;
 
 /**
  * A stateful, in-memory implementation of the workspace API as a Web-standard handler.
@@ -64,7 +99,7 @@ export interface WorkspaceEmulator {
   failNext(fault: EmulatorFault): void;
   /** A copy of what the workspace selected by `key` holds. */
   workspace(key: string): WorkspaceSnapshot;
-  /** Requests received so far, oldest first. */
+  /** Requests received so far, oldest first (the last 1000). */
   readonly requests: readonly RecordedRequest[];
   /** Forgets every workspace, queued fault and recorded request. */
   reset(): void;
@@ -108,14 +143,20 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const now = options.now ?? (() => new Date());
   const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
   const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
+  const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxItems = options.maxItems ?? 1000;
+  const maxWorkspaces = options.maxWorkspaces ?? 100;
+  const previewRoot = `${root.slice(0, -PREFIX.length)}/_preview`;
   const workspaces = new Map<string, Workspace>();
   let faults: (EmulatorFault & { remaining: number })[] = [];
   const requests: RecordedRequest[] = [];
   let counter = 0;
 
-  const workspaceFor = (key: string): Workspace => {
+  const workspaceFor = (key: string): Workspace | undefined => {
     let found = workspaces.get(key);
     if (found === undefined) {
+      if (workspaces.size >= maxWorkspaces) return undefined;
       found = { skills: new Map(), agents: new Map(), debriefs: new Map() };
       workspaces.set(key, found);
     }
@@ -203,8 +244,15 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     }
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
-    } catch {
+      body = JSON.parse(await readLimited(request, maxBodyBytes));
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        return errorResponse(
+          413,
+          'payload_too_large',
+          `The request body exceeds ${maxBodyBytes} bytes`,
+        );
+      }
       return errorResponse(400, 'invalid_json', 'The request body is not valid JSON');
     }
     const schemas: Record<typeof name, v.GenericSchema> = {
@@ -238,12 +286,54 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
         },
       );
     }
+    if (!table.has(key) && table.size >= maxItems) {
+      return errorResponse(
+        409,
+        'quota_exceeded',
+        `This workspace already holds ${maxItems} ${name}; delete some first`,
+      );
+    }
     const { row, created } = upsert(
       table,
       key,
       name === 'debriefs' ? input : { ...input, slug: key },
     );
     return jsonResponse(created ? 201 : 200, row);
+  }
+
+  /** The preview pages. Workspaces are numbered by creation; keys are never shown. */
+  function previewPage(path: string): Response {
+    const numbered = [...workspaces.values()].map((workspace, index) => ({
+      workspace,
+      n: index + 1,
+    }));
+    const [, n, rawId, ...rest] = path.split('/');
+    if (n === undefined || n === '') {
+      const items = numbered.flatMap(({ workspace, n: number }) =>
+        [...workspace.debriefs.values()].map((debrief) => ({
+          href: `${previewRoot}/${number}/${encodeURIComponent(String(debrief.externalId))}`,
+          workspace: `workspace ${number}`,
+          debrief,
+        })),
+      );
+      return new Response(renderDebriefList(items), { headers: PREVIEW_HEADERS });
+    }
+    let debrief: Row | undefined;
+    try {
+      const id = decodeURIComponent(rawId ?? '');
+      if (rest.length === 0) debrief = numbered[Number(n) - 1]?.workspace.debriefs.get(id);
+    } catch {
+      // Malformed percent-encoding names no debrief.
+    }
+    if (debrief === undefined) {
+      return errorResponse(404, 'not_found', 'No such debrief in the preview');
+    }
+    return new Response(
+      renderDebrief(debrief, { href: `${previewRoot}/`, label: 'stored debriefs' }),
+      {
+        headers: PREVIEW_HEADERS,
+      },
+    );
   }
 
   return {
@@ -254,11 +344,11 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       faults.push({ ...fault, remaining: fault.times ?? 1 });
     },
     workspace(key) {
-      const workspace = workspaceFor(key);
+      const workspace = workspaces.get(key);
       return structuredClone({
-        skills: [...workspace.skills.values()],
-        agents: [...workspace.agents.values()],
-        debriefs: [...workspace.debriefs.values()],
+        skills: [...(workspace?.skills.values() ?? [])],
+        agents: [...(workspace?.agents.values() ?? [])],
+        debriefs: [...(workspace?.debriefs.values() ?? [])],
       });
     },
     reset() {
@@ -270,13 +360,34 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       counter += 1;
       const requestId = `req_emu_${counter.toString(36).padStart(6, '0')}`;
       const url = new URL(request.url);
+      const origin = request.headers.get('origin');
+      const allowed = origin === null || originAllowed(origin, allowedOrigins);
       // The API root must start the path: `/api/v1/organization` or `/x/api/v1/org` are
       // not it.
       const inside = url.pathname === root || url.pathname.startsWith(`${root}/`);
       const path = inside ? url.pathname.slice(root.length) || '/' : url.pathname;
       const method = request.method.toUpperCase();
       let response: Response;
-      if (method === 'OPTIONS') response = preflight(request);
+      const previewPath =
+        options.preview !== false &&
+        (url.pathname === previewRoot || url.pathname.startsWith(`${previewRoot}/`))
+          ? url.pathname.slice(previewRoot.length)
+          : undefined;
+      if (previewPath !== undefined && allowed && (method === 'GET' || method === 'HEAD')) {
+        response = localHost(request, url)
+          ? previewPage(previewPath)
+          : errorResponse(
+              403,
+              'host_not_allowed',
+              'The preview is served only to localhost, 127.0.0.1, [::1] or the address the emulator was reached at',
+            );
+      } else if (!allowed) {
+        response = errorResponse(
+          403,
+          'origin_not_allowed',
+          'This origin is not allowed to call the emulator (see allowedOrigins)',
+        );
+      } else if (method === 'OPTIONS') response = preflight(request);
       else if (!inside) {
         response = errorResponse(404, 'route_not_found', `No route for ${method} ${url.pathname}`);
       } else {
@@ -300,13 +411,24 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
             { 'www-authenticate': 'Bearer' },
           );
         } else {
-          response = await route(request, path, workspaceFor(auth[1]));
+          const workspace = workspaceFor(auth[1]);
+          response =
+            workspace === undefined
+              ? errorResponse(
+                  409,
+                  'quota_exceeded',
+                  `The emulator already holds ${maxWorkspaces} workspaces (one per key)`,
+                )
+              : await route(request, path, workspace);
         }
       }
       requests.push({ method, path, status: response.status });
+      if (requests.length > MAX_RECORDED) requests.shift();
       const headers = new Headers(response.headers);
       headers.set('x-request-id', requestId);
-      for (const [name, value] of Object.entries(corsHeaders(request))) headers.set(name, value);
+      if (allowed) {
+        for (const [name, value] of Object.entries(corsHeaders(origin))) headers.set(name, value);
+      }
       return new Response(response.body, { status: response.status, headers });
     },
   };

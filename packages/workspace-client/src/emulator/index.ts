@@ -1,3 +1,4 @@
+export { LOCAL_ORIGINS, type OriginPolicy } from './cors.js';
 export {
   createWorkspaceEmulator,
   type EmulatorFault,
@@ -6,3 +7,4 @@ export {
   type WorkspaceEmulatorOptions,
   type WorkspaceSnapshot,
 } from './emulator.js';
+export { escapeHtml, type PreviewListItem, renderDebrief, renderDebriefList } from './preview.js';

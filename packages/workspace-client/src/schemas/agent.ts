@@ -9,7 +9,10 @@ export type BasePersonaId = 'svc-nova' | 'svc-classic';
 export type GatewayAccessMode = 'all' | 'subset';
 
 /** Base personas accepted by the writer. */
-export const BASE_PERSONA_IDS: readonly BasePersonaId[] = ['svc-nova', 'svc-classic'];
+export const BASE_PERSONA_IDS: readonly BasePersonaId[] = /* @__PURE__ */ Object.freeze([
+  'svc-nova',
+  'svc-classic',
+]);
 
 /**
  * A shared agent as you send it (`POST /agents`), keyed by `slug`.
@@ -37,20 +40,24 @@ export interface SharedAgentInput {
  * v.parse(SharedAgentInputSchema, { name: 'Deal desk', slug: 'deal-desk', basePersonaId: 'svc-nova' });
  * ```
  */
-export const SharedAgentInputSchema: v.GenericSchema<SharedAgentInput> = v.pipe(
-  writerObject({
+export const SharedAgentInputSchema: v.GenericSchema<SharedAgentInput> = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ writerObject({
     name: nonEmptyString,
     slug,
-    description: v.optional(text),
-    basePersonaId: v.optional(
-      v.picklist(BASE_PERSONA_IDS, 'Must be one of "svc-nova", "svc-classic"'),
+    description: /* @__PURE__ */ v.optional(text),
+    basePersonaId: /* @__PURE__ */ v.optional(
+      /* @__PURE__ */ v.picklist(BASE_PERSONA_IDS, 'Must be one of "svc-nova", "svc-classic"'),
     ),
-    status: v.optional(nonEmptyString),
-    gatewayAccessMode: v.optional(v.picklist(['all', 'subset'], 'Must be "all" or "subset"')),
-    allowedActionIds: v.optional(stringList),
-    selectedSkillSlugs: v.optional(v.array(slug, 'Expected an array of skill slugs')),
+    status: /* @__PURE__ */ v.optional(nonEmptyString),
+    gatewayAccessMode: /* @__PURE__ */ v.optional(
+      /* @__PURE__ */ v.picklist(['all', 'subset'], 'Must be "all" or "subset"'),
+    ),
+    allowedActionIds: /* @__PURE__ */ v.optional(stringList),
+    selectedSkillSlugs: /* @__PURE__ */ v.optional(
+      /* @__PURE__ */ v.array(slug, 'Expected an array of skill slugs'),
+    ),
   }),
-  v.rawCheck(({ dataset, addIssue }) => {
+  /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
     const input = dataset.value as Record<string, unknown> | null;
     if (input === null || typeof input !== 'object') return;
     const subset = input.gatewayAccessMode === 'subset';
@@ -96,13 +103,15 @@ export interface SharedAgent {
  * v.parse(SharedAgentSchema, { name: 'Deal desk', basePersonaId: 'svc-future' });
  * ```
  */
-export const SharedAgentSchema: v.GenericSchema<SharedAgent> = v.looseObject({
-  name: v.string(),
-  slug: v.optional(v.string()),
-  description: v.optional(v.string()),
-  basePersonaId: v.optional(v.string()),
-  status: v.optional(v.string()),
-  gatewayAccessMode: v.optional(v.string()),
-  allowedActionIds: v.optional(v.array(v.string())),
-  selectedSkillSlugs: v.optional(v.array(v.string())),
+export const SharedAgentSchema: v.GenericSchema<SharedAgent> = /* @__PURE__ */ v.looseObject({
+  name: /* @__PURE__ */ v.string(),
+  slug: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  description: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  basePersonaId: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  status: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  gatewayAccessMode: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  allowedActionIds: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.array(/* @__PURE__ */ v.string())),
+  selectedSkillSlugs: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.array(/* @__PURE__ */ v.string()),
+  ),
 });

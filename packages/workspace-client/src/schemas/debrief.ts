@@ -60,15 +60,19 @@ export interface DebriefInput {
   contract: DebriefContract;
 }
 
-const page = writerObject({ title: nonEmptyString, html: nonEmptyString, speech: text });
+const page = /* @__PURE__ */ writerObject({
+  title: nonEmptyString,
+  html: nonEmptyString,
+  speech: text,
+});
 
-const section = writerObject({
+const section = /* @__PURE__ */ writerObject({
   title: nonEmptyString,
   speech: text,
-  pageIndex: v.pipe(
-    v.number('Expected a number'),
-    v.integer('Must be an integer'),
-    v.minValue(0, 'Must be 0 or more'),
+  pageIndex: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.number('Expected a number'),
+    /* @__PURE__ */ v.integer('Must be an integer'),
+    /* @__PURE__ */ v.minValue(0, 'Must be 0 or more'),
   ),
   delivery: nonEmptyString,
 });
@@ -87,28 +91,32 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * const result = v.safeParse(DebriefContractSchema, myContract);
  * ```
  */
-export const DebriefContractSchema: v.GenericSchema<DebriefContract> = v.pipe(
-  writerObject({
-    version: v.literal(DEBRIEF_CONTRACT_VERSION, `Must be "${DEBRIEF_CONTRACT_VERSION}"`),
+export const DebriefContractSchema: v.GenericSchema<DebriefContract> = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ writerObject({
+    version: /* @__PURE__ */ v.literal(DEBRIEF_CONTRACT_VERSION, 'Must be "svc-debrief-v1"'),
     title: nonEmptyString,
     summary: text,
-    svc: writerObject({ openingSpeech: text, instructions: text, delivery: nonEmptyString }),
-    canvas: writerObject({
+    svc: /* @__PURE__ */ writerObject({
+      openingSpeech: text,
+      instructions: text,
+      delivery: nonEmptyString,
+    }),
+    canvas: /* @__PURE__ */ writerObject({
       title: nonEmptyString,
       deliveryMode: nonEmptyString,
-      pages: v.pipe(
-        v.array(page, 'Expected an array of pages'),
-        v.minLength(1, 'A debrief needs at least one canvas page'),
+      pages: /* @__PURE__ */ v.pipe(
+        /* @__PURE__ */ v.array(page, 'Expected an array of pages'),
+        /* @__PURE__ */ v.minLength(1, 'A debrief needs at least one canvas page'),
       ),
     }),
-    sections: v.array(section, 'Expected an array of sections'),
-    actions: writerObject({
-      speakToRoom: v.boolean('Expected a boolean'),
-      openCanvas: v.boolean('Expected a boolean'),
+    sections: /* @__PURE__ */ v.array(section, 'Expected an array of sections'),
+    actions: /* @__PURE__ */ writerObject({
+      speakToRoom: /* @__PURE__ */ v.boolean('Expected a boolean'),
+      openCanvas: /* @__PURE__ */ v.boolean('Expected a boolean'),
     }),
   }),
   // Runs even when other fields failed, so cross-reference problems are reported together.
-  v.rawCheck(({ dataset, addIssue }) => {
+  /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
     const contract = dataset.value;
     if (!isRecord(contract) || !isRecord(contract.canvas)) return;
     const { pages } = contract.canvas;
@@ -132,9 +140,12 @@ export const DebriefContractSchema: v.GenericSchema<DebriefContract> = v.pipe(
   }),
 );
 
-const audience = v.pipe(
-  writerObject({ type: nonEmptyString, groupSlugs: v.optional(stringList) }),
-  v.rawCheck(({ dataset, addIssue }) => {
+const audience = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ writerObject({
+    type: nonEmptyString,
+    groupSlugs: /* @__PURE__ */ v.optional(stringList),
+  }),
+  /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
     const value = dataset.value;
     if (!isRecord(value) || value.type !== 'groups') return;
     if (Array.isArray(value.groupSlugs) && value.groupSlugs.length > 0) return;
@@ -163,18 +174,18 @@ const audience = v.pipe(
  * const issues = v.safeParse(DebriefInputSchema, draft).issues;
  * ```
  */
-export const DebriefInputSchema: v.GenericSchema<DebriefInput> = writerObject({
-  externalId: v.pipe(
+export const DebriefInputSchema: v.GenericSchema<DebriefInput> = /* @__PURE__ */ writerObject({
+  externalId: /* @__PURE__ */ v.pipe(
     nonEmptyString,
-    v.maxLength(256, 'Must be at most 256 characters'),
+    /* @__PURE__ */ v.maxLength(256, 'Must be at most 256 characters'),
     // "." and ".." cannot be addressed in a URL path (GET /debriefs/:externalId).
-    v.check((value) => value !== '.' && value !== '..', 'Must not be "." or ".."'),
+    /* @__PURE__ */ v.check((value) => value !== '.' && value !== '..', 'Must not be "." or ".."'),
   ),
-  source: v.optional(text),
-  title: v.optional(text),
-  summary: v.optional(text),
-  status: v.optional(nonEmptyString),
-  audience: v.optional(audience),
+  source: /* @__PURE__ */ v.optional(text),
+  title: /* @__PURE__ */ v.optional(text),
+  summary: /* @__PURE__ */ v.optional(text),
+  status: /* @__PURE__ */ v.optional(nonEmptyString),
+  audience: /* @__PURE__ */ v.optional(audience),
   contract: DebriefContractSchema,
 });
 
@@ -203,20 +214,23 @@ export interface Debrief {
  * v.parse(DebriefSchema, { externalId: 'weekly-2025-w01', id: 'db_1' });
  * ```
  */
-export const DebriefSchema: v.GenericSchema<Debrief> = v.looseObject({
-  externalId: v.string(),
-  source: v.optional(v.string()),
-  title: v.optional(v.string()),
-  summary: v.optional(v.string()),
-  status: v.optional(v.string()),
-  audience: v.optional(
-    v.looseObject({ type: v.string(), groupSlugs: v.optional(v.array(v.string())) }),
+export const DebriefSchema: v.GenericSchema<Debrief> = /* @__PURE__ */ v.looseObject({
+  externalId: /* @__PURE__ */ v.string(),
+  source: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  title: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  summary: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  status: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  audience: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.looseObject({
+      type: /* @__PURE__ */ v.string(),
+      groupSlugs: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.array(/* @__PURE__ */ v.string())),
+    }),
   ),
-  contract: v.optional(
-    v.looseObject({
-      version: v.optional(v.string()),
-      title: v.optional(v.string()),
-      summary: v.optional(v.string()),
+  contract: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.looseObject({
+      version: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+      title: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+      summary: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
     }),
   ) as v.GenericSchema<(Partial<DebriefContract> & Record<string, unknown>) | undefined>,
 });

@@ -31,14 +31,15 @@ export interface SharedSkillInput {
  * v.parse(SharedSkillInputSchema, { name: 'Pricing', instructions: 'Quote list prices.' });
  * ```
  */
-export const SharedSkillInputSchema: v.GenericSchema<SharedSkillInput> = writerObject({
-  name: nonEmptyString,
-  slug: v.optional(slug),
-  instructions: nonEmptyString,
-  description: v.optional(text),
-  targets: v.optional(stringList),
-  status: v.optional(nonEmptyString),
-});
+export const SharedSkillInputSchema: v.GenericSchema<SharedSkillInput> =
+  /* @__PURE__ */ writerObject({
+    name: nonEmptyString,
+    slug: /* @__PURE__ */ v.optional(slug),
+    instructions: nonEmptyString,
+    description: /* @__PURE__ */ v.optional(text),
+    targets: /* @__PURE__ */ v.optional(stringList),
+    status: /* @__PURE__ */ v.optional(nonEmptyString),
+  });
 
 /**
  * A shared skill as the service returns it. Unknown fields (ids, timestamps, ...) are kept.
@@ -63,11 +64,11 @@ export interface SharedSkill {
  * v.parse(SharedSkillSchema, { name: 'Pricing', slug: 'pricing', id: 'sk_1' }).id; // 'sk_1'
  * ```
  */
-export const SharedSkillSchema: v.GenericSchema<SharedSkill> = v.looseObject({
-  name: v.string(),
-  slug: v.optional(v.string()),
-  instructions: v.optional(v.string()),
-  description: v.optional(v.string()),
-  targets: v.optional(v.array(v.string())),
-  status: v.optional(v.string()),
+export const SharedSkillSchema: v.GenericSchema<SharedSkill> = /* @__PURE__ */ v.looseObject({
+  name: /* @__PURE__ */ v.string(),
+  slug: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  instructions: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  description: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  targets: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.array(/* @__PURE__ */ v.string())),
+  status: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
 });

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { LOCAL_ORIGINS } from '../cors.js';
+import { createWorkspaceEmulator } from '../emulator.js';
 import { serveWorkspaceEmulator } from './serve.js';
 
 const usage = `Usage: svc-workspace-emulator [--port <n>] [--host <address>]
@@ -9,12 +11,19 @@ Any "Authorization: Bearer <key>" is accepted; each key has its own workspace.
 
   -p, --port   port to listen on (env PORT; default 4010, 0 picks a free port)
       --host   address to bind (env HOST; default 127.0.0.1)
+      --allow-origin <origin>
+               also accept browser calls from this origin (repeatable; pages on
+               localhost, 127.0.0.1 and [::1] are always accepted)
+      --max-body-bytes <n>
+               largest request body (default 1048576)
   -h, --help   show this help`;
 
 const { values } = parseArgs({
   options: {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    'allow-origin': { type: 'string', multiple: true },
+    'max-body-bytes': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -30,7 +39,20 @@ async function main(): Promise<void> {
     console.error(`Invalid port "${rawPort}"\n\n${usage}`);
     process.exit(2);
   }
-  const server = await serveWorkspaceEmulator({ port, host: values.host ?? process.env.HOST });
+  const maxBodyBytes = Number(values['max-body-bytes'] ?? 1024 * 1024);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    console.error(`Invalid --max-body-bytes "${values['max-body-bytes']}"\n\n${usage}`);
+    process.exit(2);
+  }
+  const emulator = createWorkspaceEmulator({
+    allowedOrigins: [...LOCAL_ORIGINS, ...(values['allow-origin'] ?? [])],
+    maxBodyBytes,
+  });
+  const server = await serveWorkspaceEmulator({
+    port,
+    host: values.host ?? process.env.HOST,
+    emulator,
+  });
   console.log(`svc workspace emulator listening on ${server.url}`);
   const stop = (): void => {
     server.close().then(

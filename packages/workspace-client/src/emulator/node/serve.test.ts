@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../../client/create-workspace-client.js';
 import { defineDebrief } from '../../debrief/define-debrief.js';
 import { AuthenticationError } from '../../errors/authentication-error.js';
+import { createWorkspaceEmulator } from '../emulator.js';
 import { type RunningEmulator, serveWorkspaceEmulator } from './serve.js';
 
 let running: RunningEmulator;
@@ -41,6 +42,32 @@ describe('serveWorkspaceEmulator', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect(response.headers.get('access-control-allow-headers')).toBe('authorization,content-type');
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it('refuses a body over the limit with 413 without buffering it', async () => {
+    const small = await serveWorkspaceEmulator({
+      emulator: createWorkspaceEmulator({ maxBodyBytes: 1024 }),
+    });
+    try {
+      const response = await fetch(`${small.url}/api/v1/org/skills`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer wk_test_example', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Big', instructions: 'x'.repeat(4 * 1024 * 1024) }),
+      });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+      expect(small.emulator.workspace('wk_test_example').skills).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('refuses a foreign origin over HTTP', async () => {
+    const response = await fetch(`${running.url}/api/v1/org/skills`, {
+      headers: { authorization: 'Bearer wk_test_example', origin: 'https://evil.example' },
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('rejects calls without a bearer key with a CORS-readable 401', async () => {
@@ -86,6 +113,17 @@ describe('svc-workspace-emulator bin', () => {
   it('takes the port from PORT', async () => {
     const line = await start([], { PORT: '0' });
     expect(line).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('accepts --allow-origin for a non-local page', async () => {
+    const line = await start(['--port', '0', '--allow-origin', 'https://app.example']);
+    const url = /listening on (http:\/\/\S+)$/.exec(line)?.[1];
+    const status = async (origin: string) =>
+      (await fetch(`${url}/api/v1/org/skills`, { headers: { authorization: 'Bearer k', origin } }))
+        .status;
+    expect(await status('https://app.example')).toBe(200);
+    expect(await status('http://localhost:5173')).toBe(200);
+    expect(await status('https://other.example')).toBe(403);
   });
 
   it('refuses an invalid port with exit code 2', async () => {

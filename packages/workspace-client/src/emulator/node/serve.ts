@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.js';
 
 /** Options of `serveWorkspaceEmulator`. */
@@ -22,28 +23,30 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
-async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+function toRequest(req: IncomingMessage, origin: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   const method = req.method ?? 'GET';
-  let body: Uint8Array<ArrayBuffer> | undefined;
-  if (method !== 'GET' && method !== 'HEAD') {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of req) chunks.push(chunk as Uint8Array);
-    body = new Uint8Array(Buffer.concat(chunks));
-  }
+  // The body is streamed, not buffered: the emulator reads it up to its `maxBodyBytes`.
+  const streamed = method !== 'GET' && method !== 'HEAD';
   return new Request(new URL(req.url ?? '/', origin), {
     method,
     headers,
-    ...(body === undefined ? {} : { body }),
-  });
+    ...(streamed
+      ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }
+      : {}),
+  } as RequestInit);
 }
 
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+async function send(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers = Object.fromEntries(response.headers);
+  // A body the emulator did not read to the end (too large, or refused before reading) is not
+  // drained: the connection closes after the answer.
+  if (!req.complete) headers.connection = 'close';
+  res.writeHead(response.status, headers);
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
@@ -67,12 +70,14 @@ export async function serveWorkspaceEmulator(
   const host = options.host ?? '127.0.0.1';
   let origin = '';
   const server = createServer((req, res) => {
-    toRequest(req, origin)
-      .then((request) => emulator.handle(request))
-      .then((response) => send(res, response))
+    Promise.resolve()
+      .then(() => emulator.handle(toRequest(req, origin)))
+      .then((response) => send(req, res, response))
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end('{"error":{"code":"internal","message":"Emulator failure"}}');
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+        }
+        res.end('{"error":{"code":"internal_error","message":"Emulator failure"}}');
       });
   });
   await new Promise<void>((resolve, reject) => {
