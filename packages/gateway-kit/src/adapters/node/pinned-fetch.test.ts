@@ -216,6 +216,28 @@ describe('createPinnedFetch', () => {
     expect(receiver.connections).toBe(1);
   });
 
+  it('streams the response body, and aborting the signal errors it and closes the socket', async () => {
+    const closed: Promise<unknown>[] = [];
+    const receiver = await startReceiver((req, res) => {
+      closed.push(once(req.socket, 'close'));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first part'); // and never end
+    });
+    const pinnedFetch = createPinnedFetch({
+      urlPolicy: { allowInsecureLoopback: true },
+      resolveHost: async () => ['127.0.0.1'],
+    });
+    const controller = new AbortController();
+    const response = await pinnedFetch(`http://localhost:${receiver.port}/stream`, {
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('first part');
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+    await Promise.all(closed);
+  });
+
   it('is a fetch deliverCallback can use', async () => {
     const receiver = await startReceiver();
     const urlPolicy = { allowInsecureLoopback: true };

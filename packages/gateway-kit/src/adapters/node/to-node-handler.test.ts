@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
 import { defineAction } from '../../actions/define-action.ts';
+import { GatewayConfigError } from '../../gateway/gateway-config-error.ts';
 import { invokeBody } from '../../testing/index.ts';
 import { type RunningServer, serve } from './serve.ts';
 import { toNodeHandler } from './to-node-handler.ts';
@@ -131,6 +132,14 @@ describe('@svc/gateway-kit/node', () => {
       expect(response.status).toBeLessThan(500);
     }
     expect((await fetch(`${running.url}/v1/manifest`, { headers })).status).toBe(200);
+  });
+});
+
+describe('toNodeHandler options', () => {
+  it('refuses drain limits that are not non-negative integers', () => {
+    expect(() => toNodeHandler(gateway, { drainMaxBytes: -1 })).toThrow(GatewayConfigError);
+    expect(() => toNodeHandler(gateway, { drainTimeoutMs: Number.NaN })).toThrow(/drainTimeoutMs/);
+    expect(typeof toNodeHandler(gateway, { drainMaxBytes: 0, drainTimeoutMs: 0 })).toBe('function');
   });
 });
 

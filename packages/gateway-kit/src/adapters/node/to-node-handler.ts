@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../../gateway/create-gateway.ts';
+import { GatewayConfigError } from '../../gateway/gateway-config-error.ts';
 import { handlerOf, supplyCallbackDefaults } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
@@ -25,7 +26,7 @@ export interface NodeHandlerOptions {
    * discards up to this many bytes of the body, so that the caller — or the proxy in front —
    * reads the reply instead of a connection reset; the connection is then closed. A caller that
    * sends more (or declares more in `Content-Length`) gets the reply at once and the connection
-   * is dropped. Defaults to 16 MiB.
+   * is dropped. Defaults to 16 MiB; `0` drops every such connection at once.
    */
   readonly drainMaxBytes?: number;
   /**
@@ -234,6 +235,11 @@ function sendReply(
   });
 }
 
+function nonNegative(name: string, value: number): number {
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new GatewayConfigError(`toNodeHandler: ${name} must be a non-negative integer.`);
+}
+
 const INTERNAL_ERROR: GatewayReply = {
   status: 500,
   headers: { 'content-type': 'application/json' },
@@ -256,6 +262,10 @@ export function toNodeHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = handlerOf(gateway);
   const trustProxy = options.trustProxy ?? false;
+  const limits: DrainLimits = {
+    maxBytes: nonNegative('drainMaxBytes', options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES),
+    timeoutMs: nonNegative('drainTimeoutMs', options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
+  };
   // Callbacks from Node connect only to the addresses the URL policy allows, checked when the
   // connection is made (no DNS rebinding), unless the gateway's options chose a fetch.
   if (options.pinCallbackAddresses !== false) {
@@ -264,10 +274,6 @@ export function toNodeHandler(
       resolveHost: resolveHostWithNodeDns,
     }));
   }
-  const limits: DrainLimits = {
-    maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
-    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-  };
   return (req, res) => {
     handle(toCall(req as NodeRequest, res, trustProxy)).then(
       (reply) => sendReply(req, res, reply, limits),
