@@ -82,9 +82,20 @@ const ApprovalSchema: v.GenericSchema<Approval> = v.strictObject({
 const ApprovalViewSchema: v.GenericSchema<{ approval: Approval }> = v.strictObject({
   approval: ApprovalSchema,
 });
-const DecisionAnswerSchema: v.GenericSchema<{ approval: Approval; job?: Job }> = v.strictObject({
+// decide() answers the approved job with its links, as GET /v1/approvals/{id} shows it.
+const DecisionAnswerSchema: v.GenericSchema<{
+  approval: Approval;
+  job?: { jobId: string; status: Job['status']; statusUrl: string; cancelUrl: string };
+}> = v.strictObject({
   approval: ApprovalSchema,
-  job: v.exactOptional(JobSchema),
+  job: v.exactOptional(
+    v.strictObject({
+      jobId: v.string(),
+      status: v.picklist(['queued', 'running', 'completed', 'failed', 'cancelled']),
+      statusUrl: v.pipe(v.string(), v.url()),
+      cancelUrl: v.pipe(v.string(), v.url()),
+    }),
+  ),
 });
 const JobCallbackSchema: v.GenericSchema<JobResultCallbackBody> = v.strictObject({
   job: JobSchema,
