@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
 import type { CheckReport } from '../src/check/report.ts';
 import { BROKEN_GATEWAYS } from './fixtures/broken-gateways.ts';
@@ -10,14 +10,15 @@ const failedRules = (report: CheckReport) => [
 ];
 
 const gateways: { close(): Promise<void> }[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
 });
 
 describe('a gateway that breaks one rule', () => {
-  it.each(BROKEN_GATEWAYS.map((b) => [b.name, b] as const))(
+  // Each test has its own gateway: they run concurrently (the async fixture job takes 800 ms).
+  it.concurrent.for(BROKEN_GATEWAYS.map((b) => [b.name, b] as const))(
     '%s: only its rule fails',
-    async (_, broken) => {
+    async ([, broken], { expect }) => {
       const gateway = referenceGateway();
       gateways.push(gateway);
       const report = await checkGateway({
