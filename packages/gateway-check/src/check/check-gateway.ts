@@ -10,7 +10,12 @@ import { checkInvokeRequests, type Probe } from './checks/invoke-request.ts';
 import { checkManifest } from './checks/manifest.ts';
 import type { CheckReport, CheckResult } from './report.ts';
 
-/** Options of {@link checkGateway}. */
+/**
+ * Options of {@link checkGateway}.
+ *
+ * @example
+ * const options: CheckGatewayOptions = { url: 'http://127.0.0.1:8787', token, only: ['auth-bearer'] };
+ */
 export interface CheckGatewayOptions {
   /** The gateway base address, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;

@@ -3,6 +3,9 @@ import type { RuleId } from '../contract/rules.ts';
 /**
  * `passed`: the gateway did what the rule says; `failed`: it did not (the message says what it did);
  * `skipped`: the check could not run (the message says why) — never counted as a pass.
+ *
+ * @example
+ * const failed = report.checks.filter((c) => c.status === ('failed' satisfies CheckStatus));
  */
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 

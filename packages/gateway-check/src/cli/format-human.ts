@@ -3,7 +3,12 @@ import { RULES } from '../contract/rules.ts';
 
 const MARK = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
 
-/** One line (two for failures and skips) per check, as printed while the run goes. */
+/**
+ * One line (two for failures and skips) per check, as printed while the run goes.
+ *
+ * @example
+ * await checkGateway({ url, token, onCheck: (result) => console.log(formatCheck(result)) });
+ */
 export function formatCheck(result: CheckResult): string {
   const line = `${MARK[result.status]}  ${result.id}  ${result.title}`;
   if (result.status === 'passed') return line;

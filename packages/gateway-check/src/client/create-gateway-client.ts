@@ -15,7 +15,12 @@ import { expectAnswer } from './answers.ts';
 import { type JobHandle, waitForJob } from './job-handle.ts';
 import type { ActionInput, TypedActionLike } from './typed-action.ts';
 
-/** Options of {@link createGatewayClient}. */
+/**
+ * Options of {@link createGatewayClient}.
+ *
+ * @example
+ * const options: GatewayClientOptions = { url: 'https://gateway.example.com', token, timeoutMs: 5_000 };
+ */
 export interface GatewayClientOptions {
   /** The gateway base address (`{gateway_url}`), e.g. `https://gateway.example.com`. */
   readonly url: string;
@@ -27,7 +32,12 @@ export interface GatewayClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** What an invoke sends besides the action and its input; every field has a default. */
+/**
+ * What an invoke sends besides the action and its input; every field has a default.
+ *
+ * @example
+ * await client.invoke('lookup-account', { accountId: 'acc_1001' }, { meeting: { id: 'm1', roomName: 'Weekly' } });
+ */
 export interface InvokeOptions {
   readonly invocationId?: string;
   readonly idempotencyKey?: string;

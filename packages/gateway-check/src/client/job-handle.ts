@@ -1,7 +1,12 @@
 import type { Job } from '../contract/job.ts';
 import { GatewayClientError } from '../errors/gateway-client-error.ts';
 
-/** Options of {@link JobHandle.wait}. */
+/**
+ * Options of {@link JobHandle.wait}.
+ *
+ * @example
+ * await handle.wait({ pollIntervalMs: 250, signal: AbortSignal.timeout(60_000) });
+ */
 export interface WaitOptions {
   /** Stops waiting (the promise rejects with an `aborted` error); the job itself goes on. */
   readonly signal?: AbortSignal;

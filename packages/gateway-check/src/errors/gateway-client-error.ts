@@ -6,6 +6,9 @@ import type { RuleId } from '../contract/rules.ts';
  * - `gateway`: the gateway answered an error envelope (`status`, `error` tell which);
  * - `contract`: the gateway answered something the contract forbids (`rule` names the rule);
  * - `network`, `timeout`, `aborted`, `too-large`: no (complete) answer arrived.
+ *
+ * @example
+ * const retry = (kind: GatewayClientErrorKind) => kind === 'network' || kind === 'timeout';
  */
 export type GatewayClientErrorKind =
   | 'gateway'
@@ -15,7 +18,12 @@ export type GatewayClientErrorKind =
   | 'aborted'
   | 'too-large';
 
-/** What a {@link GatewayClientError} is made of. */
+/**
+ * What a {@link GatewayClientError} is made of.
+ *
+ * @example
+ * new GatewayClientError({ kind: 'timeout', message: 'no answer within 10000 ms' });
+ */
 export interface GatewayClientErrorInit {
   readonly kind: GatewayClientErrorKind;
   readonly message: string;

@@ -1,6 +1,11 @@
 import { GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
 
-/** A `fetch`-compatible function (the global one, or a gateway's own `fetch` handler). */
+/**
+ * A `fetch`-compatible function (the global one, or a gateway's own `fetch` handler).
+ *
+ * @example
+ * const inProcess: FetchLike = (input, init) => gateway.fetch(new Request(input, init));
+ */
 export type FetchLike = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 /** One request to a gateway. */

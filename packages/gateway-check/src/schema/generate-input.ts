@@ -5,7 +5,12 @@ import { samplePattern } from './regex-sample.ts';
 // integers (minimum, maximum, exclusive bounds, multipleOf), booleans, null, arrays, const, enum,
 // anyOf/oneOf (first branch that can be generated). Anything else is reported as skipped.
 
-/** A generated value, or why none could be generated. */
+/**
+ * A generated value, or why none could be generated.
+ *
+ * @example
+ * const generated: Generated = generate({ type: 'object' }); // { value: {} }
+ */
 export type Generated = { readonly value: unknown } | { readonly skip: string };
 
 type Schema = Record<string, unknown>;
