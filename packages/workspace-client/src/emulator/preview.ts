@@ -18,6 +18,11 @@ export function escapeHtml(value: unknown): string {
  * Security headers of every preview page: no script runs in the page, and each canvas page's
  * HTML runs in an `<iframe sandbox>` (no scripts, no same-origin access, no forms, no
  * navigation of the preview), so a debrief cannot act on the emulator.
+ *
+ * @example
+ * ```ts
+ * new Response(renderDebrief(debrief), { headers: PREVIEW_HEADERS });
+ * ```
  */
 export const PREVIEW_HEADERS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({
   'content-type': 'text/html; charset=utf-8',
@@ -71,7 +76,7 @@ const speech = (text: unknown, label: string): string =>
  * @example
  * ```ts
  * const html = renderDebrief(defineDebrief({ externalId: 'w1', title: 'W1', pages }));
- * return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+ * return new Response(html, { headers: PREVIEW_HEADERS });
  * ```
  */
 export function renderDebrief(debrief: unknown, back?: { href: string; label: string }): string {
