@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { createWorkspaceClient } from '../client/create-workspace-client.js';
 import { WorkspaceApiError } from '../errors/api-error.js';
+import { WorkspaceConfigError } from '../errors/config-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { applyPlan } from './apply.js';
 import { formatIssues, formatPlan } from './format.js';
@@ -223,9 +224,11 @@ run(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // Unusable settings (e.g. a --base-url that is not an http(s) URL) are usage errors too.
     if (
       error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+      error instanceof WorkspaceConfigError ||
+      (error as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS')
     ) {
       process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = EXIT.usage;

@@ -37,7 +37,15 @@ export interface RetryEvent {
   readonly path: string;
 }
 
-/** What the service answered to a successful call (the last attempt's response). */
+/**
+ * What the service answered to a successful call (the last attempt's response).
+ *
+ * @example
+ * ```ts
+ * const { response } = await client.skills.upsert(skill).withResponse();
+ * if (response.status === 201) console.log('created', response.requestId);
+ * ```
+ */
 export interface ResponseInfo {
   /** HTTP status, e.g. `201` for a created and `200` for a replaced upsert. */
   readonly status: number;
@@ -47,7 +55,14 @@ export interface ResponseInfo {
   readonly requestId: string | undefined;
 }
 
-/** What `withResponse()` resolves to: the call's result and the response it came from. */
+/**
+ * What `withResponse()` resolves to: the call's result and the response it came from.
+ *
+ * @example
+ * ```ts
+ * const { data, response }: WithResponse<Debrief> = await client.debriefs.get(id).withResponse();
+ * ```
+ */
 export interface WithResponse<T> {
   readonly data: T;
   readonly response: ResponseInfo;
@@ -68,7 +83,14 @@ export interface WorkspacePromise<T> extends Promise<T> {
   withResponse(): Promise<WithResponse<T>>;
 }
 
-/** What `onRequest` sees before each attempt is sent. */
+/**
+ * What `onRequest` sees before each attempt is sent.
+ *
+ * @example
+ * ```ts
+ * createWorkspaceClient({ baseUrl, apiKey, onRequest: (e) => log.debug(e.method, e.url, e.headers) });
+ * ```
+ */
 export interface RequestEvent {
   readonly method: string;
   /** Absolute request URL. */
@@ -79,7 +101,18 @@ export interface RequestEvent {
   readonly retryCount: number;
 }
 
-/** What `onResponse` sees for each answered attempt (including error statuses). */
+/**
+ * What `onResponse` sees for each answered attempt (including error statuses).
+ *
+ * @example
+ * ```ts
+ * createWorkspaceClient({
+ *   baseUrl,
+ *   apiKey,
+ *   onResponse: (e) => log.info(`${e.method} ${e.url} ${e.status} ${e.requestId} ${e.durationMs} ms`),
+ * });
+ * ```
+ */
 export interface ResponseEvent extends ResponseInfo {
   readonly method: string;
   readonly url: string;

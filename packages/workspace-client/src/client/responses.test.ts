@@ -1,6 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.js';
+import { defineDebrief } from '../debrief/define-debrief.js';
 import { createWorkspaceEmulator } from '../emulator/emulator.js';
 import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.js';
 import { createWorkspaceClient } from './create-workspace-client.js';
@@ -25,6 +26,29 @@ describe('withResponse()', () => {
     expect(second.data.slug).toBe('pricing');
     // The request id is the one the emulator logged for that request.
     expect(emulator.requests.map((r) => r.status)).toEqual([201, 200]);
+  });
+
+  it('gives the request id of a successful debrief upsert, as the service logged it', async () => {
+    const emulator = createWorkspaceEmulator();
+    const seen: string[] = [];
+    const emulated = client({
+      fetch: async (input, init) => {
+        const response = await emulator.handle(new Request(input, init));
+        seen.push(response.headers.get('x-request-id') ?? '');
+        return response;
+      },
+    });
+    const debrief = defineDebrief({
+      externalId: 'weekly-2025-w01',
+      title: 'Week 1',
+      pages: [{ title: 'Overview', html: '<h1>Hi</h1>' }],
+    });
+    const { data, response } = await emulated.debriefs.upsert(debrief).withResponse();
+    expect(data.externalId).toBe('weekly-2025-w01');
+    expect(response.status).toBe(201);
+    expect(response.requestId).toBe(seen[0]);
+    const again = await emulated.debriefs.get('weekly-2025-w01').withResponse();
+    expect(again.response).toMatchObject({ status: 200, requestId: seen[1] });
   });
 
   it('sends one request whichever form is used, and resolves plain data when awaited', async () => {

@@ -1,7 +1,15 @@
 /** Which browser origins may call the emulator: a list (exact strings or patterns) or a test. */
 export type OriginPolicy = readonly (string | RegExp)[] | ((origin: string) => boolean);
 
-/** Pages served from this machine: `http(s)://localhost`, `127.0.0.1` or `[::1]`, any port. */
+/**
+ * Pages served from this machine: `http(s)://localhost`, `127.0.0.1` or `[::1]`, any port.
+ * The emulator's default `allowedOrigins`.
+ *
+ * @example
+ * ```ts
+ * createWorkspaceEmulator({ allowedOrigins: [...LOCAL_ORIGINS, 'https://app.example'] });
+ * ```
+ */
 export const LOCAL_ORIGINS: readonly RegExp[] = /* @__PURE__ */ Object.freeze([
   /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/,
 ]);

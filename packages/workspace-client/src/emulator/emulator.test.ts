@@ -214,6 +214,22 @@ describe('emulator hardening', () => {
     expect(await codeOf(third)).toBe('quota_exceeded');
   });
 
+  it('bounds the bytes stored over all workspaces, and frees them on delete', async () => {
+    const emulator = createWorkspaceEmulator({ maxStoredBytes: 2000 });
+    const big = (slug: string) => JSON.stringify({ ...skill, slug, instructions: 'x'.repeat(700) });
+    expect((await post(emulator, big('a'))).status).toBe(201);
+    expect((await post(emulator, big('b'))).status).toBe(201);
+    const full = await post(emulator, big('c'));
+    expect(full.status).toBe(409);
+    expect(await codeOf(full)).toBe('quota_exceeded');
+    // Replacing with a same-size object fits; deleting frees room.
+    expect((await post(emulator, big('a'))).status).toBe(200);
+    expect((await call(emulator, '/api/v1/org/skills/b', { method: 'DELETE' })).status).toBe(204);
+    expect((await post(emulator, big('c'))).status).toBe(201);
+    emulator.reset();
+    expect((await post(emulator, big('d'))).status).toBe(201);
+  });
+
   it('keeps only the last 1000 recorded requests', async () => {
     const emulator = createWorkspaceEmulator();
     for (let i = 0; i < 1005; i += 1) await call(emulator, '/api/v1/org/skills');

@@ -61,8 +61,10 @@ export interface WorkspaceEmulatorOptions {
   maxBodyBytes?: number | undefined;
   /** Most objects per collection (skills, agents, debriefs) of a workspace. Default 1000. */
   maxItems?: number | undefined;
-  /** Most workspaces (distinct keys) kept. Default 100. */
+  /** Most workspaces (distinct keys) kept. Default 1000. */
   maxWorkspaces?: number | undefined;
+  /** Most bytes of stored objects (as JSON) over all workspaces. Default 64 MiB. */
+  maxStoredBytes?: number | undefined;
   /**
    * Serve the debrief preview pages under `{basePath}/_preview/` (a list of stored debriefs, and
    * one page per debrief showing it as presented). Default `true`.
@@ -146,7 +148,11 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxItems = options.maxItems ?? 1000;
-  const maxWorkspaces = options.maxWorkspaces ?? 100;
+  const maxWorkspaces = options.maxWorkspaces ?? 1000;
+  const maxStoredBytes = options.maxStoredBytes ?? 64 * 1024 * 1024;
+  /** Size (JSON characters) of every stored row, and their total. */
+  const sizes = new WeakMap<Row, number>();
+  let storedBytes = 0;
   const previewRoot = `${root.slice(0, -PREFIX.length)}/_preview`;
   const workspaces = new Map<string, Workspace>();
   let faults: (EmulatorFault & { remaining: number })[] = [];
@@ -189,6 +195,9 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       updatedAt: stamp,
     };
     table.set(key, row);
+    const size = JSON.stringify(row).length;
+    sizes.set(row, size);
+    storedBytes += size - (previous === undefined ? 0 : (sizes.get(previous) ?? 0));
     return { row: structuredClone(row), created: previous === undefined };
   };
 
@@ -230,6 +239,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
       }
       if (method === 'GET') return jsonResponse(200, found);
       table.delete(key);
+      storedBytes -= sizes.get(found) ?? 0;
       return new Response(null, { status: 204 });
     }
     if (method === 'GET') return jsonResponse(200, [...table.values()]);
@@ -293,6 +303,16 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
         `This workspace already holds ${maxItems} ${name}; delete some first`,
       );
     }
+    const previous = table.get(key);
+    const growth =
+      JSON.stringify(input).length - (previous === undefined ? 0 : (sizes.get(previous) ?? 0));
+    if (storedBytes + growth > maxStoredBytes) {
+      return errorResponse(
+        409,
+        'quota_exceeded',
+        `The emulator already stores close to ${maxStoredBytes} bytes; delete something first`,
+      );
+    }
     const { row, created } = upsert(
       table,
       key,
@@ -353,6 +373,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     },
     reset() {
       workspaces.clear();
+      storedBytes = 0;
       faults = [];
       requests.length = 0;
     },

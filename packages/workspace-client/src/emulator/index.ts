@@ -7,4 +7,10 @@ export {
   type WorkspaceEmulatorOptions,
   type WorkspaceSnapshot,
 } from './emulator.js';
-export { escapeHtml, type PreviewListItem, renderDebrief, renderDebriefList } from './preview.js';
+export {
+  escapeHtml,
+  PREVIEW_HEADERS,
+  type PreviewListItem,
+  renderDebrief,
+  renderDebriefList,
+} from './preview.js';

@@ -1,4 +1,11 @@
-/** Escapes text for HTML content and quoted attribute values. */
+/**
+ * Escapes text for HTML content and quoted attribute values.
+ *
+ * @example
+ * ```ts
+ * escapeHtml('<b>"Q3" & more</b>'); // '&lt;b&gt;&quot;Q3&quot; &amp; more&lt;/b&gt;'
+ * ```
+ */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(
     /[&<>"']/g,
@@ -11,6 +18,11 @@ export function escapeHtml(value: unknown): string {
  * Security headers of every preview page: no script runs in the page, and each canvas page's
  * HTML runs in an `<iframe sandbox>` (no scripts, no same-origin access, no forms, no
  * navigation of the preview), so a debrief cannot act on the emulator.
+ *
+ * @example
+ * ```ts
+ * new Response(renderDebrief(debrief), { headers: PREVIEW_HEADERS });
+ * ```
  */
 export const PREVIEW_HEADERS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({
   'content-type': 'text/html; charset=utf-8',
@@ -59,7 +71,13 @@ const speech = (text: unknown, label: string): string =>
  * Renders a debrief as it is presented: the opening speech, each canvas page (its HTML in a
  * sandboxed frame) with the speech said over it, and the spoken sections with their `pageIndex`
  * and `delivery`. Reads the debrief loosely, so a stored debrief with missing parts still
- * renders what it has.
+ * renders what it has. Serve it with `PREVIEW_HEADERS` (no script, sandboxed frames).
+ *
+ * @example
+ * ```ts
+ * const html = renderDebrief(defineDebrief({ externalId: 'w1', title: 'W1', pages }));
+ * return new Response(html, { headers: PREVIEW_HEADERS });
+ * ```
  */
 export function renderDebrief(debrief: unknown, back?: { href: string; label: string }): string {
   const d = record(debrief);
@@ -125,7 +143,14 @@ export interface PreviewListItem {
   readonly debrief: unknown;
 }
 
-/** Renders the list of stored debriefs. */
+/**
+ * Renders a list of debriefs, each linking to its preview page.
+ *
+ * @example
+ * ```ts
+ * renderDebriefList([{ href: '/_preview/1/w1', workspace: 'workspace 1', debrief }]);
+ * ```
+ */
 export function renderDebriefList(items: readonly PreviewListItem[]): string {
   const rows = items
     .map(({ href, workspace, debrief }) => {

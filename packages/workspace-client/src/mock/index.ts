@@ -18,7 +18,10 @@ export interface WorkspaceHandlersOptions {
    * `basePath`; an emulator you pass needs the same `basePath`.
    */
   baseUrl?: string | undefined;
-  /** Emulator to answer with; a fresh one by default. */
+  /**
+   * Emulator to answer with. Default: a fresh one that accepts every `Origin` (the handlers run
+   * inside your own test or page, so there is no foreign site to keep out).
+   */
   emulator?: WorkspaceEmulator | undefined;
 }
 
@@ -40,6 +43,7 @@ export interface WorkspaceHandlersOptions {
 export function workspaceHandlers(options: WorkspaceHandlersOptions = {}): HttpHandler[] {
   const origin = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
   const basePath = origin === '*' ? '' : new URL(origin).pathname;
-  const emulator = options.emulator ?? createWorkspaceEmulator({ basePath });
+  const emulator =
+    options.emulator ?? createWorkspaceEmulator({ basePath, allowedOrigins: () => true });
   return [http.all(`${origin}/api/v1/org/*`, ({ request }) => emulator.handle(request))];
 }

@@ -126,4 +126,20 @@ describe('workspace emulator through msw', () => {
       server.listen({ onUnhandledFrame: 'error' });
     }
   });
+
+  it('answers pages of any origin when it creates the emulator (msw runs inside the page)', async () => {
+    const own = setupServer(...workspaceHandlers({ baseUrl: 'https://own.test' }));
+    server.close();
+    own.listen({ onUnhandledFrame: 'error' });
+    try {
+      const response = await fetch('https://own.test/api/v1/org/skills', {
+        headers: { authorization: 'Bearer wk_test_example', origin: 'https://storybook.example' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://storybook.example');
+    } finally {
+      own.close();
+      server.listen({ onUnhandledFrame: 'error' });
+    }
+  });
 });
