@@ -1,3 +1,5 @@
+import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
+import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
 import { DEFAULT_LIMITS } from '../quotas/limits.ts';
 import { DEFAULT_QUOTAS } from '../quotas/quotas.ts';
 import type { GatewayOptions } from './create-gateway.ts';
@@ -212,7 +214,8 @@ function validateCallbacks(callbacks: unknown): void {
       'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
     );
   }
-  if (callbacks.signingSecret !== undefined) {
+  // Present but undefined: an unset environment variable would silently send unsigned callbacks.
+  if ('signingSecret' in callbacks) {
     requireString('callbacks.signingSecret', callbacks.signingSecret, 'expected "whsec_<base64>".');
   }
   if (callbacks.urlPolicy !== undefined && !isPlainObject(callbacks.urlPolicy)) {
@@ -224,6 +227,13 @@ function validateCallbacks(callbacks: unknown): void {
   }
   for (const name of ['resolveHost', 'fetch', 'onDeliveryFailed', 'onAttempt']) {
     optionalFunction(`callbacks.${name}`, callbacks[name]);
+  }
+  try {
+    validateDeliverySettings(callbacks);
+  } catch (error) {
+    if (!(error instanceof CallbackConfigError)) throw error;
+    // Same message (it never contains the value), with the option's full path.
+    fail(`createGateway: callbacks.${error.message}`);
   }
 }
 
