@@ -62,13 +62,22 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A snippet that starts a server is a gateway: its manifest must answer with the token. */
+/**
+ * A snippet that keeps a server running is a gateway: its manifest must answer 200 with at least
+ * one action for the token. Anything else throws (see runSnippet).
+ */
 async function probeGateway(url: string) {
   const response = await fetch(`${url}/v1/manifest`, {
     headers: { authorization: `Bearer ${SNIPPET_ENV.GATEWAY_TOKEN}` },
   });
-  const body = (await response.json()) as { actions?: { id: string }[] };
-  return { status: response.status, actions: body.actions?.map((a) => a.id) ?? [] };
+  const body = (await response.json().catch(() => ({}))) as { actions?: { id: string }[] };
+  const actions = body.actions?.map((a) => a.id) ?? [];
+  if (response.status !== 200 || actions.length === 0) {
+    throw new Error(
+      `${url}/v1/manifest answered ${response.status} with ${actions.length} actions`,
+    );
+  }
+  return { status: response.status, actions };
 }
 
 describe('README and docs code blocks', () => {
