@@ -38,6 +38,10 @@ describe('createGateway names the exact path and the kind of value it received',
   it.each([
     [{ auth: { tokens: [''] } }, 'auth.tokens[0] is an empty string'],
     [
+      { auth: { tokens: [] } },
+      'auth.tokens is an empty array: is an environment variable unset? (expected a list of at least one token)',
+    ],
+    [
       { auth: { tokens: ['ok', ' spaced '] } },
       'auth.tokens[1] is a string with surrounding spaces',
     ],

@@ -76,7 +76,7 @@ export function describeKind(value: unknown): string {
  */
 function refuse(path: string, value: unknown, expected: string, fromEnv = false): never {
   const hint =
-    fromEnv && (value === undefined || value === '')
+    fromEnv && (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
       ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
       : expected;
   throw new GatewayConfigError(`createGateway: ${path} is ${describeKind(value)}: ${hint}`);
@@ -134,7 +134,7 @@ function validateAuth(auth: unknown): void {
   }
   const tokens = auth.tokens;
   if (!Array.isArray(tokens) || tokens.length === 0) {
-    refuse('auth.tokens', tokens, 'expected a list of at least one token.');
+    refuse('auth.tokens', tokens, 'expected a list of at least one token.', true);
   }
   tokens.forEach((entry: unknown, index) => {
     const path = `auth.tokens[${index}]`;
