@@ -38,12 +38,6 @@ const label = (s: { source: string; line: number }) => `${relative(repoRoot, s.s
  */
 const PENDING: readonly { file: string; message: RegExp; until: string; run?: false }[] = [
   {
-    file: 'docs/approvals.md',
-    message: /Property 'statusUrl' does not exist on type 'Job'/,
-    until:
-      'gateway.approvals.decide() returns the job links { jobId, status, statusUrl, cancelUrl }',
-  },
-  {
     file: 'docs/security.md',
     message: /./,
     until: 'docs/security.md is rewritten by the hardening change (its blocks are fragments)',
