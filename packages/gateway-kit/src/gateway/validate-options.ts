@@ -28,6 +28,11 @@ const OPTION_NAMES = [
   'waitUntil',
   'now',
 ] as const satisfies readonly (keyof GatewayOptions)[];
+// Every option of GatewayOptions must be listed, or it would be refused as unknown at runtime:
+// this line stops compiling, naming the missing key, when one is added to the interface only.
+type UnlistedOption = Exclude<keyof GatewayOptions, (typeof OPTION_NAMES)[number]>;
+const everyOptionListed: [UnlistedOption] extends [never] ? true : UnlistedOption = true;
+void everyOptionListed;
 const JOB_STORE_METHODS = ['create', 'get', 'update', 'requestCancel', 'onCancel', 'close'];
 const RECORD_STORE_METHODS = [
   'create',
