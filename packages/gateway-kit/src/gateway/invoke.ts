@@ -3,7 +3,7 @@ import { type ActionRejection, isActionRejection } from '../actions/action-rejec
 import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
 import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
-import { checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
+import { callbackUrlRefusalMessage, checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
 import { type InvokeRequest, InvokeRequestSchema } from '../contract/invoke-request.ts';
 import type {
   AcceptedResponse,
@@ -365,7 +365,7 @@ function refusedCallbackUrl(
     if (!checked.ok)
       issues.push({
         path: `callbacks.${field}`,
-        message: `Refused callback URL (${checked.reason})`,
+        message: callbackUrlRefusalMessage(checked.reason),
       });
   }
   return issues.length > 0
