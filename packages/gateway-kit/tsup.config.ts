@@ -13,4 +13,7 @@ export default defineConfig({
   platform: 'neutral',
   treeshake: true,
   splitting: true,
+  // SHA-256 for idempotency fingerprints, synchronous (no Web Crypto thread-pool round trip):
+  // bundled, so the CommonJS build needs no ESM-only dependency.
+  noExternal: ['@noble/hashes'],
 });

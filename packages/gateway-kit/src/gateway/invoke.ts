@@ -248,7 +248,7 @@ export async function handleInvoke(
   const scope =
     request.idempotencyKey === undefined
       ? undefined
-      : await idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
+      : idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
   if (approvalReason !== undefined) {
     const baseUrl = runtime.baseUrl(call.requestBase);
     const requested = await approvals.request({

@@ -24,17 +24,17 @@ export interface IdempotencyScope {
  * @example
  * const scope = await idempotencyScope(principal, action, 'key-1', { orderId: 'o1' });
  */
-export async function idempotencyScope(
+export function idempotencyScope(
   principal: Principal,
   action: Action,
   idempotencyKey: string,
   input: Record<string, unknown>,
-): Promise<IdempotencyScope> {
-  const [scopeId, fingerprint] = await Promise.all([
-    sha256Hex(canonicalJson([principal.id, action.id, idempotencyKey])),
-    sha256Hex(canonicalJson([action.id, input])),
-  ]);
-  return { principalId: principal.id, scopeId, fingerprint };
+): IdempotencyScope {
+  return {
+    principalId: principal.id,
+    scopeId: sha256Hex(canonicalJson([principal.id, action.id, idempotencyKey])),
+    fingerprint: sha256Hex(canonicalJson([action.id, input])),
+  };
 }
 
 /** A sync answer, and whether it invites a retry (crash of a retryable action, deadline, retryable refusal). */
