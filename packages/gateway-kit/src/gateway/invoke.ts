@@ -452,18 +452,25 @@ function runSync(
   runtime: GatewayRuntime,
   budgetMs: number,
 ): SyncOutcome | Promise<SyncOutcome> {
-  // Created on first use: a handler that answers synchronously without reading `signal` (the
-  // common lookup) costs no AbortController, which on Node is a heavyweight EventTarget.
+  // Created on first use: a handler that never reads `signal` (the common lookup, sync or async)
+  // costs no AbortController — on Node a heavyweight EventTarget — and no disconnect listener.
+  // Nothing would listen to an abort, so there is nothing to wire.
   let controller: AbortController | undefined;
-  const lazyController = (): AbortController => {
-    controller ??= new AbortController();
-    return controller;
-  };
   const context: ActionContext = {
     invocation,
     principal,
     get signal() {
-      return lazyController().signal;
+      if (!controller) {
+        const created = new AbortController();
+        controller = created;
+        const clientSignal = call.signal;
+        if (clientSignal?.aborted) created.abort(clientSignal.reason);
+        else
+          clientSignal?.addEventListener('abort', () => created.abort(clientSignal.reason), {
+            once: true,
+          });
+      }
+      return controller.signal;
     },
   };
   const failed = (error: unknown): SyncOutcome =>
@@ -480,10 +487,36 @@ function runSync(
   // A synchronous result cannot be interrupted: only a pending one needs a timer and a
   // disconnect listener (the node adapter creates its disconnect signal on first access).
   if (!isPromiseLike(returned)) return syncOutcomeOf(returned, action, invocation, runtime);
-  return raceBudget(returned, lazyController(), call, budgetMs).then(
-    (outcome) => syncOutcomeOf(outcome, action, invocation, runtime),
-    failed,
-  );
+  return settleWithin(returned, budgetMs, () =>
+    controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError')),
+  ).then((outcome) => syncOutcomeOf(outcome, action, invocation, runtime), failed);
+}
+
+/**
+ * `pending`, or {@link TIMED_OUT} once `budgetMs` passed (after calling `onTimeout`): one timer
+ * and one promise, the least a pending run can cost.
+ */
+function settleWithin<T>(
+  pending: PromiseLike<T>,
+  budgetMs: number,
+  onTimeout: () => void,
+): Promise<T | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout();
+      resolve(TIMED_OUT);
+    }, budgetMs);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Turns what `run` produced (or the timeout) into the sync answer. */

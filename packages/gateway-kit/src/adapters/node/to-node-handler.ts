@@ -133,10 +133,13 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
       if (!controller) {
         const created = new AbortController();
         controller = created;
-        res.once('close', () => {
+        const gone = (): void => {
           if (!res.writableFinished)
             created.abort(new DOMException('The client disconnected.', 'AbortError'));
-        });
+        };
+        // Asked for after the client left (an action reading `signal` late): abort at once.
+        if (res.closed) gone();
+        else res.once('close', gone);
       }
       return controller.signal;
     },
