@@ -1,9 +1,5 @@
-import {
-  createGateway,
-  type Gateway,
-  type GatewayOptions,
-  type ResolveHost,
-} from '@svc/gateway-kit';
+import { createGateway, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
+import type { ResolveHost } from '@svc/gateway-kit/callbacks';
 import { demoActions } from './actions.ts';
 
 /** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */

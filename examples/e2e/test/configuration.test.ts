@@ -1,5 +1,5 @@
 import { DEV_GATEWAY_TOKEN } from '@svc/example-demo-actions';
-import { ErrorEnvelopeSchema } from '@svc/gateway-kit';
+import { ErrorEnvelopeSchema } from '@svc/gateway-kit/contract';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningExample, startExample } from '../src/example-process.ts';

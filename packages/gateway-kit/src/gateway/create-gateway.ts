@@ -28,7 +28,7 @@ import { DEFAULT_QUOTAS, type Quotas } from '../quotas/quotas.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
-import { isStoreUnavailable } from '../store/store-errors.ts';
+import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
 import type { ApprovalPolicy, GatewayRuntime } from './gateway-runtime.ts';
 import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './handle-call.ts';
@@ -305,7 +305,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return isStoreUnavailable(error)
+      return isStoreUnavailableError(error)
         ? errorReply('unavailable')
         : errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
     }

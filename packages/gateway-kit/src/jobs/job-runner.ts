@@ -11,7 +11,7 @@ import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
 import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseQuota } from '../quotas/quotas.ts';
-import { isStoreUnavailable } from '../store/store-errors.ts';
+import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { toJobResource } from './job-resource.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
@@ -240,7 +240,7 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
     try {
       return await write();
     } catch (error) {
-      if (!isStoreUnavailable(error) || runtime.closing.aborted) throw error;
+      if (!isStoreUnavailableError(error) || runtime.closing.aborted) throw error;
       runtime.logger.warn?.('job result not stored yet, retrying', { retryInMs: delay });
       await new Promise<void>((resolve) => {
         const stop = (): void => {
