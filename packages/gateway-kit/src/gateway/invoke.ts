@@ -1,16 +1,23 @@
 import * as v from 'valibot';
 import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
+import { ActionResultSchema } from '../actions/action-result.ts';
 import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
+import {
+  describeIssues,
+  parseActionInput,
+  SAFE_PARSE_CONFIG,
+} from '../actions/validation-issues.ts';
 import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
 import { callbackUrlRefusalMessage, checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
+import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
+import { gatewayError } from '../contract/error-catalogue.ts';
 import { type InvokeRequest, InvokeRequestSchema } from '../contract/invoke-request.ts';
 import type {
   AcceptedResponse,
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
-import { gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonByteLength } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
@@ -23,14 +30,11 @@ import {
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
-import { isTerminal, type StoredJob } from '../jobs/job-store.ts';
 import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
-import { ActionResultSchema } from './action-result.ts';
-import { deadlineOf } from './deadline.ts';
-import { randomId } from './fingerprint.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from './gateway-runtime.ts';
-import { isPromiseLike, TIMED_OUT, withinBudget } from './time-budget.ts';
-import { describeIssues, parseActionInput, SAFE_PARSE_CONFIG } from './validation-issues.ts';
+import { deadlineOf } from '../runtime/deadline.ts';
+import { randomId } from '../runtime/fingerprint.ts';
+import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;

@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { lookupAccount } from '../../test/fixture-gateway.ts';
 import { defineAction } from '../actions/define-action.ts';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { createGateway, type GatewayOptions } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
 
 const quiet = { error: () => {}, warn: () => {} };
 const base = {

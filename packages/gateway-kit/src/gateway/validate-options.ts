@@ -1,10 +1,9 @@
 import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
 import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
-import { DEFAULT_LIMITS } from '../quotas/limits.ts';
-import { DEFAULT_QUOTAS } from '../quotas/quotas.ts';
-import type { GatewayOptions } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
-import { consoleLogger, type GatewayLogger } from './logger.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
+import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
+import type { GatewayOptions } from './gateway-options.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;

@@ -1,12 +1,12 @@
 import type { Action } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
-import { canonicalJson, sha256Hex } from '../gateway/fingerprint.ts';
-import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { errorReply } from '../http/replies.ts';
 import { claimQuota, extendQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import type { VersionedRecord } from '../records/record-store.ts';
+import { canonicalJson, sha256Hex } from '../runtime/fingerprint.ts';
 
 /** Where an idempotency key leads: stable ids derived from it, and the request's fingerprint. */
 export interface IdempotencyScope {

@@ -1,19 +1,19 @@
 import * as v from 'valibot';
 import { isActionRejection } from '../actions/action-rejection.ts';
+import { ActionResultSchema } from '../actions/action-result.ts';
 import type { Action, ActionContext, JobHandle } from '../actions/define-action.ts';
+import { describeIssues, parseActionInput } from '../actions/validation-issues.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
+import { gatewayError } from '../contract/error-catalogue.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { gatewayError } from '../errors/error-catalogue.ts';
-import { ActionResultSchema } from '../gateway/action-result.ts';
-import { deadlineOf } from '../gateway/deadline.ts';
-import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
-import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
-import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseQuota } from '../quotas/quotas.ts';
+import { deadlineOf } from '../runtime/deadline.ts';
+import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { toJobResource } from './job-resource.ts';
-import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
 // A finish write may race with progress writes of the same run; a few retries settle it.
 const MAX_FINISH_ATTEMPTS = 5;

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { GatewayConfigError } from '../../gateway/gateway-config-error.ts';
 import { handlerOf, supplyCallbackDefaults } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
