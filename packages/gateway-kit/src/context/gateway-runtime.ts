@@ -16,7 +16,10 @@ export type ApprovalPolicy = (request: {
   readonly principal: Principal;
 }) => boolean | string | Promise<boolean | string>;
 
-/** What a job keeps so it can run, report and call back. Opaque to stores. */
+/**
+ * What a job keeps so it can run, report and call back. Opaque to stores. Once the job finished,
+ * only `callbacks` and `fingerprint` are kept (the input and invocation are dropped).
+ */
 export interface JobPayload {
   readonly invocation: Invocation;
   readonly callbacks: InvokeRequest['callbacks'];

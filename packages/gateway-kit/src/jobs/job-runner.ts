@@ -213,6 +213,10 @@ export async function finishJob(
   update: JobUpdate,
 ): Promise<StoredJob | undefined> {
   let expected = job;
+  // Nothing a caller sent is kept past its use: the input and context leave with the result.
+  if (update.status !== undefined && isTerminal(update.status)) {
+    update = { ...update, payload: finishedPayload(job) };
+  }
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
     const written = await untilStored(runtime, () =>
       runtime.jobs.update(expected.jobId, expected.version, update),
@@ -227,6 +231,15 @@ export async function finishJob(
     expected = written.job;
   }
   return undefined;
+}
+
+/** What a finished job keeps of its payload: where to call back, and the idempotency fingerprint. */
+function finishedPayload(job: StoredJob): Record<string, unknown> {
+  const payload = job.payload as unknown as JobPayload | undefined;
+  return {
+    callbacks: payload?.callbacks ?? {},
+    ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
+  };
 }
 
 /**
