@@ -1,0 +1,266 @@
+// `pnpm bench` (examples/node): soak of the demo gateway with its defaults. Rounds of mixed
+// traffic (traffic.mjs: valid sync, job, approval and idempotent invokes, invalid, malformed,
+// unauthenticated, oversized and object-heavy bodies) from several callers at 64 connections,
+// printing per round the requests, status histogram, 5xx count, p50/p99 latency and the server's
+// RSS, then its RSS after an idle pause. Method and recorded figures: docs/benchmarks.md ("Soak").
+//
+// Fails (exit code 1) on any 5xx, a timed-out request, an answer outside a request's expected
+// statuses, or an RSS (current or peak) over the budget. Loopback only, bounded in time.
+//
+// Env: SOAK_ROUNDS (3), SOAK_SECONDS (20 per round), SOAK_IDLE_SECONDS (10), SOAK_CONNECTIONS (64),
+// SOAK_RSS_BUDGET_MIB (512), SOAK_HEAP=1 (also print the gateway's heap after a full GC: a
+// diagnostic, the forced collections change the RSS measured next). `--smoke`: 3 rounds × 2 s, 1 s idle (CI, ~10 s in all).
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import { memoryOf, startGateway } from './gateway-process.mjs';
+import { answerLabel, bodyBytes, rotation, trafficClasses } from './traffic.mjs';
+
+const smoke = process.argv.includes('--smoke');
+const setting = (name, full, short) => {
+  const value = Number(process.env[name] ?? (smoke ? short : full));
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const config = {
+  rounds: setting('SOAK_ROUNDS', 3, 3),
+  seconds: setting('SOAK_SECONDS', 20, 2),
+  idleSeconds: setting('SOAK_IDLE_SECONDS', 10, 1),
+  connections: setting('SOAK_CONNECTIONS', 64, 64),
+  budgetMiB: setting('SOAK_RSS_BUDGET_MIB', 512, 512),
+  heapProbe: process.env.SOAK_HEAP === '1',
+};
+const REQUEST_TIMEOUT_S = 10;
+/** The 413 kinds are counted together (see `round`). */
+const OVERSIZED = { name: 'oversized (the four 413 kinds)', expect: ['413 payload_too_large'] };
+const CALLERS = 4;
+
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const mib = (n) => `${fmt(n, 1)} MiB`;
+const histogram = (counts) =>
+  Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, count]) => `${status} ×${fmt(count)}`)
+    .join(', ');
+
+const failures = [];
+const fail = (why) => {
+  failures.push(why);
+  console.error(`  ✗ ${why}`);
+};
+
+/** Sends one request of `traffic` as caller `principal` and returns its answer's label. */
+async function once(url, traffic, token, principal) {
+  const { method, path, body } = traffic.make(principal);
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${traffic.token ?? token}`,
+      'content-type': 'application/json',
+    },
+    body,
+  });
+  return answerLabel(response.status, await response.text());
+}
+
+/** Each kind of request, sent alone, gets its documented answer: the mix does what it claims. */
+async function checkTraffic(url, classes, tokens) {
+  for (const traffic of classes) {
+    const label = await once(url, traffic, tokens[0], 0);
+    if (label !== traffic.expect[0]) {
+      fail(`${traffic.name}: a lone request answered ${label}, expected ${traffic.expect[0]}`);
+    }
+  }
+  // Every caller's replayed key exists before its fresh keys can fill the caller's quota.
+  const replay = classes.find((traffic) => traffic.name === 'idempotent replay');
+  for (let p = 1; p < tokens.length; p++) await once(url, replay, tokens[p], p);
+}
+
+/**
+ * One autocannon instance walking `classes` on `connections` connections, each request from the
+ * next caller in turn; `tally(traffic, label)` counts every answer.
+ */
+function load(url, classes, connections, tokens, tally) {
+  let turn = 0;
+  const requests = rotation(classes).map((traffic) => ({
+    setupRequest: (request) => {
+      const principal = turn++ % tokens.length;
+      const { method, path, body } = traffic.make(principal);
+      request.method = method;
+      request.path = path;
+      request.body = body;
+      request.headers = {
+        ...request.headers,
+        authorization: `Bearer ${traffic.token ?? tokens[principal]}`,
+      };
+      return request;
+    },
+    onResponse: (status, body) => tally(traffic, answerLabel(status, body)),
+  }));
+  return autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    duration: config.seconds,
+    timeout: REQUEST_TIMEOUT_S,
+    headers: { 'content-type': 'application/json' },
+    requests,
+  });
+}
+
+/**
+ * A round: the requests that keep their connection on most connections, and at the same time the
+ * oversized ones (413, after which the gateway closes the connection) on an eighth of them. They
+ * run apart because autocannon pairs answers with requests by order on a connection, which a
+ * closed connection upsets; an oversized answer is counted for the whole group for that reason.
+ */
+async function round(url, classes, tokens) {
+  const tallies = new Map();
+  const count = (key, label) => {
+    const tally = tallies.get(key) ?? {};
+    tally[label] = (tally[label] ?? 0) + 1;
+    tallies.set(key, tally);
+  };
+  const closing = classes.filter((traffic) => traffic.closes);
+  const closingConnections = Math.max(1, Math.round(config.connections / 8));
+  const [kept, closed] = await Promise.all([
+    load(
+      url,
+      classes.filter((traffic) => !traffic.closes),
+      config.connections - closingConnections,
+      tokens,
+      (traffic, label) => count(traffic, label),
+    ),
+    load(url, closing, closingConnections, tokens, (_, label) => count(OVERSIZED, label)),
+  ]);
+  const statuses = {};
+  for (const result of [kept, closed]) {
+    for (const [status, { count: n }] of Object.entries(result.statusCodeStats)) {
+      statuses[status] = (statuses[status] ?? 0) + n;
+    }
+  }
+  return { kept, closed, statuses, tallies };
+}
+
+async function main() {
+  if (!existsSync('/proc/self/status'))
+    throw new Error('The soak reads RSS from /proc: Linux only.');
+  const cpu = cpus();
+  console.log(
+    `soak of the demo gateway (examples/node, defaults, in-memory stores) — Node ${process.version}, ` +
+      `${cpu.length} cores (${cpu[0]?.model.trim()}), ${fmt(totalmem() / 2 ** 30, 1)} GiB` +
+      `${smoke ? ' — SMOKE (figures not meaningful)' : ''}`,
+  );
+  // Random tokens for this run only: one per caller, never printed.
+  const tokens = Array.from({ length: CALLERS }, () => randomBytes(24).toString('base64url'));
+  const gateway = await startGateway(
+    {
+      GATEWAY_TOKEN: tokens[0],
+      EXTRA_GATEWAY_TOKENS: tokens.slice(1).join(','),
+      OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    },
+    { heapProbe: config.heapProbe },
+  );
+  /** With SOAK_HEAP=1, what the gateway still holds after a full GC (changes later RSS figures). */
+  const printLiveHeap = async () => {
+    if (!config.heapProbe) return;
+    const heap = await gateway.liveHeap();
+    console.log(
+      `  heap after a full GC: used ${mib(heap.used)}, total ${mib(heap.total)}, external ${mib(heap.external)}`,
+    );
+  };
+  const watchdog = setTimeout(
+    () => {
+      console.error('\nSOAK FAILED: overran its time bound');
+      void gateway.stop().then(() => process.exit(1));
+    },
+    (config.rounds * (config.seconds + REQUEST_TIMEOUT_S) + config.idleSeconds + 60) * 1000,
+  );
+  try {
+    if (tokens.some((token) => gateway.output().includes(token))) {
+      fail('the gateway printed a token on startup');
+    }
+    const classes = trafficClasses(tokens.length);
+    await checkTraffic(gateway.url, classes, tokens);
+    const start = memoryOf(gateway.pid);
+    console.log(
+      `load average ${fmt(loadavg()[0], 2)}; ${CALLERS} callers (default, caller-1…caller-${CALLERS - 1}), ` +
+        `${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s, ` +
+        `idle ${config.idleSeconds} s; RSS budget ${mib(config.budgetMiB)}; RSS at start ${mib(start.rss)}`,
+    );
+    console.log('mix per rotation of each connection (weight × request, body size):');
+    for (const traffic of classes) {
+      console.log(
+        `  ${traffic.weight} × ${traffic.name.padEnd(36)} ${fmt(bodyBytes(traffic)).padStart(9)} B → ${traffic.expect.join(' or ')}`,
+      );
+    }
+
+    const totals = new Map();
+    for (let r = 1; r <= config.rounds; r++) {
+      const { kept, closed, statuses, tallies } = await round(gateway.url, classes, tokens);
+      const memory = memoryOf(gateway.pid);
+      const requests = kept.requests.total + closed.requests.total;
+      const fivexx = kept['5xx'] + closed['5xx'];
+      const timeouts = kept.timeouts + closed.timeouts;
+      console.log(
+        `\nround ${r}/${config.rounds}: ${fmt(requests)} requests ` +
+          `(${fmt(requests / config.seconds)} req/s), 5xx ${fivexx}, timeouts ${timeouts}; ` +
+          `p50 ${fmt(kept.latency.p50, 1)} ms, p99 ${fmt(kept.latency.p99, 1)} ms ` +
+          `(oversized: p50 ${fmt(closed.latency.p50, 1)} ms, p99 ${fmt(closed.latency.p99, 1)} ms, ` +
+          `${fmt(closed.requests.total)} requests, ${closed.errors} socket errors)`,
+      );
+      console.log(`  statuses: ${histogram(statuses)}`);
+      console.log(`  RSS after the round ${mib(memory.rss)} (peak so far ${mib(memory.peak)})`);
+      await printLiveHeap();
+      if (requests === 0) fail(`round ${r} sent no request`);
+      if (fivexx > 0) fail(`round ${r}: ${fivexx} answers were 5xx`);
+      if (timeouts > 0) fail(`round ${r}: ${timeouts} requests timed out`);
+      if (kept.errors > 0) fail(`round ${r}: ${kept.errors} socket errors on kept connections`);
+      if (memory.rss > config.budgetMiB)
+        fail(`round ${r}: RSS ${mib(memory.rss)} is over the budget`);
+      for (const [key, tally] of tallies) {
+        const total = totals.get(key) ?? {};
+        for (const [label, n] of Object.entries(tally)) total[label] = (total[label] ?? 0) + n;
+        totals.set(key, total);
+      }
+    }
+
+    await sleep(config.idleSeconds * 1000);
+    const idle = memoryOf(gateway.pid);
+    console.log(
+      `\nRSS after ${config.idleSeconds} s idle ${mib(idle.rss)}; peak RSS of the run ${mib(idle.peak)}`,
+    );
+    await printLiveHeap();
+    if (idle.rss > config.budgetMiB) fail(`RSS after idle ${mib(idle.rss)} is over the budget`);
+    if (idle.peak > config.budgetMiB) fail(`peak RSS ${mib(idle.peak)} is over the budget`);
+
+    console.log('\nanswers per kind of request, all rounds:');
+    for (const traffic of [...classes.filter((c) => !c.closes), OVERSIZED]) {
+      const total = totals.get(traffic) ?? {};
+      console.log(`  ${traffic.name.padEnd(36)} ${histogram(total) || '(no answer)'}`);
+      const unexpected = Object.keys(total).filter((label) => !traffic.expect.includes(label));
+      if (unexpected.length > 0) {
+        fail(
+          `${traffic.name}: answered ${unexpected.join(', ')}, expected ${traffic.expect.join(' or ')}`,
+        );
+      }
+      if (Object.keys(total).length === 0) fail(`${traffic.name}: never answered`);
+    }
+  } finally {
+    clearTimeout(watchdog);
+    await gateway.stop();
+  }
+  if (failures.length > 0) {
+    console.error(`\nSOAK FAILED:\n${failures.map((why) => `  - ${why}`).join('\n')}`);
+    process.exitCode = 1;
+  } else {
+    console.log(
+      `\nsoak passed: no 5xx, every answer expected, RSS within ${mib(config.budgetMiB)}`,
+    );
+  }
+}
+
+await main();
