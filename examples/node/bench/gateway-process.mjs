@@ -14,14 +14,14 @@ const MAX_OUTPUT_CHARS = 64 * 1024;
  * Starts `node src/server.ts` on 127.0.0.1 with the in-memory stores and every other setting at
  * its default; `env` adds the tokens. Resolves with `{ pid, url, output(), stop() }`.
  */
-export function startGateway(env, { heapProbe = false } = {}) {
+export function startGateway(env, { heapProbe = false, nodeFlags = [] } = {}) {
   const childEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env };
   // The soak measures the defaults: no Redis, no callbacks to this machine, no public URL.
   for (const name of ['REDIS_URL', 'ALLOW_LOOPBACK_CALLBACKS', 'GATEWAY_URL', 'NODE_OPTIONS']) {
     delete childEnv[name];
   }
   const probe = heapProbe ? ['--expose-gc', '--import', './bench/heap-probe.mjs'] : [];
-  const child = spawn(process.execPath, [...probe, 'src/server.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, ...probe, 'src/server.ts'], {
     cwd: EXAMPLE_DIR,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,8 @@
 // statuses, or an RSS (current or peak) over the budget. Loopback only, bounded in time.
 //
 // Env: SOAK_ROUNDS (3), SOAK_SECONDS (20 per round), SOAK_IDLE_SECONDS (10), SOAK_CONNECTIONS (64),
-// SOAK_RSS_BUDGET_MIB (512), SOAK_HEAP=1 (also print the gateway's heap after a full GC: a
+// SOAK_RSS_BUDGET_MIB (512), SOAK_NODE_FLAGS (flags of the gateway's node, e.g.
+// `--max-old-space-size=256`; none by default), SOAK_HEAP=1 (also print the gateway's heap after a full GC: a
 // diagnostic, the forced collections change the RSS measured next). `--smoke`: 3 rounds × 2 s, 1 s idle (CI, ~10 s in all).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -31,6 +32,8 @@ const config = {
   connections: setting('SOAK_CONNECTIONS', 64, 64),
   budgetMiB: setting('SOAK_RSS_BUDGET_MIB', 512, 512),
   heapProbe: process.env.SOAK_HEAP === '1',
+  // Node flags of the gateway, e.g. `--max-old-space-size=256`; none by default.
+  nodeFlags: process.env.SOAK_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
 };
 const REQUEST_TIMEOUT_S = 10;
 /** The 413 kinds are counted together (see `round`). */
@@ -162,7 +165,7 @@ async function main() {
       EXTRA_GATEWAY_TOKENS: tokens.slice(1).join(','),
       OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
     },
-    { heapProbe: config.heapProbe },
+    { heapProbe: config.heapProbe, nodeFlags: config.nodeFlags },
   );
   /** With SOAK_HEAP=1, what the gateway still holds after a full GC (changes later RSS figures). */
   const printLiveHeap = async () => {
@@ -189,7 +192,8 @@ async function main() {
     console.log(
       `load average ${fmt(loadavg()[0], 2)}; ${CALLERS} callers (default, caller-1…caller-${CALLERS - 1}), ` +
         `${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s, ` +
-        `idle ${config.idleSeconds} s; RSS budget ${mib(config.budgetMiB)}; RSS at start ${mib(start.rss)}`,
+        `idle ${config.idleSeconds} s; RSS budget ${mib(config.budgetMiB)}; RSS at start ${mib(start.rss)}` +
+        (config.nodeFlags.length > 0 ? `; gateway flags ${config.nodeFlags.join(' ')}` : ''),
     );
     console.log('mix per rotation of each connection (weight × request, body size):');
     for (const traffic of classes) {
