@@ -5,12 +5,14 @@
 // RSS, then its RSS after an idle pause. Method and recorded figures: docs/benchmarks.md ("Soak").
 //
 // Fails (exit code 1) on any 5xx, a timed-out request, an answer outside a request's expected
-// statuses, or an RSS (current or peak) over the budget. Loopback only, bounded in time.
+// ones, or an RSS (current or peak) over the budget. Loopback only, bounded in time.
 //
-// Env: SOAK_ROUNDS (3), SOAK_SECONDS (20 per round), SOAK_IDLE_SECONDS (10), SOAK_CONNECTIONS (64),
-// SOAK_RSS_BUDGET_MIB (512), SOAK_NODE_FLAGS (flags of the gateway's node, e.g.
-// `--max-old-space-size=256`; none by default), SOAK_HEAP=1 (also print the gateway's heap after a full GC: a
-// diagnostic, the forced collections change the RSS measured next). `--smoke`: 3 rounds × 2 s, 1 s idle (CI, ~10 s in all).
+// Env: SOAK_ROUNDS (3), SOAK_SECONDS (20 per round), SOAK_IDLE_SECONDS (10), SOAK_CONNECTIONS
+// (64), SOAK_RSS_BUDGET_MIB (512), SOAK_NODE_FLAGS (flags of the gateway's node, e.g.
+// `--max-old-space-size=384`; none by default), SOAK_HEAP=1 (also print the gateway's heap after
+// a full GC: a diagnostic, the forced collections change the RSS measured next).
+// SOAK_MAX_REQUESTS (per round; none, smoke 2 500). `--smoke`: 3 rounds of at most 2 s and
+// 2 500 requests, 1 s idle (CI, ~10 s in all).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -22,7 +24,7 @@ import { answerLabel, bodyBytes, rotation, trafficClasses } from './traffic.mjs'
 const smoke = process.argv.includes('--smoke');
 const setting = (name, full, short) => {
   const value = Number(process.env[name] ?? (smoke ? short : full));
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  if (Number.isNaN(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 };
 const config = {
@@ -31,6 +33,9 @@ const config = {
   idleSeconds: setting('SOAK_IDLE_SECONDS', 10, 1),
   connections: setting('SOAK_CONNECTIONS', 64, 64),
   budgetMiB: setting('SOAK_RSS_BUDGET_MIB', 512, 512),
+  // Most requests per round (kept connections), so that a smoke run's memory does not depend on
+  // how fast the machine is; the full run is bounded by time only.
+  maxRequests: setting('SOAK_MAX_REQUESTS', Number.POSITIVE_INFINITY, 2_500),
   heapProbe: process.env.SOAK_HEAP === '1',
   // Node flags of the gateway, e.g. `--max-old-space-size=256`; none by default.
   nodeFlags: process.env.SOAK_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
@@ -86,7 +91,7 @@ async function checkTraffic(url, classes, tokens) {
  * One autocannon instance walking `classes` on `connections` connections, each request from the
  * next caller in turn; `tally(traffic, label)` counts every answer.
  */
-function load(url, classes, connections, tokens, tally) {
+function load(url, classes, connections, maxRequests, tokens, tally) {
   let turn = 0;
   const requests = rotation(classes).map((traffic) => ({
     setupRequest: (request) => {
@@ -108,11 +113,15 @@ function load(url, classes, connections, tokens, tally) {
     connections,
     pipelining: 1,
     duration: config.seconds,
+    ...(Number.isFinite(maxRequests) ? { maxOverallRequests: maxRequests } : {}),
     timeout: REQUEST_TIMEOUT_S,
     headers: { 'content-type': 'application/json' },
     requests,
   });
 }
+
+/** Connections given to the 413 kinds: an eighth. */
+const closingConnections = () => Math.max(1, Math.round(config.connections / 8));
 
 /**
  * A round: the requests that keep their connection on most connections, and at the same time the
@@ -128,16 +137,24 @@ async function round(url, classes, tokens) {
     tallies.set(key, tally);
   };
   const closing = classes.filter((traffic) => traffic.closes);
-  const closingConnections = Math.max(1, Math.round(config.connections / 8));
   const [kept, closed] = await Promise.all([
     load(
       url,
       classes.filter((traffic) => !traffic.closes),
-      config.connections - closingConnections,
+      config.connections - closingConnections(),
+      config.maxRequests,
       tokens,
       (traffic, label) => count(traffic, label),
     ),
-    load(url, closing, closingConnections, tokens, (_, label) => count(OVERSIZED, label)),
+    load(
+      url,
+      closing,
+      closingConnections(),
+      // About their share of a full run: one in forty requests.
+      Math.max(closingConnections(), Math.round(config.maxRequests / 40)),
+      tokens,
+      (_, label) => count(OVERSIZED, label),
+    ),
   ]);
   const statuses = {};
   for (const result of [kept, closed]) {
@@ -191,11 +208,17 @@ async function main() {
     const start = memoryOf(gateway.pid);
     console.log(
       `load average ${fmt(loadavg()[0], 2)}; ${CALLERS} callers (default, caller-1…caller-${CALLERS - 1}), ` +
-        `${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s, ` +
-        `idle ${config.idleSeconds} s; RSS budget ${mib(config.budgetMiB)}; RSS at start ${mib(start.rss)}` +
+        `${config.connections} connections, ${config.rounds} rounds × ${config.seconds} s` +
+        (Number.isFinite(config.maxRequests)
+          ? ` (at most ${fmt(config.maxRequests)} requests)`
+          : '') +
+        `, idle ${config.idleSeconds} s; RSS budget ${mib(config.budgetMiB)}; RSS at start ${mib(start.rss)}` +
         (config.nodeFlags.length > 0 ? `; gateway flags ${config.nodeFlags.join(' ')}` : ''),
     );
-    console.log('mix per rotation of each connection (weight × request, body size):');
+    console.log(
+      'mix per rotation of each connection (weight × request, body size → answers; ' +
+        `the 413 kinds on their own ${closingConnections()} connections):`,
+    );
     for (const traffic of classes) {
       console.log(
         `  ${traffic.weight} × ${traffic.name.padEnd(36)} ${fmt(bodyBytes(traffic)).padStart(9)} B → ${traffic.expect.join(' or ')}`,
@@ -211,7 +234,7 @@ async function main() {
       const timeouts = kept.timeouts + closed.timeouts;
       console.log(
         `\nround ${r}/${config.rounds}: ${fmt(requests)} requests ` +
-          `(${fmt(requests / config.seconds)} req/s), 5xx ${fivexx}, timeouts ${timeouts}; ` +
+          `(${fmt(requests / Math.max(kept.duration, closed.duration))} req/s), 5xx ${fivexx}, timeouts ${timeouts}; ` +
           `p50 ${fmt(kept.latency.p50, 1)} ms, p99 ${fmt(kept.latency.p99, 1)} ms ` +
           `(oversized: p50 ${fmt(closed.latency.p50, 1)} ms, p99 ${fmt(closed.latency.p99, 1)} ms, ` +
           `${fmt(closed.requests.total)} requests, ${closed.errors} socket errors)`,
