@@ -41,8 +41,6 @@ const config = {
   nodeFlags: process.env.SOAK_NODE_FLAGS?.split(' ').filter(Boolean) ?? [],
 };
 const REQUEST_TIMEOUT_S = 10;
-/** The 413 kinds are counted together (see `round`). */
-const OVERSIZED = { name: 'oversized (the four 413 kinds)', expect: ['413 payload_too_large'] };
 const CALLERS = 4;
 
 const fmt = (n, digits = 0) =>
@@ -60,7 +58,10 @@ const fail = (why) => {
   console.error(`  ✗ ${why}`);
 };
 
-/** Sends one request of `traffic` as caller `principal` and returns its answer's label. */
+/**
+ * Sends one request of `traffic` as caller `principal`: its answer's label, and whether the
+ * gateway closed the connection after it (`Connection: close`).
+ */
 async function once(url, traffic, token, principal) {
   const { method, path, body } = traffic.make(principal);
   const response = await fetch(`${url}${path}`, {
@@ -71,20 +72,27 @@ async function once(url, traffic, token, principal) {
     },
     body,
   });
-  return answerLabel(response.status, await response.text());
+  const label = answerLabel(response.status, await response.text());
+  return { label, closes: response.headers.get('connection') === 'close' };
 }
 
-/** Each kind of request, sent alone, gets its documented answer: the mix does what it claims. */
+/**
+ * Each kind of request, sent alone, gets its documented answer: the mix does what it claims.
+ * Returns the kinds after which the gateway closes the connection.
+ */
 async function checkTraffic(url, classes, tokens) {
+  const closing = new Set();
   for (const traffic of classes) {
-    const label = await once(url, traffic, tokens[0], 0);
+    const { label, closes } = await once(url, traffic, tokens[0], 0);
     if (label !== traffic.expect[0]) {
       fail(`${traffic.name}: a lone request answered ${label}, expected ${traffic.expect[0]}`);
     }
+    if (closes) closing.add(traffic);
   }
   // Every caller's replayed key exists before its fresh keys can fill the caller's quota.
   const replay = classes.find((traffic) => traffic.name === 'idempotent replay');
   for (let p = 1; p < tokens.length; p++) await once(url, replay, tokens[p], p);
+  return closing;
 }
 
 /**
@@ -120,44 +128,45 @@ function load(url, classes, connections, maxRequests, tokens, tally) {
   });
 }
 
-/** Connections given to the 413 kinds: an eighth. */
+/** Connections given to the kinds after which the gateway closes the connection: an eighth. */
 const closingConnections = () => Math.max(1, Math.round(config.connections / 8));
 
 /**
- * A round: the requests that keep their connection on most connections, and at the same time the
- * oversized ones (413, after which the gateway closes the connection) on an eighth of them. They
- * run apart because autocannon pairs answers with requests by order on a connection, which a
- * closed connection upsets; an oversized answer is counted for the whole group for that reason.
+ * A round: the kinds of request that keep their connection walk the rotation on most
+ * connections; at the same time each kind after which the gateway closes the connection (413,
+ * and 401 answered before the body was read) gets connections of its own, an eighth in all.
+ * autocannon pairs answers with requests by their order on a connection, which a connection
+ * closed by the server upsets (the answer after a reconnection is paired with the request lost
+ * with the old connection); alone on its connections, a kind's answers are its own.
  */
-async function round(url, classes, tokens) {
+async function round(url, classes, closing, tokens) {
   const tallies = new Map();
-  const count = (key, label) => {
-    const tally = tallies.get(key) ?? {};
+  const count = (traffic, label) => {
+    const tally = tallies.get(traffic) ?? {};
     tally[label] = (tally[label] ?? 0) + 1;
-    tallies.set(key, tally);
+    tallies.set(traffic, tally);
   };
-  const closing = classes.filter((traffic) => traffic.closes);
-  const [kept, closed] = await Promise.all([
+  const kinds = [...closing];
+  const loads = [
     load(
       url,
-      classes.filter((traffic) => !traffic.closes),
-      config.connections - closingConnections(),
+      classes.filter((traffic) => !closing.has(traffic)),
+      config.connections - (kinds.length > 0 ? closingConnections() : 0),
       config.maxRequests,
       tokens,
-      (traffic, label) => count(traffic, label),
+      count,
     ),
-    load(
-      url,
-      closing,
-      closingConnections(),
-      // About their share of a full run: one in forty requests.
-      Math.max(closingConnections(), Math.round(config.maxRequests / 40)),
-      tokens,
-      (_, label) => count(OVERSIZED, label),
-    ),
-  ]);
+    ...kinds.map((traffic, i) => {
+      // The eighth shared out, each kind at least one connection.
+      const share = Math.max(1, Math.floor((closingConnections() + i) / kinds.length));
+      // About their share of a full run: one in a hundred requests each.
+      const cap = Math.max(share, Math.round(config.maxRequests / 100));
+      return load(url, [traffic], share, cap, tokens, count);
+    }),
+  ];
+  const [kept, ...closed] = await Promise.all(loads);
   const statuses = {};
-  for (const result of [kept, closed]) {
+  for (const result of [kept, ...closed]) {
     for (const [status, { count: n }] of Object.entries(result.statusCodeStats)) {
       statuses[status] = (statuses[status] ?? 0) + n;
     }
@@ -204,7 +213,7 @@ async function main() {
       fail('the gateway printed a token on startup');
     }
     const classes = trafficClasses(tokens.length);
-    await checkTraffic(gateway.url, classes, tokens);
+    const closing = await checkTraffic(gateway.url, classes, tokens);
     const start = memoryOf(gateway.pid);
     console.log(
       `load average ${fmt(loadavg()[0], 2)}; ${CALLERS} callers (default, caller-1…caller-${CALLERS - 1}), ` +
@@ -216,28 +225,41 @@ async function main() {
         (config.nodeFlags.length > 0 ? `; gateway flags ${config.nodeFlags.join(' ')}` : ''),
     );
     console.log(
-      'mix per rotation of each connection (weight × request, body size → answers; ' +
-        `the 413 kinds on their own ${closingConnections()} connections):`,
+      'mix (weight × request, body size → answers; * = the gateway closes the connection after ' +
+        `it: these kinds run on ${closingConnections()} connections of their own):`,
     );
     for (const traffic of classes) {
+      const mark = closing.has(traffic) ? '*' : ' ';
       console.log(
-        `  ${traffic.weight} × ${traffic.name.padEnd(36)} ${fmt(bodyBytes(traffic)).padStart(9)} B → ${traffic.expect.join(' or ')}`,
+        `  ${traffic.weight} × ${mark} ${traffic.name.padEnd(36)} ${fmt(bodyBytes(traffic)).padStart(9)} B → ${traffic.expect.join(' or ')}`,
       );
     }
 
     const totals = new Map();
     for (let r = 1; r <= config.rounds; r++) {
-      const { kept, closed, statuses, tallies } = await round(gateway.url, classes, tokens);
+      const { kept, closed, statuses, tallies } = await round(
+        gateway.url,
+        classes,
+        closing,
+        tokens,
+      );
       const memory = memoryOf(gateway.pid);
-      const requests = kept.requests.total + closed.requests.total;
-      const fivexx = kept['5xx'] + closed['5xx'];
-      const timeouts = kept.timeouts + closed.timeouts;
+      const all = [kept, ...closed];
+      const sum = (of) => all.reduce((total, result) => total + of(result), 0);
+      // Answers received (autocannon's per-second request samples miss a run's last fraction).
+      const answered = (result) =>
+        Object.values(result.statusCodeStats).reduce((total, { count: n }) => total + n, 0);
+      const requests = sum(answered);
+      const closedRequests = requests - answered(kept);
+      const fivexx = sum((result) => result['5xx']);
+      const timeouts = sum((result) => result.timeouts);
+      const seconds = Math.max(...all.map((result) => result.duration));
+      const closedP99 = Math.max(0, ...closed.map((result) => result.latency.p99));
       console.log(
-        `\nround ${r}/${config.rounds}: ${fmt(requests)} requests ` +
-          `(${fmt(requests / Math.max(kept.duration, closed.duration))} req/s), 5xx ${fivexx}, timeouts ${timeouts}; ` +
-          `p50 ${fmt(kept.latency.p50, 1)} ms, p99 ${fmt(kept.latency.p99, 1)} ms ` +
-          `(oversized: p50 ${fmt(closed.latency.p50, 1)} ms, p99 ${fmt(closed.latency.p99, 1)} ms, ` +
-          `${fmt(closed.requests.total)} requests, ${closed.errors} socket errors)`,
+        `\nround ${r}/${config.rounds}: ${fmt(requests)} requests (${fmt(requests / seconds)} req/s), ` +
+          `5xx ${fivexx}, timeouts ${timeouts}; p50 ${fmt(kept.latency.p50, 1)} ms, ` +
+          `p99 ${fmt(kept.latency.p99, 1)} ms (closing kinds: ${fmt(closedRequests)} requests, ` +
+          `p99 up to ${fmt(closedP99, 1)} ms, ${sum((result) => result.errors) - kept.errors} socket errors)`,
       );
       console.log(`  statuses: ${histogram(statuses)}`);
       console.log(`  RSS after the round ${mib(memory.rss)} (peak so far ${mib(memory.peak)})`);
@@ -265,7 +287,7 @@ async function main() {
     if (idle.peak > config.budgetMiB) fail(`peak RSS ${mib(idle.peak)} is over the budget`);
 
     console.log('\nanswers per kind of request, all rounds:');
-    for (const traffic of [...classes.filter((c) => !c.closes), OVERSIZED]) {
+    for (const traffic of classes) {
       const total = totals.get(traffic) ?? {};
       console.log(`  ${traffic.name.padEnd(36)} ${histogram(total) || '(no answer)'}`);
       const unexpected = Object.keys(total).filter((label) => !traffic.expect.includes(label));

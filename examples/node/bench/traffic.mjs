@@ -68,8 +68,7 @@ const DEEP = Buffer.from(
 /**
  * One kind of request: `name`, how often it appears in a connection's rotation (`weight`), the
  * answers it may get as `<HTTP status> <invoke status or error code>` (`expect`; the first is what
- * a lone request gets), whether the gateway closes the connection after answering (`closes`: 413,
- * the rest of the body is never read), and how to build it for caller `principal` (an index).
+ * a lone request gets), and how to build it for caller `principal` (an index).
  */
 export function trafficClasses(callers) {
   const replayBodies = Array.from({ length: callers }, (_, p) =>
@@ -176,28 +175,24 @@ export function trafficClasses(callers) {
       name: 'context 64 KiB + 100 B',
       weight: 1,
       expect: [TOO_LARGE],
-      closes: true,
       make: () => lookup('acc_1001', { context: CONTEXT_OVER }),
     },
     {
       name: 'body 300 KB',
       weight: 1,
       expect: [TOO_LARGE],
-      closes: true,
       make: () => post(OVERSIZED),
     },
     {
       name: 'object-heavy body 254 KiB',
       weight: 1,
       expect: [TOO_LARGE],
-      closes: true,
       make: () => post(OBJECT_HEAVY_UNDER_BODY_LIMIT),
     },
     {
       name: 'object-heavy body 786 KB',
       weight: 1,
       expect: [TOO_LARGE],
-      closes: true,
       make: () => post(OBJECT_HEAVY_786K),
     },
   ];
