@@ -44,6 +44,18 @@ export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './
 export { isJobStoreFullError, JobStoreFullError } from './jobs/job-store-full-error.ts';
 export type { MemoryJobStoreOptions } from './jobs/memory-job-store.ts';
 export { MemoryJobStore } from './jobs/memory-job-store.ts';
+export type {
+  ApprovalDecidedEvent,
+  ApprovalRequestedEvent,
+  CallbackEvent,
+  GatewayHookName,
+  GatewayHooks,
+  InvokeAnsweredEvent,
+  InvokeIds,
+  InvokeReceivedEvent,
+  JobStateChangedEvent,
+} from './observe/hooks.ts';
+export type { GatewaySpan, GatewaySpanOptions, GatewayTracer } from './observe/tracing.ts';
 export type { GatewayLimits } from './quotas/limits.ts';
 export { DEFAULT_LIMITS } from './quotas/limits.ts';
 export type { QuotaName, Quotas } from './quotas/quotas.ts';

@@ -23,6 +23,9 @@ import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
 import { MemoryJobStore } from '../jobs/memory-job-store.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
+import type { GatewayHooks } from '../observe/hooks.ts';
+import { createObserver } from '../observe/observer.ts';
+import type { GatewayTracer } from '../observe/tracing.ts';
 import { DEFAULT_LIMITS, type GatewayLimits } from '../quotas/limits.ts';
 import { DEFAULT_QUOTAS, type Quotas } from '../quotas/quotas.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
@@ -56,8 +59,22 @@ export interface GatewayOptions {
    * with `limits` when your actions take larger inputs.
    */
   readonly maxBodyBytes?: number;
-  /** Where unexpected problems are reported. Defaults to `console`. */
+  /**
+   * Where problems (and, with `debug`, routing decisions) are written. Defaults to `console`
+   * (errors and warnings only). Never given tokens, callback credentials or inputs.
+   */
   readonly logger?: GatewayLogger;
+  /**
+   * Lifecycle hooks: invoke received and answered, job state changed, approval requested and
+   * decided, callback delivered or failed. Never awaited: they change neither the answer nor its
+   * latency; errors and slow hooks are logged. See docs/observability.md.
+   */
+  readonly hooks?: GatewayHooks;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer(name)` from `@opentelemetry/api`): spans for each
+   * request, action run, job run and callback attempt. Without one, nothing is traced.
+   */
+  readonly tracer?: GatewayTracer;
   /** Where async jobs live. Defaults to a {@link MemoryJobStore} (single process). */
   readonly jobStore?: JobStore;
   /** Where idempotency and approval records live. Defaults to a {@link MemoryRecordStore}. */
@@ -213,6 +230,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsJobStore = options.jobStore === undefined;
   const ownsRecordStore = options.recordStore === undefined;
   const closing = new AbortController();
+  // Computed once: without hooks and tracer it is undefined and every call site skips it.
+  const observer = createObserver({
+    hooks: options.hooks,
+    tracer: options.tracer,
+    logger,
+    background: (work) => track(work),
+    now,
+  });
   const runtime: GatewayRuntime = {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
@@ -231,6 +256,9 @@ export function createGateway(options: GatewayOptions): Gateway {
                 reason: failure.result.reason,
               })),
           waitUntil: (work) => track(work),
+          ...(observer?.tracesCallbacks
+            ? { wrapFetch: (fetch, delivery) => observer.traceAttempts(fetch, delivery) }
+            : {}),
         })
       : undefined,
     callbackUrlPolicy: callbackSettings.urlPolicy ?? {},
@@ -242,6 +270,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     quotas: { ...DEFAULT_QUOTAS, ...definedOnly(options.quotas) },
     approvalRetentionMs: options.approvals?.retentionMs ?? 24 * 60 * 60 * 1000,
     logger,
+    observer,
     now,
     baseUrl: (requestBase) =>
       options.gateway.url?.replace(/\/+$/, '') ?? `${requestBase}${basePath}`,
@@ -263,6 +292,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       path = path.slice(basePath.length);
     }
     const matched = matchRoute(path);
+    logger.debug?.('route', { method: call.method, route: matched?.route ?? 'none' });
     if (!matched) return errorReply('not_found');
     if (call.method !== matched.method) {
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
@@ -311,6 +341,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  // With hooks or a tracer, each request is served inside the observer (span, invoke events).
+  const serve = observer ? (call: GatewayCall) => observer.request(call, handle) : handle;
+
   const gateway = {
     manifest,
     fetch: async (
@@ -319,7 +352,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       context?: { waitUntil?(work: Promise<unknown>): void },
     ): Promise<Response> =>
       // A Workers-style execution context keeps the jobs this request starts alive.
-      toWebResponse(await handle(fromWebRequest(request, context?.waitUntil?.bind(context)))),
+      toWebResponse(await serve(fromWebRequest(request, context?.waitUntil?.bind(context)))),
     approvals: {
       list: (listOptions?: ApprovalListOptions) => approvalService.list(listOptions),
       get: (approvalId: string) => approvalService.get(approvalId),
@@ -341,11 +374,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       closing.abort();
       approvalService.close();
       stopWorkerLost?.();
+      observer?.close();
       await runtime.callbacks?.close();
       if (ownsJobStore) await runtime.jobs.close();
       if (ownsRecordStore) await runtime.records.close();
     },
-    [HANDLE_CALL]: handle,
+    [HANDLE_CALL]: serve,
     [CALLBACK_DEFAULTS]: (defaults: CallbackRuntimeDefaults) =>
       runtime.callbacks?.useRuntimeDefaults(defaults(runtime.callbackUrlPolicy)),
   };

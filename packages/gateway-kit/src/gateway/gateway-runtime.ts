@@ -4,6 +4,7 @@ import type { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
 import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { JobStore } from '../jobs/job-store.ts';
+import type { Observer } from '../observe/observer.ts';
 import type { GatewayLimits } from '../quotas/limits.ts';
 import type { Quotas } from '../quotas/quotas.ts';
 import type { RecordStore } from '../records/record-store.ts';
@@ -46,6 +47,8 @@ export interface GatewayRuntime {
   /** How long decided and expired approvals stay readable. */
   readonly approvalRetentionMs: number;
   readonly logger: GatewayLogger;
+  /** Hooks and tracing; `undefined` when neither is configured (call sites then do nothing). */
+  readonly observer: Observer | undefined;
   /** Aborts when the gateway closes: background retries stop. */
   readonly closing: AbortSignal;
   readonly now: () => number;
