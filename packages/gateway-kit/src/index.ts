@@ -27,6 +27,8 @@ export type {
 } from './approvals/approval.ts';
 export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
+export type { ApprovalsHandler, ApprovalsHandlerOptions } from './approvals/approvals-handler.ts';
+export { createApprovalsHandler } from './approvals/approvals-handler.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
 export type { Principal } from './auth/principal.ts';
 export * from './callbacks/index.ts';
