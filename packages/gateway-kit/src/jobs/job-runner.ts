@@ -36,14 +36,13 @@ export function startJob(
   principal: Principal,
   waitUntil?: (work: Promise<unknown>) => void,
 ): void {
-  runtime.observer?.jobQueued(job);
-  runtime.background(
-    runJob(runtime, job, action, principal).catch((error: unknown) => {
-      runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
-      runtime.observer?.jobAbandoned(job.jobId);
-    }),
-    waitUntil,
-  );
+  const observer = runtime.observer;
+  observer?.jobQueued(job);
+  const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
+    runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
+    observer?.jobFailedHere(job.jobId);
+  });
+  runtime.background(observer ? run.finally(() => observer.jobLeft(job.jobId)) : run, waitUntil);
 }
 
 async function runJob(

@@ -206,12 +206,18 @@ export class Observer {
     this.#jobChanged(job, invocationOfJob(job));
   }
 
-  /** The job runner itself failed (a bug or a store that kept failing): its span ends as an error. */
-  jobAbandoned(jobId: string): void {
-    const span = this.#jobSpans.get(jobId);
-    if (!span) return;
+  /**
+   * This instance's run of a job stopped. Its span normally ended with the job already; if not
+   * (another instance cancelled it, or the runner failed), it ends now, without a final status.
+   */
+  jobLeft(jobId: string): void {
+    this.#jobSpans.get(jobId)?.end();
     this.#jobSpans.delete(jobId);
-    span.setStatus({ code: SPAN_STATUS_ERROR }).end();
+  }
+
+  /** The job runner itself failed (a bug, a store that kept failing): reported on its span first. */
+  jobFailedHere(jobId: string): void {
+    this.#jobSpans.get(jobId)?.setStatus({ code: SPAN_STATUS_ERROR });
   }
 
   approvalRequested(event: ApprovalRequestedEvent): void {

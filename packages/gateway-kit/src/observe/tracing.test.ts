@@ -153,4 +153,16 @@ describe('OpenTelemetry spans (in-memory exporter)', () => {
     });
     expect(job!.status.code).toBe(ERROR);
   });
+
+  it('a cancelled job ends its span as cancelled, once', async () => {
+    gateway = asyncGateway({ tracer: provider.getTracer('test') });
+    const client = createTestClient(gateway, { token: TOKEN });
+    const answer = await client.invoke(invokeBody('generate-report', { topic: 't', mode: 'wait' }));
+    const jobId = (answer.body as { job: { jobId: string } }).job.jobId;
+    expect((await client.request(`/v1/jobs/${jobId}/cancel`, { method: 'POST' })).status).toBe(200);
+    await gateway.idle();
+    const jobs = named('job generate-report');
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.attributes['gateway.job.status']).toBe('cancelled');
+  });
 });
