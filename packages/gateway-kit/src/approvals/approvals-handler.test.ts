@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asyncGateway, TOKEN } from '../../test/async-fixture.ts';
 import { toNodeHandler } from '../adapters/node/index.ts';
@@ -195,5 +196,20 @@ describe('createApprovalsHandler', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('mounts beside the gateway in Hono', async () => {
+    const approvalId = await requestApproval('o1');
+    const app = new Hono();
+    app.all('/operator/api/*', (c) => approvals.fetch(c.req.raw));
+    app.all('*', (c) => gateway.fetch(c.req.raw));
+    const listed = await app.request(`${BASE}/approvals?limit=5`, {
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    expect(await listed.json()).toMatchObject({ approvals: [{ approvalId }] });
+    const manifest = await app.request('https://ops.acme.example/v1/manifest', {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(manifest.status).toBe(200);
   });
 });
