@@ -161,5 +161,11 @@ export interface GatewayHooks {
   readonly slowHookMs?: number;
 }
 
-/** The names of the hooks, i.e. the keys of {@link GatewayHooks} that are functions. */
+/**
+ * The names of the hooks, i.e. the keys of {@link GatewayHooks} that are functions (as logged in
+ * the `hook` field of "hook failed" and "hook slow").
+ *
+ * @example
+ * const name: GatewayHookName = 'onApprovalRequested';
+ */
 export type GatewayHookName = Exclude<keyof GatewayHooks, 'slowHookMs'>;
