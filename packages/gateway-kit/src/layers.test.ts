@@ -12,6 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['idempotency', 'jobs'],
   ['quotas', 'manifest'],
   ['context'],
+  ['observe'],
   ['store', 'callbacks', 'actions'],
   ['http', 'records'],
   ['runtime', 'contract', 'auth'],

@@ -2,13 +2,6 @@ import type { Action, Invocation } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
 import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
-import type { InvokeRequest } from '../contract/invoke-request.ts';
-import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
-import { startJob } from '../jobs/job-runner.ts';
-import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
-import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
-import { randomId } from '../runtime/fingerprint.ts';
-import type { NewJob, StoredJob } from '../store/job-store.ts';
 import type {
   Approval,
   ApprovalDecision,
@@ -16,7 +9,15 @@ import type {
   ApprovalListOptions,
   ApprovalPage,
   ApprovalStatus,
-} from './approval.ts';
+} from '../contract/approval.ts';
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
+import { startJob } from '../jobs/job-runner.ts';
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/hooks.ts';
+import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
+import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
+import { randomId } from '../runtime/fingerprint.ts';
+import type { NewJob, StoredJob } from '../store/job-store.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
 
 /** What the record store keeps per approval. */
@@ -139,7 +140,11 @@ export class ApprovalService {
       await releaseQuota(runtime, 'pendingApprovals', ownerId, approvalId);
     if (!created && stored.value.fingerprint !== request.idempotent?.fingerprint)
       return { ok: false, refused: 'mismatch' };
-    if (created) this.#scheduleExpiry(approvalId, stored.value.expiresAt);
+    if (created) {
+      this.#scheduleExpiry(approvalId, stored.value.expiresAt);
+      // Once per approval (a replay is not a new one), before the answer leaves.
+      runtime.observer?.approvalRequested(requestedEvent(stored.value));
+    }
     return {
       ok: true,
       response: {
@@ -345,6 +350,8 @@ export class ApprovalService {
   }
 
   #notify(record: ApprovalRecord, job: ApprovalJob | undefined): void {
+    const observer = this.#runtime.observer;
+    if (observer && record.status !== 'pending') observer.approvalDecided(decidedEvent(record));
     const url = record.callbacks.approvalUrl;
     if (!url || !this.#runtime.callbacks || record.status === 'pending') return;
     const body: ApprovalCallbackBody = {
@@ -357,12 +364,22 @@ export class ApprovalService {
         ...(job ? { job: { jobId: job.jobId, status: job.status, statusUrl: job.statusUrl } } : {}),
       },
     };
-    void this.#runtime.callbacks.dispatch({
+    const delivery = {
       url,
       body,
       webhookId: `approval_${record.approvalId}_${record.status}`,
       authorization: record.callbacks.authorization,
-    });
+    };
+    void (observer
+      ? observer.dispatch(this.#runtime.callbacks, delivery, {
+          kind: 'approval',
+          approvalId: record.approvalId,
+          ...(record.jobId !== undefined ? { jobId: record.jobId } : {}),
+          invocationId: record.invocation.invocationId,
+          actionId: record.actionId,
+          principalId: record.ownerId,
+        })
+      : this.#runtime.callbacks.dispatch(delivery));
   }
 
   #jobLinks(baseUrl: string, job: StoredJob): ApprovalJob {
@@ -392,6 +409,37 @@ export class ApprovalService {
       ...(job ? { job } : {}),
     };
   }
+}
+
+/** What `onApprovalRequested` receives: ids and reason; the input only on request. */
+function requestedEvent(record: ApprovalRecord): ApprovalRequestedEvent {
+  return {
+    ...approvalIds(record),
+    actionName: record.actionName,
+    reason: record.reason,
+    expiresAt: record.expiresAt,
+    validatedInput: () => record.input,
+  };
+}
+
+/** What `onApprovalDecided` receives (decided or expired). */
+function decidedEvent(record: ApprovalRecord): ApprovalDecidedEvent {
+  return {
+    ...approvalIds(record),
+    status: record.status as ApprovalDecidedEvent['status'],
+    ...(record.decidedBy !== undefined ? { decidedBy: record.decidedBy } : {}),
+    ...(record.jobId !== undefined ? { jobId: record.jobId } : {}),
+  };
+}
+
+function approvalIds(record: ApprovalRecord) {
+  return {
+    approvalId: record.approvalId,
+    invocationId: record.invocation.invocationId,
+    actionId: record.actionId,
+    principalId: record.ownerId,
+    ...(record.invocation.traceId !== undefined ? { traceId: record.invocation.traceId } : {}),
+  };
 }
 
 /** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */

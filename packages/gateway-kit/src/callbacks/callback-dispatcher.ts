@@ -67,6 +67,14 @@ export interface CallbackDispatcherOptions extends CallbackDeliverySettings, Cal
   readonly onDeliveryFailed?: (failure: CallbackDeliveryFailure) => void;
   /** Handed every delivery promise, e.g. a worker's `ctx.waitUntil`, to keep the runtime alive. */
   readonly waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Wraps the `fetch` of each delivery (called once per delivery, then once per attempt), e.g. to
+   * trace every attempt as a client span: the gateway's `tracer` option uses it.
+   */
+  readonly wrapFetch?: (
+    fetch: typeof globalThis.fetch,
+    delivery: CallbackDelivery,
+  ) => typeof globalThis.fetch;
 }
 
 const OVERFLOW: CallbackDeliveryResult = /* @__PURE__ */ Object.freeze({
@@ -78,6 +86,8 @@ const OVERFLOW: CallbackDeliveryResult = /* @__PURE__ */ Object.freeze({
 function unrefSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return abortableSleep(ms, signal, { unref: true });
 }
+
+const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
 function originOf(url: string): string {
   try {
@@ -101,6 +111,7 @@ export class CallbackDispatcher {
   #settings: CallbackDeliverySettings;
   readonly #onDeliveryFailed: CallbackDispatcherOptions['onDeliveryFailed'];
   readonly #waitUntil: CallbackDispatcherOptions['waitUntil'];
+  readonly #wrapFetch: CallbackDispatcherOptions['wrapFetch'];
   readonly #limiter: DeliveryLimiter;
   readonly #maxCircuitWaitMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -112,6 +123,7 @@ export class CallbackDispatcher {
     const {
       onDeliveryFailed,
       waitUntil,
+      wrapFetch,
       maxConcurrentAttempts,
       maxConcurrentPerDestination,
       maxPendingDeliveries,
@@ -126,6 +138,7 @@ export class CallbackDispatcher {
     this.#settings = { ...settings, sleep };
     this.#onDeliveryFailed = onDeliveryFailed;
     this.#waitUntil = waitUntil;
+    this.#wrapFetch = wrapFetch;
     this.#maxCircuitWaitMs = settings.maxDelayMs ?? CALLBACK_DELIVERY_DEFAULTS.maxDelayMs;
     this.#limiter = new DeliveryLimiter(options, { now: settings.now ?? Date.now, sleep });
   }
@@ -168,7 +181,11 @@ export class CallbackDispatcher {
    */
   dispatch(delivery: CallbackDelivery): Promise<CallbackDeliveryResult> {
     const signal = this.#closing.signal;
-    const prepared = prepareDelivery({ ...this.#settings, ...delivery, signal });
+    const wrap = this.#wrapFetch;
+    const settings = wrap
+      ? { ...this.#settings, fetch: wrap(this.#settings.fetch ?? globalFetch, delivery) }
+      : this.#settings;
+    const prepared = prepareDelivery({ ...settings, ...delivery, signal });
     const target = originOf(delivery.url);
     const onDeliveryFailed = this.#onDeliveryFailed;
     const promise = this.#deliver(prepared, target).then((result) => {

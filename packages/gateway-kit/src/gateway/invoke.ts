@@ -208,6 +208,7 @@ export async function handleInvoke(
   const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
   const action = resolved.action;
+  runtime.observer?.invokeReceived(call, invocationOf(request), action, principal.id);
 
   const parsedInput = parseActionInput(action.input, request.action.input);
   // Sync schemas (the common case) answer at once: no await, no extra microtask.
@@ -243,6 +244,11 @@ export async function handleInvoke(
       ? await approvalReasonFor(runtime, action, input.output, invocation, principal, budgetMs)
       : undefined;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
+  runtime.logger.debug?.('invoke dispatched', {
+    invocationId: request.invocationId,
+    actionId: action.id,
+    as: approvalReason !== undefined ? 'approval' : runsAsJob ? 'job' : 'sync',
+  });
 
   const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
   if (refused) return refused;
@@ -289,8 +295,9 @@ export async function handleInvoke(
       call.waitUntil,
     );
   }
-  const run = (): SyncOutcome | Promise<SyncOutcome> =>
+  const runAction = (): SyncOutcome | Promise<SyncOutcome> =>
     runSync(action, input.output, invocation, principal, call, runtime, budgetMs);
+  const run = runtime.observer?.actionRun(call, action, invocation, runAction) ?? runAction;
   if (scope) return runIdempotentSync(runtime, scope, action, run);
   const outcome = run();
   return outcome instanceof Promise ? (await outcome).reply : outcome.reply;

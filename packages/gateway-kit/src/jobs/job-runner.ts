@@ -36,12 +36,13 @@ export function startJob(
   principal: Principal,
   waitUntil?: (work: Promise<unknown>) => void,
 ): void {
-  runtime.background(
-    runJob(runtime, job, action, principal).catch((error: unknown) => {
-      runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
-    }),
-    waitUntil,
-  );
+  const observer = runtime.observer;
+  observer?.jobQueued(job);
+  const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
+    runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
+    observer?.jobFailedHere(job.jobId);
+  });
+  runtime.background(observer ? run.finally(() => observer.jobLeft(job.jobId)) : run, waitUntil);
 }
 
 async function runJob(
@@ -75,6 +76,7 @@ async function runJob(
   const started = await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
   if (!started.ok) return; // cancelled (or failed) before it could start
   let current = started.job;
+  runtime.observer?.jobRunning(current);
 
   const controller = new AbortController();
   const unsubscribe = runtime.jobs.onCancel(queued.jobId, () =>
@@ -278,13 +280,24 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
 export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
   // Every way a job ends comes through here: its principal's budget is free again.
   await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
+  const observer = runtime.observer;
+  observer?.jobFinished(job);
   const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) return;
-  await runtime.callbacks.dispatch({
+  const delivery = {
     url,
     body: { job: toJobResource(job) },
     webhookId: `job_${job.jobId}_${job.status}`,
     authorization: payload.callbacks.authorization,
-  });
+  };
+  await (observer
+    ? observer.dispatch(runtime.callbacks, delivery, {
+        kind: 'job_result',
+        jobId: job.jobId,
+        invocationId: job.invocationId,
+        actionId: job.actionId,
+        principalId: job.ownerId,
+      })
+    : runtime.callbacks.dispatch(delivery));
 }
