@@ -1,0 +1,182 @@
+import { createGateway, defineAction, type Gateway } from '@svc/gateway-kit';
+import * as v from 'valibot';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpConfigError } from '../mcp-config-error.ts';
+import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
+
+const echo = defineAction({
+  id: 'echo',
+  title: 'Echo',
+  description: 'Answers its input.',
+  input: v.strictObject({ text: v.string() }),
+  run: ({ text }, { principal }) => ({ outputText: text, data: { text, principal: principal.id } }),
+});
+
+let gateway: Gateway;
+let mcp: McpHandler;
+
+function start(options: Parameters<typeof createMcpHandler>[1] = {}): void {
+  gateway = createGateway({
+    gateway: { id: 'mcp-unit', name: 'MCP unit' },
+    actions: [echo],
+    auth: {
+      tokens: [
+        { token: 'token-a', principal: { id: 'alice' } },
+        { token: 'token-b', principal: { id: 'bob' } },
+      ],
+    },
+  });
+  mcp = createMcpHandler(gateway, options);
+}
+
+afterEach(async () => {
+  await mcp.close();
+  await gateway.close();
+});
+
+const rpc = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+const initialize = rpc(1, 'initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'unit', version: '1' },
+});
+
+function post(token: string, body: unknown, sessionId?: string): Promise<Response> {
+  return mcp.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+async function open(token: string): Promise<string> {
+  const response = await post(token, initialize);
+  expect(response.status).toBe(200);
+  await response.body?.cancel();
+  const sessionId = response.headers.get('mcp-session-id') ?? '';
+  await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  return sessionId;
+}
+
+/** The JSON-RPC message of an SSE answer (the transport streams one `data:` line per message). */
+async function message(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  const data = text.split('\n').find((line) => line.startsWith('data: {'));
+  return JSON.parse(data?.slice('data: '.length) ?? text) as Record<string, unknown>;
+}
+
+describe('createMcpHandler', () => {
+  it('calls the action as the principal of the token that made the call', async () => {
+    start();
+    const alice = await open('token-a');
+    const bob = await open('token-b');
+    const call = (token: string, sessionId: string) =>
+      post(token, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }), sessionId);
+    expect(await message(await call('token-a', alice))).toMatchObject({
+      result: { structuredContent: { text: 'hi', principal: 'alice' } },
+    });
+    expect(await message(await call('token-b', bob))).toMatchObject({
+      result: { structuredContent: { text: 'hi', principal: 'bob' } },
+    });
+  });
+
+  it("treats another caller's session as unknown: 404, nothing runs", async () => {
+    start();
+    const alice = await open('token-a');
+    const response = await post(
+      'token-b',
+      rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+      alice,
+    );
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { message: 'Session not found' } });
+  });
+
+  it('caps sessions in all: 503 mcp_sessions_full with Retry-After', async () => {
+    start({ sessions: { max: 2, idleMs: 5_000 } });
+    await open('token-a');
+    await open('token-b');
+    const third = await post('token-a', initialize);
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(await third.json()).toEqual({
+      error: {
+        code: 'mcp_sessions_full',
+        message: 'Too many MCP sessions are open.',
+        retryable: true,
+      },
+    });
+  });
+
+  it('closes a session that ended (DELETE) and forgets its id', async () => {
+    start();
+    const alice = await open('token-a');
+    const closed = await mcp.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'DELETE',
+        headers: {
+          authorization: 'Bearer token-a',
+          'mcp-session-id': alice,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      }),
+    );
+    expect(closed.status).toBe(200);
+    expect((await post('token-a', rpc(2, 'tools/list'), alice)).status).toBe(404);
+  });
+
+  it('does not keep a session for a request that is not an initialize', async () => {
+    start({ sessions: { max: 1 } });
+    const stray = await post('token-a', rpc(1, 'tools/list'));
+    expect(stray.status).toBe(400);
+    await open('token-a');
+  });
+
+  it('answers 404 not_found on other paths, and 401 before any MCP work', async () => {
+    start();
+    const other = await mcp.fetch(new Request('http://gateway.test/elsewhere', { method: 'POST' }));
+    expect(other.status).toBe(404);
+    const anonymous = await mcp.fetch(
+      new Request('http://gateway.test/mcp', { method: 'POST', body: JSON.stringify(initialize) }),
+    );
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('refuses a body over maxBodyBytes with 413 before parsing it', async () => {
+    start({ maxBodyBytes: 2_048 });
+    const alice = await open('token-a');
+    const big = rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(4_096) } });
+    expect((await post('token-a', big, alice)).status).toBe(413);
+  });
+
+  it.each([
+    [{ waitMs: -1 }, /waitMs/],
+    [{ pollIntervalMs: 0 }, /pollIntervalMs/],
+    [{ path: 'mcp' }, /path/],
+    [{ basePath: '/gateway/' }, /basePath/],
+    [{ sessions: { perCaller: 0 } }, /sessions.perCaller/],
+    [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
+  ])('refuses the options %j with McpConfigError', (options, message) => {
+    gateway = createGateway({
+      gateway: { id: 'x', name: 'x' },
+      actions: [echo],
+      auth: { tokens: ['t'] },
+    });
+    mcp = createMcpHandler(gateway);
+    expect(() => createMcpHandler(gateway, options)).toThrow(McpConfigError);
+    expect(() => createMcpHandler(gateway, options)).toThrow(message);
+  });
+});

@@ -1,0 +1,54 @@
+import { McpConfigError } from './mcp-config-error.ts';
+
+/** How a tool call waits for what the gateway answers later (a job, an approval decision). */
+export interface McpCallOptions {
+  /**
+   * Path prefix the gateway is mounted under (its `basePath`, e.g. `/gateway`). Tool calls are sent
+   * to `{basePath}/v1/invoke`. Defaults to none.
+   */
+  readonly basePath?: string;
+  /**
+   * How long one tool call waits for an async job to finish, or for an operator to decide an
+   * approval (and the approved job to finish), before it answers with the job or approval to follow
+   * over the gateway contract. Defaults to 30 000 ms; `0` answers at once.
+   */
+  readonly waitMs?: number;
+  /** Longest pause between two reads of a job or approval while waiting. Defaults to 1 000 ms. */
+  readonly pollIntervalMs?: number;
+}
+
+/** The resolved call options. */
+export interface CallSettings {
+  readonly basePath: string;
+  readonly waitMs: number;
+  readonly pollIntervalMs: number;
+}
+
+/** Defaults of {@link McpCallOptions}. */
+export const CALL_DEFAULTS: CallSettings = { basePath: '', waitMs: 30_000, pollIntervalMs: 1_000 };
+
+/** The longest `waitMs` accepted: 10 minutes (an MCP client keeps a request open that long at most). */
+const MAX_WAIT_MS = 600_000;
+
+/** Checks `value` is a whole number of milliseconds in `[min, max]`, naming `name` otherwise. */
+export function checkMs(name: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new McpConfigError(`${name} must be a whole number from ${min} to ${max}.`);
+  }
+}
+
+/** Resolves and checks {@link McpCallOptions}. */
+export function callSettings(options: McpCallOptions): CallSettings {
+  checkMs('waitMs', options.waitMs, 0, MAX_WAIT_MS);
+  checkMs('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
+  const basePath = options.basePath ?? CALL_DEFAULTS.basePath;
+  if (basePath !== '' && (!basePath.startsWith('/') || basePath.endsWith('/'))) {
+    throw new McpConfigError('basePath must start with "/" and not end with "/", e.g. "/gateway".');
+  }
+  return {
+    basePath,
+    waitMs: options.waitMs ?? CALL_DEFAULTS.waitMs,
+    pollIntervalMs: options.pollIntervalMs ?? CALL_DEFAULTS.pollIntervalMs,
+  };
+}
