@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createDemoGateway, DEV_GATEWAY_TOKEN } from '@svc/example-demo-actions';
 import { type Gateway, MemoryJobStore, type NewJob } from '@svc/gateway-kit';
 import { toNodeHandler } from '@svc/gateway-kit/node';
+import { createDemoGateway, DEV_GATEWAY_TOKEN } from '../../../examples/demo-actions/src/index.ts';
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from '../src/index.ts';
 
 export const TOKEN = DEV_GATEWAY_TOKEN;

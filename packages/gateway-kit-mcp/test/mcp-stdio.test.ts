@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { demoActions } from '@svc/example-demo-actions';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { demoActions } from '../../../examples/demo-actions/src/index.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/stdio-server.ts', import.meta.url));
 const TOKEN = 'stdio-test-token';

@@ -4,8 +4,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createDemoGateway, DEV_GATEWAY_TOKEN } from '@svc/example-demo-actions';
 import { MemoryJobStore } from '@svc/gateway-kit';
+import {
+  createDemoGateway,
+  DEV_GATEWAY_TOKEN,
+} from '../../../../examples/demo-actions/src/index.ts';
 import { createMcpHandler } from '../../src/index.ts';
 
 const jobIds = [];
