@@ -1,6 +1,6 @@
 import { createGateway, defineAction, type Gateway } from '@svc/gateway-kit';
 import * as v from 'valibot';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConfigError } from '../mcp-config-error.ts';
 import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
 
@@ -30,6 +30,7 @@ function start(options: Parameters<typeof createMcpHandler>[1] = {}): void {
 }
 
 afterEach(async () => {
+  vi.useRealTimers();
   await mcp.close();
   await gateway.close();
 });
@@ -136,6 +137,19 @@ describe('createMcpHandler', () => {
     );
     expect(closed.status).toBe(200);
     expect((await post('token-a', rpc(2, 'tools/list'), alice)).status).toBe(404);
+  });
+
+  it('closes a session idle for sessions.idleMs when a new one opens, not a recently used one', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    start({ sessions: { idleMs: 1_000 } });
+    const idle = await open('token-a');
+    const recent = await open('token-a');
+    vi.setSystemTime(Date.now() + 800);
+    expect((await post('token-a', rpc(2, 'tools/list'), recent)).status).toBe(200);
+    vi.setSystemTime(Date.now() + 400);
+    await open('token-b');
+    expect((await post('token-a', rpc(3, 'tools/list'), idle)).status).toBe(404);
+    expect((await post('token-a', rpc(3, 'tools/list'), recent)).status).toBe(200);
   });
 
   it('does not keep a session for a request that is not an initialize', async () => {
