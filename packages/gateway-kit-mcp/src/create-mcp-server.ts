@@ -27,6 +27,19 @@ export interface ServerHooks {
   readonly onCallEnd?: () => void;
 }
 
+/**
+ * The `_meta` key of a `tools/call` whose string value becomes the invoke's `idempotencyKey`: a
+ * client retrying a call with the same key gets the same answer, and the action runs once.
+ *
+ * @example
+ * await client.callTool({
+ *   name: 'issue-refund',
+ *   arguments: { orderId: 'ord_2001', amountCents: 1500 },
+ *   _meta: { [IDEMPOTENCY_KEY]: 'refund-ord_2001-call-1' },
+ * });
+ */
+export const IDEMPOTENCY_KEY = 'svc/idempotencyKey';
+
 /** Longest client name or version copied into the invoke request's `context`. */
 const MAX_CLIENT_FIELD = 200;
 
@@ -60,6 +73,7 @@ export function createMcpServer(
       if (!known.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const client = server.getClientVersion();
       const progressToken = extra._meta?.progressToken;
+      const idempotencyKey = request.params._meta?.[IDEMPOTENCY_KEY];
       let progress = 0;
       hooks.onCallStart?.();
       try {
@@ -68,6 +82,7 @@ export function createMcpServer(
           input,
           caller: hooks.callerOf(extra),
           sessionId: extra.sessionId ?? 'mcp-stdio',
+          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
           context: {
             via: 'mcp',
             ...(client

@@ -1,3 +1,4 @@
+export { IDEMPOTENCY_KEY } from './create-mcp-server.ts';
 export type { McpHandler, McpHandlerOptions } from './http/create-mcp-handler.ts';
 export { createMcpHandler } from './http/create-mcp-handler.ts';
 export { McpConfigError } from './mcp-config-error.ts';

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { checkGateway } from '@svc/gateway-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { IDEMPOTENCY_KEY } from '../src/index.ts';
 import { type DemoServer, invokeDirectly, readJob, startDemoServer, TOKEN } from './demo-server.ts';
 
 let server: DemoServer;
@@ -213,6 +214,22 @@ describe('approvals', () => {
     expect(server.jobs.ids).toEqual([]);
   });
 
+  it('passes _meta["svc/idempotencyKey"] on: a retried call gets the same approval, not a second', async () => {
+    await server.close();
+    server = await startDemoServer({ waitMs: 0 });
+    client = await server.connect();
+    const call = () =>
+      client.callTool({
+        name: 'issue-refund',
+        arguments: refund,
+        _meta: { [IDEMPOTENCY_KEY]: 'refund-ord_2001-1' },
+      });
+    const first = await call();
+    const again = await call();
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expect(await server.gateway.approvals.list()).toHaveLength(1);
+  });
+
   it('refuses at invoke time what no operator could approve (precheck), without an approval', async () => {
     const result = await client.callTool({
       name: 'issue-refund',
@@ -257,6 +274,19 @@ describe('authentication and sessions', () => {
       expect(await response.json()).toMatchObject({ error: { code: 'unauthorized' } });
     }
     await expect(server.connect('wrong')).rejects.toThrow();
+  });
+
+  it('authenticates a conditional request as any other (no 304 from the manifest check)', async () => {
+    const manifest = await fetch(`${server.url}/v1/manifest`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const etag = manifest.headers.get('etag') ?? '';
+    await manifest.body?.cancel();
+    expect(etag).not.toBe('');
+    const response = await post({ authorization: `Bearer ${TOKEN}`, 'if-none-match': etag });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeTruthy();
+    await response.body?.cancel();
   });
 
   it('caps the sessions one caller keeps open (429 quota_exceeded with Retry-After)', async () => {

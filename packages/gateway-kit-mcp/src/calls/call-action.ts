@@ -19,6 +19,8 @@ export interface ActionCall {
   readonly caller: Caller;
   /** The MCP session (`mcp-stdio` on stdio): the invoke request's `session.id`. */
   readonly sessionId: string;
+  /** `_meta["svc/idempotencyKey"]` of the call: the invoke's `idempotencyKey`. */
+  readonly idempotencyKey?: string;
   /** Free-form `context` of the invoke request (the MCP client's name and version). */
   readonly context: Record<string, unknown>;
   /** Aborts when the MCP client cancels the call (or the connection closes). */
@@ -88,6 +90,7 @@ export async function callAction(
   const origin: ResultOrigin = { invocationId };
   const invoke = {
     invocationId,
+    ...(call.idempotencyKey !== undefined ? { idempotencyKey: call.idempotencyKey } : {}),
     meeting: { id: 'mcp', roomName: 'mcp' },
     session: { id: call.sessionId, mode: 'active' },
     action: { id: call.actionId, input: call.input },

@@ -46,7 +46,10 @@ export async function gatewayRequest(
   return { status: response.status, body, headers: response.headers };
 }
 
-/** Request headers that describe the MCP exchange itself, not the caller: never forwarded. */
+/**
+ * Request headers that describe the MCP exchange itself (or make a request conditional), not the
+ * caller: never forwarded.
+ */
 const NOT_FORWARDED = new Set([
   'accept',
   'accept-encoding',
@@ -55,10 +58,16 @@ const NOT_FORWARDED = new Set([
   'content-length',
   'content-type',
   'host',
+  'if-match',
+  'if-modified-since',
+  'if-none-match',
+  'if-range',
+  'if-unmodified-since',
   'keep-alive',
   'last-event-id',
   'mcp-protocol-version',
   'mcp-session-id',
+  'range',
   'transfer-encoding',
   'upgrade',
 ]);
