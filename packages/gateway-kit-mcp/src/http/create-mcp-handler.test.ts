@@ -1,4 +1,4 @@
-import { createGateway, defineAction, type Gateway } from '@svc/gateway-kit';
+import { createGateway, defineAction, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConfigError } from '../mcp-config-error.ts';
@@ -12,13 +12,26 @@ const echo = defineAction({
   run: ({ text }, { principal }) => ({ outputText: text, data: { text, principal: principal.id } }),
 });
 
+const wipe = defineAction({
+  id: 'wipe',
+  description: 'Wipes a folder (needs approval).',
+  input: v.strictObject({ folder: v.string() }),
+  requiresApproval: true,
+  sideEffectLevel: 'destructive',
+  run: ({ folder }) => ({ outputText: `Wiped ${folder}.` }),
+});
+
 let gateway: Gateway;
 let mcp: McpHandler;
 
-function start(options: Parameters<typeof createMcpHandler>[1] = {}): void {
+function start(
+  options: Parameters<typeof createMcpHandler>[1] = {},
+  gatewayOptions: Partial<GatewayOptions> = {},
+): void {
   gateway = createGateway({
     gateway: { id: 'mcp-unit', name: 'MCP unit' },
-    actions: [echo],
+    actions: [echo, wipe],
+    ...gatewayOptions,
     auth: {
       tokens: [
         { token: 'token-a', principal: { id: 'alice' } },
@@ -91,6 +104,38 @@ describe('createMcpHandler', () => {
     });
     expect(await message(await call('token-b', bob))).toMatchObject({
       result: { structuredContent: { text: 'hi', principal: 'bob' } },
+    });
+  });
+
+  it("answers the gateway's quota refusal as a retryable tool error with Retry-After", async () => {
+    start({ waitMs: 0 }, { quotas: { pendingApprovals: 1 } });
+    const alice = await open('token-a');
+    const call = (id: number, folder: string) =>
+      post('token-a', rpc(id, 'tools/call', { name: 'wipe', arguments: { folder } }), alice);
+    expect(await message(await call(2, '/tmp/a'))).toMatchObject({
+      result: { structuredContent: { status: 'approval_required' } },
+    });
+    const refused = (await message(await call(3, '/tmp/b'))) as {
+      result: { isError: boolean; structuredContent: Record<string, unknown> };
+    };
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.structuredContent).toMatchObject({
+      error: { code: 'quota_exceeded', retryable: true },
+      httpStatus: 429,
+      retryAfterSeconds: expect.any(Number),
+    });
+    expect(await gateway.approvals.list()).toHaveLength(1);
+  });
+
+  it("answers the gateway's body limit as a tool error (413 payload_too_large)", async () => {
+    start({}, { maxBodyBytes: 2_048 });
+    const alice = await open('token-a');
+    const big = rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(4_096) } });
+    expect(await message(await post('token-a', big, alice))).toMatchObject({
+      result: {
+        isError: true,
+        structuredContent: { error: { code: 'payload_too_large' }, httpStatus: 413 },
+      },
     });
   });
 
