@@ -167,6 +167,13 @@ describe('createMcpHandler', () => {
     });
   });
 
+  it('keeps to the budgets under concurrent initializes', async () => {
+    start({ sessions: { perCaller: 2 } });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post('token-a', initialize)));
+    await Promise.all(answers.map((answer) => answer.body?.cancel()));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 429, 429, 429, 429]);
+  });
+
   it('closes a session that ended (DELETE) and forgets its id', async () => {
     start();
     const alice = await open('token-a');

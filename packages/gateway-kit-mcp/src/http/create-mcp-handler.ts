@@ -76,6 +76,10 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
   checkMs('maxBodyBytes', maxBodyBytes, 1_024, 64 * 1024 * 1024);
   const retryAfterSeconds = Math.ceil(limits.idleMs / 1000);
   const sessions = new Map<string, Session>();
+  // Sessions being opened (their initialize in flight) count against the budgets too, so
+  // concurrent initializes cannot overshoot them.
+  const opening = new Map<string, number>();
+  let openingTotal = 0;
 
   /** The gateway's own answer to the caller's credentials: `undefined` when it accepts them. */
   async function refusal(request: Request, headers: Headers): Promise<Response | undefined> {
@@ -105,7 +109,7 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
   ): Promise<Response> {
     const now = Date.now();
     closeIdle(now);
-    if (sessions.size >= limits.max) {
+    if (sessions.size + openingTotal >= limits.max) {
       return envelope(
         503,
         'mcp_sessions_full',
@@ -113,7 +117,7 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
         retryAfterSeconds,
       );
     }
-    let own = 0;
+    let own = opening.get(callerKey) ?? 0;
     for (const session of sessions.values()) if (session.callerKey === callerKey) own += 1;
     if (own >= limits.perCaller) {
       return envelope(
@@ -151,10 +155,19 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
       },
     });
     session = { callerKey, server, transport, lastSeen: now, calls: 0 };
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { authInfo: authInfo(token) });
-    if (!transport.sessionId) await server.close();
-    return response;
+    openingTotal += 1;
+    opening.set(callerKey, (opening.get(callerKey) ?? 0) + 1);
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { authInfo: authInfo(token) });
+      if (!transport.sessionId) await server.close();
+      return response;
+    } finally {
+      openingTotal -= 1;
+      const left = (opening.get(callerKey) ?? 1) - 1;
+      if (left === 0) opening.delete(callerKey);
+      else opening.set(callerKey, left);
+    }
   }
 
   return {
