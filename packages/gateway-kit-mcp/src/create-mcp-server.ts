@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -10,9 +11,10 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '@svc/gateway-kit';
-import { callAction } from './calls/call-action.ts';
+import { type ActionCall, callAction } from './calls/call-action.ts';
 import type { Caller } from './calls/gateway-request.ts';
 import type { CallSettings } from './options.ts';
+import { SessionTaskStore } from './tasks/task-store.ts';
 import { actionTools } from './tools/action-tools.ts';
 
 /** What the MCP SDK hands a request handler. */
@@ -40,6 +42,9 @@ export interface ServerHooks {
  */
 export const IDEMPOTENCY_KEY = 'svc/idempotencyKey';
 
+/** Tasks one session keeps at once (running, or finished and within their TTL). */
+const MAX_TASKS_PER_SESSION = 32;
+
 /** Longest client name or version copied into the invoke request's `context`. */
 const MAX_CLIENT_FIELD = 200;
 
@@ -48,7 +53,7 @@ const clip = (value: string | undefined): string | undefined =>
 
 /**
  * An MCP server (the SDK's `Server`) offering the gateway's actions as tools: `tools/list` from the
- * manifest, `tools/call` through the gateway's invoke path.
+ * manifest, `tools/call` through the gateway's invoke path, as a plain call or as an MCP task.
  */
 export function createMcpServer(
   gateway: Gateway,
@@ -58,52 +63,87 @@ export function createMcpServer(
   const { manifest } = gateway;
   const tools = actionTools(manifest);
   const known = new Set(tools.map((tool) => tool.name));
+  const taskStore = new SessionTaskStore();
   const server = new Server(
     { name: manifest.gateway.id, title: manifest.gateway.name, version: manifest.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      taskStore,
       ...(manifest.agent.description ? { instructions: manifest.agent.description } : {}),
     },
   );
+  server.onclose = () => taskStore.close();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(
     CallToolRequestSchema,
-    async (request, extra): Promise<CallToolResult> => {
+    async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
       const { name, arguments: input = {} } = request.params;
       if (!known.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const client = server.getClientVersion();
-      const progressToken = extra._meta?.progressToken;
       const idempotencyKey = request.params._meta?.[IDEMPOTENCY_KEY];
+      const call = (signal: AbortSignal, onProgress?: (message: string) => void): ActionCall => ({
+        actionId: name,
+        input,
+        caller: hooks.callerOf(extra),
+        sessionId: extra.sessionId ?? 'mcp-stdio',
+        ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+        context: {
+          via: 'mcp',
+          ...(client
+            ? { mcpClient: { name: clip(client.name), version: clip(client.version) } }
+            : {}),
+        },
+        signal,
+        ...(onProgress ? { onProgress } : {}),
+      });
+
+      const taskRequest = request.params.task;
+      if (taskRequest && extra.taskStore) {
+        // A task-augmented call: answer the task at once and follow the job (or approval) in the
+        // background for up to the task's TTL; tasks/cancel or the session closing cancels it.
+        if (taskStore.size >= MAX_TASKS_PER_SESSION) {
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `At most ${MAX_TASKS_PER_SESSION} tasks per session; wait for one to expire.`,
+          );
+        }
+        const ttl = Math.min(taskRequest.ttl ?? settings.taskTtlMs, settings.taskTtlMs);
+        const tasks = extra.taskStore;
+        const task = await tasks.createTask({ ttl, pollInterval: settings.pollIntervalMs });
+        const tracked = taskStore.track(task.taskId);
+        const onProgress = (message: string): void => {
+          void tasks.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
+        };
+        void callAction(gateway, { ...settings, waitMs: ttl }, call(tracked.signal, onProgress))
+          .then((result) =>
+            tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result),
+          )
+          // A task cancelled (or dropped with its session) meanwhile keeps its final status.
+          .catch(() => {})
+          .finally(tracked.done);
+        return { task };
+      }
+
+      const progressToken = extra._meta?.progressToken;
       let progress = 0;
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (message: string): void => {
+              progress += 1;
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message },
+                })
+                .catch(() => {});
+            };
       hooks.onCallStart?.();
       try {
-        return await callAction(gateway, settings, {
-          actionId: name,
-          input,
-          caller: hooks.callerOf(extra),
-          sessionId: extra.sessionId ?? 'mcp-stdio',
-          ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
-          context: {
-            via: 'mcp',
-            ...(client
-              ? { mcpClient: { name: clip(client.name), version: clip(client.version) } }
-              : {}),
-          },
-          signal: extra.signal,
-          ...(progressToken !== undefined
-            ? {
-                onProgress: (message: string) => {
-                  progress += 1;
-                  void extra
-                    .sendNotification({
-                      method: 'notifications/progress',
-                      params: { progressToken, progress, message },
-                    })
-                    .catch(() => {});
-                },
-              }
-            : {}),
-        });
+        return await callAction(gateway, settings, call(extra.signal, onProgress));
       } finally {
         hooks.onCallEnd?.();
       }

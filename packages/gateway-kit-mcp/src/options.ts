@@ -15,6 +15,11 @@ export interface McpCallOptions {
   readonly waitMs?: number;
   /** Longest pause between two reads of a job or approval while waiting. Defaults to 1 000 ms. */
   readonly pollIntervalMs?: number;
+  /**
+   * For a task-augmented call (MCP tasks): how long the task follows its job or approval, and
+   * keeps its result, at most (a client's shorter `ttl` wins). Defaults to 600 000 ms (10 min).
+   */
+  readonly taskTtlMs?: number;
 }
 
 /** The resolved call options. */
@@ -22,10 +27,16 @@ export interface CallSettings {
   readonly basePath: string;
   readonly waitMs: number;
   readonly pollIntervalMs: number;
+  readonly taskTtlMs: number;
 }
 
 /** Defaults of {@link McpCallOptions}. */
-export const CALL_DEFAULTS: CallSettings = { basePath: '', waitMs: 30_000, pollIntervalMs: 1_000 };
+export const CALL_DEFAULTS: CallSettings = {
+  basePath: '',
+  waitMs: 30_000,
+  pollIntervalMs: 1_000,
+  taskTtlMs: 600_000,
+};
 
 /** The longest `waitMs` accepted: 10 minutes (an MCP client keeps a request open that long at most). */
 const MAX_WAIT_MS = 600_000;
@@ -42,6 +53,7 @@ export function checkMs(name: string, value: number | undefined, min: number, ma
 export function callSettings(options: McpCallOptions): CallSettings {
   checkMs('waitMs', options.waitMs, 0, MAX_WAIT_MS);
   checkMs('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
+  checkMs('taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
   const basePath = options.basePath ?? CALL_DEFAULTS.basePath;
   if (basePath !== '' && (!basePath.startsWith('/') || basePath.endsWith('/'))) {
     throw new McpConfigError('basePath must start with "/" and not end with "/", e.g. "/gateway".');
@@ -50,5 +62,6 @@ export function callSettings(options: McpCallOptions): CallSettings {
     basePath,
     waitMs: options.waitMs ?? CALL_DEFAULTS.waitMs,
     pollIntervalMs: options.pollIntervalMs ?? CALL_DEFAULTS.pollIntervalMs,
+    taskTtlMs: options.taskTtlMs ?? CALL_DEFAULTS.taskTtlMs,
   };
 }

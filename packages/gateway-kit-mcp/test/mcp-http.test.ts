@@ -149,6 +149,84 @@ describe('tools/call', () => {
   });
 });
 
+describe('MCP tasks', () => {
+  it('marks the tools whose work outlives a request as task-capable', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => [tool.name, tool.execution?.taskSupport])).toEqual([
+      ['lookup-account', 'forbidden'],
+      ['generate-report', 'optional'],
+      ['issue-refund', 'optional'],
+    ]);
+  });
+
+  it('runs an async action as a task: created at once, then the job result', async () => {
+    const messages = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'generate-report', arguments: { topic: 'as a task', delayMs: 200 } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    )) {
+      messages.push(message);
+    }
+    const job = await readJob(server, server.jobs.ids[0] ?? '');
+    expect(messages[0]?.type).toBe('taskCreated');
+    expect(messages.at(-1)).toEqual({
+      type: 'result',
+      result: expect.objectContaining({
+        content: [{ type: 'text', text: job.outputText }],
+        structuredContent: job.data,
+      }),
+    });
+  });
+
+  it('cancels the job when the client cancels the task', async () => {
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'generate-report', arguments: { topic: 'cancel the task', delayMs: 30_000 } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    const first = await stream.next();
+    const taskId = first.value?.type === 'taskCreated' ? first.value.task.taskId : '';
+    expect(taskId).not.toBe('');
+    await stream.return();
+    const jobId = await vi.waitFor(() => {
+      expect(server.jobs.ids).toHaveLength(1);
+      return server.jobs.ids[0] ?? '';
+    });
+    await client.experimental.tasks.cancelTask(taskId);
+    await vi.waitFor(async () => expect((await readJob(server, jobId)).status).toBe('cancelled'));
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+  });
+
+  it('keeps an approval pending inside a task until the operator decides', async () => {
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'issue-refund', arguments: { orderId: 'ord_2002', amountCents: 700 } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    const collected = (async () => {
+      const messages: unknown[] = [];
+      for await (const message of stream) messages.push(message);
+      return messages;
+    })();
+    const [pending] = await vi.waitFor(async () => {
+      const page = await server.gateway.approvals.list();
+      expect(page).toHaveLength(1);
+      return page;
+    });
+    expect(server.jobs.ids).toEqual([]);
+    await server.gateway.approvals.decide(pending?.approvalId ?? '', {
+      approved: true,
+      decidedBy: 'operator@example.com',
+    });
+    const messages = await collected;
+    expect(messages.at(-1)).toMatchObject({
+      type: 'result',
+      result: { content: [{ type: 'text', text: 'Refunded 7.00 EUR on order ord_2002.' }] },
+    });
+  });
+});
+
 describe('approvals', () => {
   const refund = { orderId: 'ord_2001', amountCents: 1_500 };
 

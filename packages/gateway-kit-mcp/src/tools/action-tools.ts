@@ -16,6 +16,11 @@ export function actionTool(action: ActionDescriptor): Tool {
     title: action.title,
     description: action.description,
     inputSchema: action.inputSchema as Tool['inputSchema'],
+    // Work that outlives a request (a job, an operator's decision) may run as an MCP task.
+    execution: {
+      taskSupport:
+        action.executionMode === 'async' || action.requiresApproval ? 'optional' : 'forbidden',
+    },
     annotations: {
       title: action.title,
       readOnlyHint: action.sideEffectLevel === 'read',
