@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createGateway, defineAction, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -21,6 +23,33 @@ const wipe = defineAction({
   run: ({ folder }) => ({ outputText: `Wiped ${folder}.` }),
 });
 
+/** A promise with its `resolve`, settled from elsewhere. */
+function deferred(): { promise: Promise<unknown>; resolve: (value?: unknown) => void } {
+  let resolve: (value?: unknown) => void = () => {};
+  const promise = new Promise<unknown>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/** Resolves when `slow` starts running, and when its run is aborted. */
+let slowStarted = deferred();
+let slowAborted = deferred();
+const slow = defineAction({
+  id: 'slow',
+  description: 'Runs until it is aborted.',
+  input: v.strictObject({}),
+  timeoutMs: 10_000,
+  run: (_, { signal }) =>
+    new Promise((_resolve, fail) => {
+      slowStarted.resolve();
+      signal.addEventListener('abort', () => {
+        slowAborted.resolve(signal.reason);
+        fail(signal.reason);
+      });
+    }),
+});
+
 let gateway: Gateway;
 let mcp: McpHandler;
 
@@ -30,7 +59,7 @@ function start(
 ): void {
   gateway = createGateway({
     gateway: { id: 'mcp-unit', name: 'MCP unit' },
-    actions: [echo, wipe],
+    actions: [echo, wipe, slow],
     ...gatewayOptions,
     auth: {
       tokens: [
@@ -92,7 +121,40 @@ async function message(response: Response): Promise<Record<string, unknown>> {
   return JSON.parse(data?.slice('data: '.length) ?? text) as Record<string, unknown>;
 }
 
+/** The SDK's client over Streamable HTTP, straight into `mcp.fetch` (no socket). */
+async function sdkClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'in-process', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: (url, init) => mcp.fetch(new Request(url, init)),
+    }),
+  );
+  return client;
+}
+
 describe('createMcpHandler', () => {
+  it('aborts a sync run when the client cancels the call, and keeps a busy session open', async () => {
+    slowStarted = deferred();
+    slowAborted = deferred();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    start({ sessions: { idleMs: 1_000 } });
+    const client = await sdkClient('token-a');
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await slowStarted.promise;
+    // Idle for longer than idleMs, but with a call in flight: not closed by a new session.
+    vi.setSystemTime(Date.now() + 5_000);
+    await open('token-b');
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await slowAborted.promise;
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
   it('calls the action as the principal of the token that made the call', async () => {
     start();
     const alice = await open('token-a');
