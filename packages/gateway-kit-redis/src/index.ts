@@ -1,6 +1,7 @@
+// The store error kind is the core's (one class and one check for every adapter).
+export { isStoreUnavailableError, StoreUnavailableError } from '@svc/gateway-kit/store';
 export type { RedisClient, RedisConnectionOptions } from './redis-connection.ts';
 export type { RedisJobStoreOptions } from './redis-job-store.ts';
 export { RedisJobStore } from './redis-job-store.ts';
 export type { RedisRecordStoreOptions } from './redis-record-store.ts';
 export { RedisRecordStore } from './redis-record-store.ts';
-export { isStoreUnavailableError, StoreUnavailableError } from './store-unavailable-error.ts';

@@ -43,6 +43,11 @@ export interface JobUpdate {
   readonly dataSchemaVersion?: string;
   readonly data?: Record<string, unknown>;
   readonly error?: GatewayError;
+  /**
+   * Replaces the opaque payload: the gateway slims it on the terminal write, so a finished job
+   * keeps only what follow-ups need (callbacks, fingerprint), not the input and context.
+   */
+  readonly payload?: Record<string, unknown>;
 }
 
 /** The outcome of a compare-and-set operation. */
@@ -137,12 +142,14 @@ export const JOB_UPDATE_FIELDS: readonly (
   | 'dataSchemaVersion'
   | 'data'
   | 'error'
+  | 'payload'
 )[] = [
   'outputText',
   'machineSummary',
   'dataSchemaVersion',
   'data',
   'error',
+  'payload',
 ] satisfies readonly (keyof JobUpdate)[];
 
 const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
