@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type Gateway, MemoryJobStore, type NewJob } from '@svc/gateway-kit';
+import { type Gateway, MemoryJobStore } from '@svc/gateway-kit';
 import { toNodeHandler } from '@svc/gateway-kit/node';
+import type { NewJob } from '@svc/gateway-kit/store';
 import { createDemoGateway, DEV_GATEWAY_TOKEN } from '../../../examples/demo-actions/src/index.ts';
 import { createMcpHandler, type McpHandler, type McpHandlerOptions } from '../src/index.ts';
 

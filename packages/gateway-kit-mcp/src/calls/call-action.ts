@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Gateway, GatewayError } from '@svc/gateway-kit';
+import type { Gateway } from '@svc/gateway-kit';
+import type { GatewayError } from '@svc/gateway-kit/contract';
 import type { CallSettings } from '../options.ts';
 import { type Caller, type GatewayAnswer, gatewayRequest } from './gateway-request.ts';
 import { pause } from './pause.ts';

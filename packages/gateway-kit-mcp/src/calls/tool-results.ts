@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayError } from '@svc/gateway-kit';
+import type { GatewayError } from '@svc/gateway-kit/contract';
 
 /** What a finished action produced: a `completed` invoke answer or a completed job. */
 export interface ActionOutput {

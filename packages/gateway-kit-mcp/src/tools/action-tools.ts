@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ActionDescriptor, Manifest } from '@svc/gateway-kit';
+import type { ActionDescriptor, Manifest } from '@svc/gateway-kit/contract';
 
 /**
  * The MCP tool describing one action of the manifest: same name (the action id), title,
