@@ -41,8 +41,13 @@ export const CALL_DEFAULTS: CallSettings = {
 /** The longest `waitMs` accepted: 10 minutes (an MCP client keeps a request open that long at most). */
 const MAX_WAIT_MS = 600_000;
 
-/** Checks `value` is a whole number of milliseconds in `[min, max]`, naming `name` otherwise. */
-export function checkMs(name: string, value: number | undefined, min: number, max: number): void {
+/** Checks `value` is a whole number (milliseconds, bytes, a count) in `[min, max]`, naming `name` otherwise. */
+export function checkWhole(
+  name: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+): void {
   if (value === undefined) return;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new McpConfigError(`${name} must be a whole number from ${min} to ${max}.`);
@@ -51,9 +56,9 @@ export function checkMs(name: string, value: number | undefined, min: number, ma
 
 /** Resolves and checks {@link McpCallOptions}. */
 export function callSettings(options: McpCallOptions): CallSettings {
-  checkMs('waitMs', options.waitMs, 0, MAX_WAIT_MS);
-  checkMs('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
-  checkMs('taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
+  checkWhole('waitMs', options.waitMs, 0, MAX_WAIT_MS);
+  checkWhole('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
+  checkWhole('taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
   const basePath = options.basePath ?? CALL_DEFAULTS.basePath;
   if (basePath !== '' && (!basePath.startsWith('/') || basePath.endsWith('/'))) {
     throw new McpConfigError('basePath must start with "/" and not end with "/", e.g. "/gateway".');
