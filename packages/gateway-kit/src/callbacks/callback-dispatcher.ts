@@ -1,3 +1,4 @@
+import { utf8Length } from '../http/json-size.ts';
 import type { ResolveHost } from './callback-url-guard.ts';
 import {
   CALLBACK_DELIVERY_DEFAULTS,
@@ -8,7 +9,7 @@ import {
   runDelivery,
   validateDeliverySettings,
 } from './deliver-callback.ts';
-import { type CallbackLimits, DeliveryLimiter, utf8Length } from './delivery-limiter.ts';
+import { type CallbackLimits, DeliveryLimiter } from './delivery-limiter.ts';
 import { abortableSleep } from './timers.ts';
 
 /**
