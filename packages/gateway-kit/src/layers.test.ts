@@ -10,7 +10,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['gateway'],
   ['approvals'],
   ['idempotency', 'jobs'],
-  ['quotas', 'manifest'],
+  ['quotas', 'manifest', 'execution'],
   ['context'],
   ['observe'],
   ['store', 'callbacks', 'actions'],
