@@ -1,7 +1,7 @@
 import type { Action, Invocation } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
+import { type GatewayRuntime, jobUrls } from '../context/gateway-runtime.ts';
 import type {
   Approval,
   ApprovalDecision,
@@ -13,11 +13,12 @@ import type {
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
 import { startJob } from '../jobs/job-runner.ts';
+import { createJob } from '../jobs/new-job.ts';
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/hooks.ts';
 import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
 import { randomId } from '../runtime/fingerprint.ts';
-import type { NewJob, StoredJob } from '../store/job-store.ts';
+import type { StoredJob } from '../store/job-store.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
 
 /** What the record store keeps per approval. */
@@ -250,7 +251,18 @@ export class ApprovalService {
     if (jobId && action) {
       let created: { readonly created: boolean; readonly job: StoredJob };
       try {
-        created = await runtime.jobs.create(newJobOf(decided, jobId, runtime.now()));
+        created = await runtime.jobs.create(
+          createJob({
+            jobId,
+            ownerId: decided.ownerId,
+            action: { id: decided.actionId, name: decided.actionName },
+            invocation: decided.invocation,
+            callbacks: decided.callbacks,
+            input: decided.input,
+            fingerprint: decided.fingerprint,
+            now: runtime.now(),
+          }),
+        );
       } catch (error) {
         // No job, no decision: put the approval back to pending so it can be decided again once
         // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
@@ -445,27 +457,4 @@ function approvalIds(record: ApprovalRecord) {
 /** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */
 function jobIdOf(record: ApprovalRecord): string {
   return `job_${record.approvalId.replace(/^apr_/, '')}_${Date.parse(record.createdAt).toString(36)}`;
-}
-
-/** The job an approved action runs as. */
-function newJobOf(record: ApprovalRecord, jobId: string, now: number): NewJob {
-  const payload: JobPayload = {
-    invocation: record.invocation,
-    callbacks: record.callbacks,
-    input: record.input,
-    ...(record.fingerprint ? { fingerprint: record.fingerprint } : {}),
-  };
-  return {
-    jobId,
-    ownerId: record.ownerId,
-    invocationId: record.invocation.invocationId,
-    actionId: record.actionId,
-    actionName: record.actionName,
-    status: 'queued',
-    createdAt: new Date(now).toISOString(),
-    ...(record.invocation.deadlineAt !== undefined
-      ? { deadlineAt: record.invocation.deadlineAt }
-      : {}),
-    payload: payload as unknown as Record<string, unknown>,
-  };
 }

@@ -30,6 +30,7 @@ import {
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
+import { createJob } from '../jobs/new-job.ts';
 import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
@@ -430,25 +431,20 @@ async function acceptJob(
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
-  const payload: JobPayload = {
-    invocation,
-    callbacks: request.callbacks,
-    input: request.action.input,
-    ...(scope ? { fingerprint: scope.fingerprint } : {}),
-  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
-    created = await runtime.jobs.create({
-      jobId,
-      ownerId: principal.id,
-      invocationId: request.invocationId,
-      actionId: action.id,
-      actionName: action.name,
-      status: 'queued',
-      createdAt: new Date(runtime.now()).toISOString(),
-      ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
-      payload: payload as unknown as Record<string, unknown>,
-    });
+    created = await runtime.jobs.create(
+      createJob({
+        jobId,
+        ownerId: principal.id,
+        action,
+        invocation,
+        callbacks: request.callbacks,
+        input: request.action.input,
+        fingerprint: scope?.fingerprint,
+        now: runtime.now(),
+      }),
+    );
   } catch (error) {
     await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
     throw error;
