@@ -5,6 +5,7 @@ export type {
   CallbackDispatcherOptions,
 } from './callback-dispatcher.ts';
 export { CallbackDispatcher } from './callback-dispatcher.ts';
+export type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from './callback-outbox.ts';
 export type {
   ApprovalCallbackBody,
   ApprovalDecisionStatus,

@@ -213,15 +213,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsJobStore = options.jobStore === undefined;
   const ownsRecordStore = options.recordStore === undefined;
   const closing = new AbortController();
+  const jobs: JobStore = options.jobStore ?? new MemoryJobStore({ now });
   const runtime: GatewayRuntime = {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
     actionsByName: new Map(actions.map((action) => [action.name, action])),
-    jobs: options.jobStore ?? new MemoryJobStore({ now }),
+    jobs,
     records: options.recordStore ?? new MemoryRecordStore({ now }),
     callbacks: callbacksOn
       ? new CallbackDispatcher({
           ...callbackSettings,
+          // A shared job store's outbox makes callbacks survive this instance.
+          outbox: 'outbox' in callbackSettings ? callbackSettings.outbox : jobs.callbackOutbox,
           onDeliveryFailed:
             callbackSettings.onDeliveryFailed ??
             ((failure) =>

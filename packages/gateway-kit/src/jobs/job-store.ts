@@ -1,3 +1,4 @@
+import type { CallbackOutbox } from '../callbacks/callback-outbox.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
 import type { JobStatus } from '../contract/job.ts';
 
@@ -84,6 +85,12 @@ export interface JobStore {
    * gateway can send its job-result callback. Returns an unsubscribe function.
    */
   onWorkerLost?(listener: (job: StoredJob) => void): () => void;
+  /**
+   * Optional, for stores shared by several instances: where pending callbacks wait, so that they
+   * survive the instance that queued them. `createGateway` delivers through it unless
+   * `callbacks.outbox` says otherwise.
+   */
+  readonly callbackOutbox?: CallbackOutbox;
   /** Releases timers and connections. */
   close(): Promise<void>;
 }
