@@ -344,6 +344,20 @@ export class RedisJobStore implements JobStore {
     }
   }
 
+  /**
+   * Fail-fast start-up: resolves once Redis answers; rejects with a `StoreUnavailableError` naming
+   * the URL (never its password) when it cannot be reached within `connectTimeoutMs`. Not calling
+   * it starts degraded: calls answer `StoreUnavailableError` (503) until Redis is reachable, and
+   * the store keeps reconnecting by itself.
+   *
+   * @example
+   * const store = new RedisJobStore({ url: process.env.REDIS_URL });
+   * await store.ready(); // throws: Cannot reach Redis at redis://:***@cache:6379 within 2000 ms.
+   */
+  ready(): Promise<void> {
+    return this.#redis.ready();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
