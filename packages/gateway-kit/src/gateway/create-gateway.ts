@@ -304,13 +304,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       return await route(call);
     } catch (error) {
       // A store at capacity or unreachable is temporary: say so, and keep state intact.
-      if (isJobStoreFullError(error) || isRecordStoreFullError(error))
+      // An unreachable store is an expected outage the store logs once itself: no stack per request.
+      if (isJobStoreFullError(error) || isRecordStoreFullError(error) || isStoreUnavailable(error))
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return isStoreUnavailable(error)
-        ? errorReply('unavailable')
-        : errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
+      return errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
     }
   }
 
