@@ -5,7 +5,11 @@ import { createTestClient, invokeBody } from '../testing/index.ts';
 import { CallbackDispatcher } from './callback-dispatcher.ts';
 import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from './callback-outbox.ts';
 
-type Stored = { entry: Omit<OutboxEntry, 'attempts'>; attempts: number; claim?: string };
+type Stored = {
+  entry: Omit<OutboxEntry, 'attempts'>;
+  attempts: number;
+  claim?: string | undefined;
+};
 
 /** A CallbackOutbox in a Map, for the dispatcher's side of the protocol (Redis has the real one). */
 class MapOutbox implements CallbackOutbox {
