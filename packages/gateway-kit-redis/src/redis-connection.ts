@@ -59,6 +59,10 @@ export function redactRedisUrl(url: string): string {
 /**
  * Reported (to `onError`) when a lost connection is back. Not an error: the default reporter logs
  * it with `console.info`.
+ *
+ * @example
+ * const onError = (event: unknown) =>
+ *   event instanceof RedisConnectionRestored ? log.info(event.message) : log.warn(String(event));
  */
 export class RedisConnectionRestored extends Error {
   override readonly name = 'RedisConnectionRestored';
@@ -260,7 +264,9 @@ export class RedisConnection {
    * outages (the first one marks the connection down), always for anything else.
    */
   report(error: unknown): void {
-    if (error instanceof StoreUnavailableError) {
+    // Only a connection this store watches can tell when the outage ends (a `client` given by
+    // the caller is not watched): otherwise every failure is reported.
+    if (error instanceof StoreUnavailableError && this.#owned) {
       if (this.#down) return;
       this.#down = true;
     }

@@ -109,4 +109,46 @@ describe('outage logging (default reporter)', () => {
       `[@svc/gateway-kit-redis] Redis command connection to redis://127.0.0.1:${own.port} restored.`,
     );
   });
+  it('a paused Redis: one warn line for the missed deadline, one info line once it answers again', async () => {
+    const own = await startRedis();
+    closers.push(async () => {
+      own.resume();
+      await own.stop();
+    });
+    const lines: { level: string; args: unknown[] }[] = [];
+    for (const level of ['warn', 'info', 'error'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        lines.push({ level, args });
+      });
+    const store = new RedisJobStore({
+      url: own.url,
+      prefix: `log:${randomUUID()}:`,
+      sweepIntervalMs: 50, // every sweep misses the deadline while paused
+      commandTimeoutMs: 300,
+    });
+    closers.push(() => store.close());
+    await store.ready();
+    own.pause();
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the length of the pause
+    own.resume();
+    await eventually(
+      async () => (lines.some((line) => line.level === 'info') ? true : undefined),
+      10_000,
+      'the recovery to be logged',
+    );
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        args: [
+          `[@svc/gateway-kit-redis] Redis at redis://127.0.0.1:${own.port} missed a deadline: reconnecting.`,
+        ],
+      },
+      {
+        level: 'info',
+        args: [
+          `[@svc/gateway-kit-redis] Redis command connection to redis://127.0.0.1:${own.port} restored.`,
+        ],
+      },
+    ]);
+  });
 });
