@@ -500,6 +500,8 @@ export function precheckDelivery(
 export async function runDelivery(
   p: PreparedDelivery,
   gate?: AttemptGate,
+  /** Told the receiver's `Retry-After` (ms) when the last attempt was retryable and carried one. */
+  onRetryAfter?: (ms: number) => void,
 ): Promise<CallbackDeliveryResult> {
   const check = precheckDelivery(p);
   if (!(check instanceof URL)) return check;
@@ -557,6 +559,7 @@ export async function runDelivery(
         const withError = error === undefined ? base : { ...base, error };
         if (attempts >= p.maxAttempts) {
           report(p, { ...withError, outcome: 'stopped' });
+          if (outcome.retryAfterMs !== undefined) onRetryAfter?.(outcome.retryAfterMs);
           return failure('exhausted', error);
         }
         const delay = Math.min(p.maxDelayMs, outcome.retryAfterMs ?? backoffDelay(attempts, p));

@@ -42,9 +42,12 @@ class MapOutbox implements CallbackOutbox {
     this.log.push(`complete ${webhookId}`);
   }
 
-  async reschedule(webhookId: string, claim: string, attempts: number) {
+  readonly delays: number[] = [];
+
+  async reschedule(webhookId: string, claim: string, attempts: number, delayMs: number) {
     const s = this.stored.get(webhookId);
     if (s?.claim !== claim) return;
+    this.delays.push(delayMs);
     s.attempts = attempts;
     s.claim = undefined;
     this.log.push(`reschedule ${webhookId} ${attempts}`);
@@ -92,6 +95,27 @@ describe('createGateway with a job store that has a callback outbox', () => {
     expect(failed).not.toHaveBeenCalled();
     expect([...outbox.stored.values()]).toMatchObject([{ attempts: 1 }]);
     await gateway.close();
+  });
+
+  it('the next attempt waits what the receiver’s Retry-After asks (up to maxDelayMs), else the backoff', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(
+      async () => new Response(null, { status: 429, headers: { 'retry-after': '7' } }),
+    );
+    const dispatcher = new CallbackDispatcher({ outbox, fetch, random: () => 0.5 });
+    const sent = { url: JOB_URL, body: {}, webhookId: 'w-retry-after' };
+    expect(await dispatcher.dispatch(sent)).toEqual({
+      delivered: false,
+      attempts: 1,
+      reason: 'queued',
+    });
+    fetch.mockImplementation(async () => new Response(null, { status: 503 }));
+    expect(await dispatcher.dispatch({ ...sent, webhookId: 'w-backoff' })).toMatchObject({
+      reason: 'queued',
+    });
+    // 7 s from Retry-After; the backoff draw for retry 1 is 0.5 × 1 000 ms.
+    expect(outbox.delays).toEqual([7_000, 500]);
+    await dispatcher.close();
   });
 
   it('callbacks.outbox: undefined keeps delivery in process', async () => {

@@ -158,8 +158,11 @@ export class OutboxDelivery {
       Math.max(0, outbox.leaseMs / 2 - p.attemptTimeoutMs),
     );
     let result: CallbackDeliveryResult;
+    let retryAfterMs: number | undefined;
     try {
-      result = await runDelivery({ ...p, maxAttempts: 1 }, gate);
+      result = await runDelivery({ ...p, maxAttempts: 1 }, gate, (ms) => {
+        retryAfterMs = ms;
+      });
     } finally {
       admission.release();
     }
@@ -175,7 +178,8 @@ export class OutboxDelivery {
     }
     const retryable = result.reason === 'exhausted' || result.reason === 'circuit_open';
     if (retryable && attempts < p.maxAttempts) {
-      const delay = Math.min(p.maxDelayMs, backoffDelay(attempts, p));
+      // The receiver's Retry-After wins over the backoff, as with in-process retries.
+      const delay = Math.min(p.maxDelayMs, retryAfterMs ?? backoffDelay(attempts, p));
       await this.#settle(() => outbox.reschedule(p.webhookId, claim, attempts, delay));
       return queued(attempts);
     }
