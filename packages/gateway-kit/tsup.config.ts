@@ -5,6 +5,9 @@ export default defineConfig({
     index: 'src/index.ts',
     node: 'src/adapters/node/index.ts',
     testing: 'src/testing/index.ts',
+    contract: 'src/contract/index.ts',
+    store: 'src/store/index.ts',
+    callbacks: 'src/callbacks/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -13,4 +16,7 @@ export default defineConfig({
   platform: 'neutral',
   treeshake: true,
   splitting: true,
+  // SHA-256 for idempotency fingerprints, synchronous (no Web Crypto thread-pool round trip):
+  // bundled, so the CommonJS build needs no ESM-only dependency.
+  noExternal: ['@noble/hashes'],
 });

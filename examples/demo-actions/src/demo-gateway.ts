@@ -1,9 +1,5 @@
-import {
-  createGateway,
-  type Gateway,
-  type GatewayOptions,
-  type ResolveHost,
-} from '@svc/gateway-kit';
+import { createGateway, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
+import type { ResolveHost } from '@svc/gateway-kit/callbacks';
 import { demoActions } from './actions.ts';
 
 /** Environment variables as every runtime hands them over (`process.env`, `Deno.env.toObject()`). */
@@ -23,6 +19,12 @@ export interface DemoConfig {
   /** `GATEWAY_TOKEN`, the bearer token the hosted service sends. Default {@link DEV_GATEWAY_TOKEN}. */
   readonly token: string;
   readonly usingDevToken: boolean;
+  /**
+   * `EXTRA_GATEWAY_TOKENS`, comma-separated: more callers, each its own principal (`caller-1`,
+   * `caller-2`, … in list order), with its own jobs, approvals and quotas. `GATEWAY_TOKEN` stays
+   * the principal `default`. Empty by default.
+   */
+  readonly extraTokens: readonly string[];
   /** `GATEWAY_URL`: the public base address, when the gateway sits behind a proxy. */
   readonly url?: string;
   /** `ALLOW_LOOPBACK_CALLBACKS=1`: callbacks to http://127.0.0.1 / localhost are allowed. */
@@ -42,14 +44,45 @@ export function readDemoConfig(env: DemoEnv): DemoConfig {
     throw new Error('ALLOW_LOOPBACK_CALLBACKS must be 1 (allow) or 0 (refuse, the default).');
   }
   const url = env.GATEWAY_URL?.trim();
+  const extraTokens = readExtraTokens(env.EXTRA_GATEWAY_TOKENS, token);
   return {
     port,
     hostname: env.HOST?.trim() || '127.0.0.1',
     token,
     usingDevToken: token === DEV_GATEWAY_TOKEN,
+    extraTokens,
     allowLoopbackCallbacks: loopback === '1',
     ...(url ? { url } : {}),
   };
+}
+
+/**
+ * The principal id of the `n`-th (from 1) token of `EXTRA_GATEWAY_TOKENS`.
+ *
+ * @example
+ * extraCallerId(2); // 'caller-2'
+ */
+export const extraCallerId = (n: number): string => `caller-${n}`;
+
+// Messages name the variable and the position, never a token.
+function readExtraTokens(raw: string | undefined, gatewayToken: string): string[] {
+  const list = raw?.trim();
+  if (!list) return [];
+  const tokens = list.split(',').map((entry) => entry.trim());
+  const seen = new Set([gatewayToken]);
+  for (const [index, token] of tokens.entries()) {
+    const which = `EXTRA_GATEWAY_TOKENS entry ${index + 1}`;
+    if (!/^[\w.~+/-]+=*$/.test(token)) {
+      throw new Error(`${which} must be a non-empty bearer token (letters, digits, - . _ ~ + /).`);
+    }
+    if (seen.has(token)) {
+      throw new Error(
+        `${which} repeats GATEWAY_TOKEN or an earlier entry: each caller needs its own.`,
+      );
+    }
+    seen.add(token);
+  }
+  return tokens;
 }
 
 /** Where the gateway is mounted inside a larger app. */
@@ -93,7 +126,15 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     },
     version: '2026-11-22',
     actions: options.actions ?? demoActions,
-    auth: { tokens: [config.token] },
+    auth: {
+      tokens: [
+        config.token,
+        ...config.extraTokens.map((token, i) => ({
+          token,
+          principal: { id: extraCallerId(i + 1) },
+        })),
+      ],
+    },
     ...(options.basePath ? { basePath: options.basePath } : {}),
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
@@ -117,6 +158,13 @@ export function startupMessage(gatewayUrl: string, config: DemoConfig): string {
       `Using the local development token (set GATEWAY_TOKEN for anything real). Try:`,
       `  curl -H 'Authorization: Bearer ${DEV_GATEWAY_TOKEN}' ${gatewayUrl}/v1/manifest`,
     );
+  }
+  const extra = config.extraTokens.length;
+  if (extra > 0) {
+    // How many, and who they are: never the tokens themselves.
+    const callers =
+      extra === 1 ? extraCallerId(1) : `${extraCallerId(1)} … ${extraCallerId(extra)}`;
+    lines.push(`EXTRA_GATEWAY_TOKENS: ${extra} more caller${extra === 1 ? '' : 's'} (${callers}).`);
   }
   if (config.allowLoopbackCallbacks) {
     lines.push('ALLOW_LOOPBACK_CALLBACKS=1: callbacks may target this machine (development only).');

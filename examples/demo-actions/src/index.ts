@@ -11,6 +11,7 @@ export {
   createDemoGateway,
   DEV_GATEWAY_TOKEN,
   DEV_OPERATOR_TOKEN,
+  extraCallerId,
   readDemoConfig,
   startupMessage,
 } from './demo-gateway.ts';

@@ -1,19 +1,18 @@
 import { REFUND_LIMIT_CENTS } from '@svc/example-demo-actions';
+import type { Approval } from '@svc/gateway-kit';
+import type { ApprovalCallbackBody, JobResultCallbackBody } from '@svc/gateway-kit/callbacks';
 import {
   AcceptedResponseSchema,
-  type Approval,
-  type ApprovalCallbackBody,
   ApprovalRequiredResponseSchema,
   CancelResponseSchema,
   CompletedResponseSchema,
   ErrorEnvelopeSchema,
   type Job,
-  type JobResultCallbackBody,
   JobSchema,
   JobStatusSchema,
   ManifestSchema,
   RejectedResponseSchema,
-} from '@svc/gateway-kit';
+} from '@svc/gateway-kit/contract';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { DEV_GATEWAY_TOKEN } from '@svc/example-demo-actions';
-import { ErrorEnvelopeSchema } from '@svc/gateway-kit';
+import { ErrorEnvelopeSchema } from '@svc/gateway-kit/contract';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningExample, startExample } from '../src/example-process.ts';
@@ -42,6 +42,43 @@ describe('examples/node with no configuration', () => {
   });
 });
 
+describe('examples/node with EXTRA_GATEWAY_TOKENS', () => {
+  const gatewayToken = 'e2e-gateway-token-0f3a';
+  const extra = ['e2e-caller-one-9b2c', 'e2e-caller-two-47d1'];
+  let example: RunningExample;
+  beforeAll(async () => {
+    example = await node({
+      GATEWAY_TOKEN: gatewayToken,
+      EXTRA_GATEWAY_TOKENS: ` ${extra[0]} , ${extra[1]} `,
+    });
+  });
+  afterAll(() => example?.stop());
+  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it('names the extra callers on startup, never their tokens', () => {
+    expect(example.output()).toContain(
+      'EXTRA_GATEWAY_TOKENS: 2 more callers (caller-1 … caller-2)',
+    );
+    for (const token of [gatewayToken, ...extra]) expect(example.output()).not.toContain(token);
+  });
+
+  it('makes each token its own caller: a job is visible to the caller that started it only', async () => {
+    const started = await http(`${example.url}/v1/invoke`, {
+      headers: as(extra[0]!),
+      body: invokeBody('generate-report', { topic: 'Principals', delayMs: 0 }),
+    });
+    expect(started.status).toBe(200);
+    const { jobId } = (started.body as { job: { jobId: string } }).job;
+    const job = (token: string) => http(`${example.url}/v1/jobs/${jobId}`, { headers: as(token) });
+    expect((await job(extra[0]!)).status).toBe(200);
+    for (const other of [extra[1]!, gatewayToken]) {
+      const answer = await job(other);
+      expect(answer.status).toBe(404);
+      expect(valid(ErrorEnvelopeSchema, answer.body, 'envelope').error.code).toBe('job_not_found');
+    }
+  });
+});
+
 describe('examples/node with a bad configuration', () => {
   it('stops at once with a message naming the variable', async () => {
     await expect(node({ PORT: 'eighty' })).rejects.toThrow(
@@ -50,5 +87,17 @@ describe('examples/node with a bad configuration', () => {
     await expect(node({ ALLOW_LOOPBACK_CALLBACKS: 'yes' })).rejects.toThrow(
       /ALLOW_LOOPBACK_CALLBACKS must be 1/,
     );
+    await expect(node({ EXTRA_GATEWAY_TOKENS: 'caller-token-a,,caller-token-b' })).rejects.toThrow(
+      /EXTRA_GATEWAY_TOKENS entry 2 must be a non-empty bearer token/,
+    );
+  });
+
+  it('refuses a token given twice without printing it', async () => {
+    const repeated = node({
+      GATEWAY_TOKEN: 'repeated-token-5e1d',
+      EXTRA_GATEWAY_TOKENS: 'caller-token-a,repeated-token-5e1d',
+    });
+    await expect(repeated).rejects.toThrow(/EXTRA_GATEWAY_TOKENS entry 2 repeats GATEWAY_TOKEN/);
+    await expect(repeated).rejects.not.toThrow(/repeated-token-5e1d/);
   });
 });

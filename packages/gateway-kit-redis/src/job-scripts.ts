@@ -1,4 +1,4 @@
-import { canTransition, isTerminal } from '@svc/gateway-kit';
+import { canTransition, isTerminal } from '@svc/gateway-kit/store';
 import { type LuaScript, lua } from './redis-connection.ts';
 
 // The contract's job statuses; the legal moves between them come from gateway-kit itself, so the

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit';
+import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
 import {
   CLAIM_CALLBACKS,
   COMPLETE_CALLBACK,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { StoreUnavailableError } from '@svc/gateway-kit/store';
 import { createClient, ErrorReply, type RedisClientOptions } from 'redis';
-import { StoreUnavailableError } from './store-unavailable-error.ts';
 
 /** The node-redis client type these stores use (`createClient()` from `redis`). */
 export type RedisClient = ReturnType<typeof createClient>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { GatewayError } from '@svc/gateway-kit/contract';
 import {
-  type GatewayError,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobStore,
@@ -11,7 +11,7 @@ import {
   NEW_JOB_FIELDS,
   type NewJob,
   type StoredJob,
-} from '@svc/gateway-kit';
+} from '@svc/gateway-kit/store';
 import { CANCEL_JOB, CREATE_JOB, RENEW_LEASES, SWEEP_LEASES, UPDATE_JOB } from './job-scripts.ts';
 import { RedisCallbackOutbox } from './redis-callback-outbox.ts';
 import {

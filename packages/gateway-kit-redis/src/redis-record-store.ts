@@ -3,7 +3,7 @@ import {
   RecordStoreFullError,
   type SetEntry,
   type VersionedRecord,
-} from '@svc/gateway-kit';
+} from '@svc/gateway-kit/store';
 import {
   ADD_TO_SET,
   CREATE_RECORD,

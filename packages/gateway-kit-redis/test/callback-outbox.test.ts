@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CallbackDispatcher, type CallbackDispatcherOptions } from '@svc/gateway-kit';
+import { CallbackDispatcher, type CallbackDispatcherOptions } from '@svc/gateway-kit/callbacks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisJobStore } from '../src/index.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewJob } from '@svc/gateway-kit';
+import type { NewJob } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {

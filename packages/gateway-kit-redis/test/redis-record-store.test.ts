@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RecordStoreFullError } from '@svc/gateway-kit';
+import { RecordStoreFullError } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { RedisRecordStore, type RedisRecordStoreOptions } from '../src/index.ts';

@@ -44,6 +44,14 @@ export function lookupAccount(input) {
 }
 
 /**
+ * The handler every server runs, as users write it: `async` by default (`BENCH_HANDLER=async`,
+ * what the README shows: `run: async (input) => …`), or a plain function (`BENCH_HANDLER=sync`).
+ */
+export const HANDLER_MODE = process.env.BENCH_HANDLER === 'sync' ? 'sync' : 'async';
+export const runLookup =
+  HANDLER_MODE === 'sync' ? lookupAccount : async (input) => lookupAccount(input);
+
+/**
  * Hand-written equivalent of the gateway's request schema (contract section A: strict objects
  * where the contract rejects unknown properties, free-form `context` and `action.input`). The
  * baselines use it instead of importing the package's schema, as a team without the kit would.

@@ -6,7 +6,7 @@
 // payloads, the way the gateway drives a job (create → onCancel → running → completed, every
 // tenth one cancelled instead). Prints stored jobs at the end (must be ≤ the cap, else exit 1),
 // heap before/after (after a forced GC) and throughput per operation.
-import { MemoryJobStore } from '../src/jobs/memory-job-store.ts';
+import { MemoryJobStore } from '../src/store/memory-job-store.ts';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 100_000);
 const maxJobs = Number(process.env.BENCH_MAX_JOBS ?? 10_000);

@@ -11,7 +11,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { BODY, REQUEST_HEADERS } from './fixtures.mjs';
+import { BODY, HANDLER_MODE, REQUEST_HEADERS } from './fixtures.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const smoke = process.argv.includes('--smoke');
@@ -172,7 +172,8 @@ async function main() {
   if (load1 > 1) console.warn(`warning: load average ${fmt(load1, 2)} — figures will be noisy.`);
   console.log(
     `load average ${fmt(load1, 2)}, body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
-      `${config.rounds} rounds × ${config.seconds} s, order a→b→c each round\n`,
+      `${config.rounds} rounds × ${config.seconds} s, order a→b→c each round, ` +
+      `${HANDLER_MODE} handlers (BENCH_HANDLER)\n`,
   );
 
   // Cold import first, while nothing else runs on the machine.

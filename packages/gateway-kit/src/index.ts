@@ -1,3 +1,6 @@
+// The action author's and the gateway operator's API. Wire schemas and types: `/contract`;
+// store interfaces and helpers: `/store`; the callback engine and URL guard: `/callbacks`;
+// test client and store conformance suites: `/testing`; the Node adapter: `/node`.
 export type { RejectionInit } from './actions/action-rejection.ts';
 export { ActionRejection, isActionRejection, reject } from './actions/action-rejection.ts';
 export type {
@@ -29,26 +32,17 @@ export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-er
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
 export type { Principal } from './auth/principal.ts';
-export * from './callbacks/index.ts';
-export * from './contract/index.ts';
-export type { CatalogueEntry, GatewayErrorCode } from './errors/error-catalogue.ts';
-export { GATEWAY_ERRORS } from './errors/error-catalogue.ts';
+export type { CallbackDispatcherOptions } from './callbacks/callback-dispatcher.ts';
+export type { CallbackUrlPolicy } from './callbacks/callback-url-guard.ts';
+export type { ApprovalPolicy } from './context/gateway-runtime.ts';
 export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway/create-gateway.ts';
 export { createGateway } from './gateway/create-gateway.ts';
-export { GatewayConfigError } from './gateway/gateway-config-error.ts';
-export type { ApprovalPolicy } from './gateway/gateway-runtime.ts';
-export type { GatewayLogger } from './gateway/logger.ts';
-export { consoleLogger } from './gateway/logger.ts';
-export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './jobs/job-store.ts';
-export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './jobs/job-store.ts';
-export { isJobStoreFullError, JobStoreFullError } from './jobs/job-store-full-error.ts';
-export type { MemoryJobStoreOptions } from './jobs/memory-job-store.ts';
-export { MemoryJobStore } from './jobs/memory-job-store.ts';
-export type { GatewayLimits } from './quotas/limits.ts';
-export { DEFAULT_LIMITS } from './quotas/limits.ts';
-export type { QuotaName, Quotas } from './quotas/quotas.ts';
-export { DEFAULT_QUOTAS } from './quotas/quotas.ts';
 export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
 export { MemoryRecordStore } from './records/memory-record-store.ts';
-export type { RecordStore, SetEntry, VersionedRecord } from './records/record-store.ts';
-export { isRecordStoreFullError, RecordStoreFullError } from './records/record-store-full-error.ts';
+export { GatewayConfigError } from './runtime/gateway-config-error.ts';
+export type { GatewayLimits, QuotaName, Quotas } from './runtime/limits.ts';
+export { DEFAULT_LIMITS, DEFAULT_QUOTAS } from './runtime/limits.ts';
+export type { GatewayLogger } from './runtime/logger.ts';
+export { consoleLogger } from './runtime/logger.ts';
+export type { MemoryJobStoreOptions } from './store/memory-job-store.ts';
+export { MemoryJobStore } from './store/memory-job-store.ts';

@@ -204,7 +204,9 @@ export function runTestSnippet(
 /**
  * Runs one snippet with Node (type stripping) and the harness preloaded. A snippet either exits
  * (its exit code counts) or starts a server: then `probe(url)` is called against it and the
- * process is stopped.
+ * process is stopped. `probe` throws when the server is not the kind the caller looks for (or does
+ * not answer): a snippet that starts a helper server (a local emulator) and exits on its own is
+ * then judged by its exit; one that keeps running fails with the probe's error.
  */
 export async function runSnippet(
   snippet: WrittenSnippet,
@@ -245,11 +247,9 @@ export async function runSnippet(
         try {
           probed = await probe(listening);
         } catch (error) {
-          // A snippet that starts a server and closes it itself (an emulator it uses, say) is
-          // judged by its exit; a server that is gone without the process exiting is a failure.
           const ended = await Promise.race([
             exited.then(() => true),
-            new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000)),
+            new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
           ]);
           if (!ended) throw error;
         }

@@ -36,14 +36,7 @@ const label = (s: { source: string; line: number }) => `${relative(repoRoot, s.s
  * Diagnostics tolerated for now, each with the change that removes it. Remove an entry as soon
  * as that change has landed: anything else in those files still fails the test.
  */
-const PENDING: readonly { file: string; message: RegExp; until: string; run?: false }[] = [
-  {
-    file: 'docs/security.md',
-    message: /./,
-    until: 'docs/security.md is rewritten by the hardening change (its blocks are fragments)',
-    run: false,
-  },
-];
+const PENDING: readonly { file: string; message: RegExp; until: string; run?: false }[] = [];
 
 const tmp = join(import.meta.dirname, '..', '.tmp');
 mkdirSync(tmp, { recursive: true });
@@ -56,13 +49,22 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A snippet that starts a server is a gateway: its manifest must answer with the token. */
+/**
+ * A snippet that keeps a server running is a gateway: its manifest must answer 200 with at least
+ * one action for the token. Anything else throws (see runSnippet).
+ */
 async function probeGateway(url: string) {
   const response = await fetch(`${url}/v1/manifest`, {
     headers: { authorization: `Bearer ${SNIPPET_ENV.GATEWAY_TOKEN}` },
   });
-  const body = (await response.json()) as { actions?: { id: string }[] };
-  return { status: response.status, actions: body.actions?.map((a) => a.id) ?? [] };
+  const body = (await response.json().catch(() => ({}))) as { actions?: { id: string }[] };
+  const actions = body.actions?.map((a) => a.id) ?? [];
+  if (response.status !== 200 || actions.length === 0) {
+    throw new Error(
+      `${url}/v1/manifest answered ${response.status} with ${actions.length} actions`,
+    );
+  }
+  return { status: response.status, actions };
 }
 
 describe('README and docs code blocks', () => {

@@ -1,4 +1,4 @@
-import { ApprovalRequiredResponseSchema, JobSchema } from '@svc/gateway-kit';
+import { ApprovalRequiredResponseSchema, JobSchema } from '@svc/gateway-kit/contract';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import type { Page } from '@svc/headless-chromium';
 import { type HeadlessChromium, launchHeadlessChromium } from '@svc/headless-chromium';

@@ -6,8 +6,8 @@ import {
   envelope,
   InvokeRequest,
   LookupInput,
-  lookupAccount,
   RESPONSE_HEADERS,
+  runLookup,
   TOKEN,
 } from '../fixtures.mjs';
 import { announce } from './announce.mjs';
@@ -27,7 +27,7 @@ function send(res, status, body) {
   res.end(body);
 }
 
-function handle(res, bytes) {
+async function handle(res, bytes) {
   let body;
   try {
     body = JSON.parse(bytes.toString('utf8'));
@@ -41,7 +41,8 @@ function handle(res, bytes) {
   }
   const input = v.safeParse(LookupInput, request.output.action.input);
   if (!input.success) return send(res, 422, envelope('invalid_input', 'Invalid input.'));
-  send(res, 200, JSON.stringify({ status: 'completed', ...lookupAccount(input.output) }));
+  const result = await runLookup(input.output);
+  send(res, 200, JSON.stringify({ status: 'completed', ...result }));
 }
 
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {

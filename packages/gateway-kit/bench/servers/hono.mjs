@@ -9,8 +9,8 @@ import {
   envelope,
   InvokeRequest,
   LookupInput,
-  lookupAccount,
   RESPONSE_HEADERS,
+  runLookup,
   TOKEN,
 } from '../fixtures.mjs';
 import { announce } from './announce.mjs';
@@ -32,9 +32,9 @@ app.post(
     if (!input.success) return refuse(c, 422, 'invalid_input', 'Invalid input.');
     return input.output;
   }),
-  (c) => {
+  async (c) => {
     c.header('cache-control', RESPONSE_HEADERS['cache-control']);
-    return c.json({ status: 'completed', ...lookupAccount(c.req.valid('json')) });
+    return c.json({ status: 'completed', ...(await runLookup(c.req.valid('json'))) });
   },
 );
 

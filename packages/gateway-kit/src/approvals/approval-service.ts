@@ -1,14 +1,14 @@
 import type { Action, Invocation } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
+import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
-import { randomId } from '../gateway/fingerprint.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from '../gateway/gateway-runtime.ts';
 import { startJob } from '../jobs/job-runner.ts';
-import type { NewJob, StoredJob } from '../jobs/job-store.ts';
 import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
+import { randomId } from '../runtime/fingerprint.ts';
+import type { NewJob, StoredJob } from '../store/job-store.ts';
 import type {
   Approval,
   ApprovalDecision,

@@ -1,4 +1,4 @@
-import type { CallbackOutbox } from './callback-outbox.ts';
+import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
 import type { ResolveHost } from './callback-url-guard.ts';
 import {
   CALLBACK_DELIVERY_DEFAULTS,

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { GatewayOptions } from '../gateway/create-gateway.ts';
-import type { CallbackDispatcherOptions, CallbackFailureReason, CallbackLimits } from '../index.ts';
+import type { CallbackDispatcherOptions, CallbackFailureReason, CallbackLimits } from './index.ts';
 
 describe('callback limit types', () => {
   it('accepts the limits wherever dispatcher options go, createGateway included', () => {

@@ -1,3 +1,8 @@
+export type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
 export { CallbackConfigError } from './callback-config-error.ts';
 export type {
   CallbackDelivery,
@@ -5,7 +10,6 @@ export type {
   CallbackDispatcherOptions,
 } from './callback-dispatcher.ts';
 export { CallbackDispatcher } from './callback-dispatcher.ts';
-export type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from './callback-outbox.ts';
 export type {
   ApprovalCallbackBody,
   ApprovalDecisionStatus,

@@ -1,9 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { asyncGateway, TOKEN } from '../../test/async-fixture.ts';
-import { MemoryJobStore } from '../jobs/memory-job-store.ts';
+import type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 import { CallbackDispatcher } from './callback-dispatcher.ts';
-import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from './callback-outbox.ts';
 
 type Stored = {
   entry: Omit<OutboxEntry, 'attempts'>;

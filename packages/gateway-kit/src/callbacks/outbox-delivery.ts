@@ -1,4 +1,4 @@
-import type { CallbackOutbox, ClaimedOutboxEntry } from './callback-outbox.ts';
+import type { CallbackOutbox, ClaimedOutboxEntry } from '../runtime/callback-outbox.ts';
 import {
   backoffDelay,
   type CallbackDeliveryResult,

@@ -1,3 +1,5 @@
+export type { CatalogueEntry, GatewayErrorCode } from './error-catalogue.ts';
+export { GATEWAY_ERRORS } from './error-catalogue.ts';
 export type { ErrorEnvelope, GatewayError } from './gateway-error.ts';
 export { ErrorEnvelopeSchema, GatewayErrorSchema, JsonObjectSchema } from './gateway-error.ts';
 export type { InvokeRequest, SessionMode } from './invoke-request.ts';

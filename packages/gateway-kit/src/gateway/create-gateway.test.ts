@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { fixtureGateway, lookupAccount } from '../../test/fixture-gateway.ts';
 import { defineAction } from '../actions/define-action.ts';
 import type { AuthConfig } from '../auth/auth-config.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { createGateway } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
 
 const base = {
   gateway: { id: 'g', name: 'G' },

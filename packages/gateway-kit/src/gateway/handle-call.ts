@@ -1,6 +1,6 @@
 import type { CallbackUrlPolicy, ResolveHost } from '../callbacks/callback-url-guard.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import type { Gateway } from './create-gateway.ts';
+import type { Gateway } from './gateway-options.ts';
 
 /**
  * The key under which a gateway exposes its core handler to runtime adapters. `Symbol.for` keeps

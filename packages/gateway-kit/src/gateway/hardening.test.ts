@@ -7,11 +7,11 @@ import { fixtureGateway, TOKEN } from '../../test/fixture-gateway.ts';
 import { ActionRejection, isActionRejection, reject } from '../actions/action-rejection.ts';
 import { defineAction } from '../actions/define-action.ts';
 import { toNodeHandler } from '../adapters/node/to-node-handler.ts';
-import { JobStoreFullError } from '../jobs/job-store-full-error.ts';
-import { MemoryJobStore } from '../jobs/memory-job-store.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { JobStoreFullError } from '../store/job-store-full-error.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 import { createGateway } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
 
 const client = createTestClient(fixtureGateway(), { token: TOKEN });
 

@@ -1,16 +1,23 @@
 import * as v from 'valibot';
 import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
+import { ActionResultSchema } from '../actions/action-result.ts';
 import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
+import {
+  describeIssues,
+  parseActionInput,
+  SAFE_PARSE_CONFIG,
+} from '../actions/validation-issues.ts';
 import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
-import { checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
+import { callbackUrlRefusalMessage, checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
+import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
+import { gatewayError } from '../contract/error-catalogue.ts';
 import { type InvokeRequest, InvokeRequestSchema } from '../contract/invoke-request.ts';
 import type {
   AcceptedResponse,
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
-import { gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonByteLength } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
@@ -23,14 +30,11 @@ import {
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
-import { isTerminal, type StoredJob } from '../jobs/job-store.ts';
 import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
-import { ActionResultSchema } from './action-result.ts';
-import { deadlineOf } from './deadline.ts';
-import { randomId } from './fingerprint.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from './gateway-runtime.ts';
-import { isPromiseLike, TIMED_OUT, withinBudget } from './time-budget.ts';
-import { describeIssues, parseActionInput, SAFE_PARSE_CONFIG } from './validation-issues.ts';
+import { deadlineOf } from '../runtime/deadline.ts';
+import { randomId } from '../runtime/fingerprint.ts';
+import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
@@ -248,7 +252,7 @@ export async function handleInvoke(
   const scope =
     request.idempotencyKey === undefined
       ? undefined
-      : await idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
+      : idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
   if (approvalReason !== undefined) {
     const baseUrl = runtime.baseUrl(call.requestBase);
     const requested = await approvals.request({
@@ -365,7 +369,7 @@ function refusedCallbackUrl(
     if (!checked.ok)
       issues.push({
         path: `callbacks.${field}`,
-        message: `Refused callback URL (${checked.reason})`,
+        message: callbackUrlRefusalMessage(checked.reason),
       });
   }
   return issues.length > 0
@@ -452,18 +456,25 @@ function runSync(
   runtime: GatewayRuntime,
   budgetMs: number,
 ): SyncOutcome | Promise<SyncOutcome> {
-  // Created on first use: a handler that answers synchronously without reading `signal` (the
-  // common lookup) costs no AbortController, which on Node is a heavyweight EventTarget.
+  // Created on first use: a handler that never reads `signal` (the common lookup, sync or async)
+  // costs no AbortController — on Node a heavyweight EventTarget — and no disconnect listener.
+  // Nothing would listen to an abort, so there is nothing to wire.
   let controller: AbortController | undefined;
-  const lazyController = (): AbortController => {
-    controller ??= new AbortController();
-    return controller;
-  };
   const context: ActionContext = {
     invocation,
     principal,
     get signal() {
-      return lazyController().signal;
+      if (!controller) {
+        const created = new AbortController();
+        controller = created;
+        const clientSignal = call.signal;
+        if (clientSignal?.aborted) created.abort(clientSignal.reason);
+        else
+          clientSignal?.addEventListener('abort', () => created.abort(clientSignal.reason), {
+            once: true,
+          });
+      }
+      return controller.signal;
     },
   };
   const failed = (error: unknown): SyncOutcome =>
@@ -480,10 +491,36 @@ function runSync(
   // A synchronous result cannot be interrupted: only a pending one needs a timer and a
   // disconnect listener (the node adapter creates its disconnect signal on first access).
   if (!isPromiseLike(returned)) return syncOutcomeOf(returned, action, invocation, runtime);
-  return raceBudget(returned, lazyController(), call, budgetMs).then(
-    (outcome) => syncOutcomeOf(outcome, action, invocation, runtime),
-    failed,
-  );
+  return settleWithin(returned, budgetMs, () =>
+    controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError')),
+  ).then((outcome) => syncOutcomeOf(outcome, action, invocation, runtime), failed);
+}
+
+/**
+ * `pending`, or {@link TIMED_OUT} once `budgetMs` passed (after calling `onTimeout`): one timer
+ * and one promise, the least a pending run can cost.
+ */
+function settleWithin<T>(
+  pending: PromiseLike<T>,
+  budgetMs: number,
+  onTimeout: () => void,
+): Promise<T | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout();
+      resolve(TIMED_OUT);
+    }, budgetMs);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Turns what `run` produced (or the timeout) into the sync answer. */

@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { lookupAccount } from '../../test/fixture-gateway.ts';
 import { defineAction } from '../actions/define-action.ts';
 import { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { createGateway, type GatewayOptions } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
 
 const quiet = { error: () => {}, warn: () => {} };
 const base = {
@@ -37,6 +37,10 @@ describe('createGateway names the exact path and the kind of value it received',
 
   it.each([
     [{ auth: { tokens: [''] } }, 'auth.tokens[0] is an empty string'],
+    [
+      { auth: { tokens: [] } },
+      'auth.tokens is an empty array: is an environment variable unset? (expected a list of at least one token)',
+    ],
     [
       { auth: { tokens: ['ok', ' spaced '] } },
       'auth.tokens[1] is a string with surrounding spaces',
@@ -72,11 +76,21 @@ describe('createGateway names the exact path and the kind of value it received',
     ],
     [{ recordStore: {} }, 'recordStore is an object: expected a RecordStore'],
     [{ callbacks: true }, 'callbacks is true'],
-    [
-      { callbacks: { signingSecret: undefined, urlPolicy: 'loopback' } },
-      'callbacks.urlPolicy is a string',
-    ],
+    [{ callbacks: { urlPolicy: 'loopback' } }, 'callbacks.urlPolicy is a string'],
     [{ callbacks: { signingSecret: '' } }, 'callbacks.signingSecret is an empty string'],
+    [
+      { callbacks: { signingSecret: undefined } },
+      'callbacks.signingSecret is undefined: is an environment variable unset?',
+    ],
+    [
+      { callbacks: { signingSecret: 'whsec_not base64!' } },
+      "callbacks.signingSecret: must be a 'whsec_' + base64 secret",
+    ],
+    [{ callbacks: { maxAttempts: 0 } }, 'callbacks.maxAttempts: must be a finite number >= 1'],
+    [
+      { callbacks: { urlPolicy: { allowHosts: ['bad host'] } } },
+      'callbacks.allowHosts: an entry is not a valid host name',
+    ],
     [{ waitUntil: 'ctx' }, 'waitUntil is a string: expected a function'],
   ])('%o → %s', (override, expected) => {
     expect(messageFor({ ...base, ...override })).toContain(`createGateway: ${expected}`);

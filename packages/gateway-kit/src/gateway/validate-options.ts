@@ -1,8 +1,9 @@
-import { DEFAULT_LIMITS } from '../quotas/limits.ts';
-import { DEFAULT_QUOTAS } from '../quotas/quotas.ts';
-import type { GatewayOptions } from './create-gateway.ts';
-import { GatewayConfigError } from './gateway-config-error.ts';
-import { consoleLogger, type GatewayLogger } from './logger.ts';
+import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
+import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
+import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
+import type { GatewayOptions } from './gateway-options.ts';
 
 const MAX_TIMER_MS = 2_147_483_647;
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
@@ -26,6 +27,11 @@ const OPTION_NAMES = [
   'waitUntil',
   'now',
 ] as const satisfies readonly (keyof GatewayOptions)[];
+// Every option of GatewayOptions must be listed, or it would be refused as unknown at runtime:
+// this line stops compiling, naming the missing key, when one is added to the interface only.
+type UnlistedOption = Exclude<keyof GatewayOptions, (typeof OPTION_NAMES)[number]>;
+const everyOptionListed: [UnlistedOption] extends [never] ? true : UnlistedOption = true;
+void everyOptionListed;
 const JOB_STORE_METHODS = ['create', 'get', 'update', 'requestCancel', 'onCancel', 'close'];
 const RECORD_STORE_METHODS = [
   'create',
@@ -74,7 +80,7 @@ export function describeKind(value: unknown): string {
  */
 function refuse(path: string, value: unknown, expected: string, fromEnv = false): never {
   const hint =
-    fromEnv && (value === undefined || value === '')
+    fromEnv && (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
       ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
       : expected;
   throw new GatewayConfigError(`createGateway: ${path} is ${describeKind(value)}: ${hint}`);
@@ -132,7 +138,7 @@ function validateAuth(auth: unknown): void {
   }
   const tokens = auth.tokens;
   if (!Array.isArray(tokens) || tokens.length === 0) {
-    refuse('auth.tokens', tokens, 'expected a list of at least one token.');
+    refuse('auth.tokens', tokens, 'expected a list of at least one token.', true);
   }
   tokens.forEach((entry: unknown, index) => {
     const path = `auth.tokens[${index}]`;
@@ -212,7 +218,8 @@ function validateCallbacks(callbacks: unknown): void {
       'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
     );
   }
-  if (callbacks.signingSecret !== undefined) {
+  // Present but undefined: an unset environment variable would silently send unsigned callbacks.
+  if ('signingSecret' in callbacks) {
     requireString('callbacks.signingSecret', callbacks.signingSecret, 'expected "whsec_<base64>".');
   }
   if (callbacks.urlPolicy !== undefined && !isPlainObject(callbacks.urlPolicy)) {
@@ -224,6 +231,13 @@ function validateCallbacks(callbacks: unknown): void {
   }
   for (const name of ['resolveHost', 'fetch', 'onDeliveryFailed', 'onAttempt']) {
     optionalFunction(`callbacks.${name}`, callbacks[name]);
+  }
+  try {
+    validateDeliverySettings(callbacks);
+  } catch (error) {
+    if (!(error instanceof CallbackConfigError)) throw error;
+    // Same message (it never contains the value), with the option's full path.
+    fail(`createGateway: callbacks.${error.message}`);
   }
 }
 

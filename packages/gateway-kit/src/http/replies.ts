@@ -1,5 +1,9 @@
+import {
+  GATEWAY_ERRORS,
+  type GatewayErrorCode,
+  gatewayError,
+} from '../contract/error-catalogue.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { GATEWAY_ERRORS, type GatewayErrorCode, gatewayError } from '../errors/error-catalogue.ts';
 import type { GatewayReply } from './gateway-call.ts';
 
 // Shared and frozen: replies never mutate their headers (adapters copy them when they add any).

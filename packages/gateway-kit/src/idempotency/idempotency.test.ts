@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asyncGateway, OTHER_TOKEN, probe, TOKEN } from '../../test/async-fixture.ts';
 import { ErrorEnvelopeSchema } from '../contract/index.ts';
 import type { Gateway } from '../gateway/create-gateway.ts';
-import { canonicalJson } from '../gateway/fingerprint.ts';
+import { canonicalJson } from '../runtime/fingerprint.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 
 let gateway: Gateway;

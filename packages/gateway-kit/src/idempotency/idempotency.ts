@@ -1,12 +1,12 @@
 import type { Action } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
-import { canonicalJson, sha256Hex } from '../gateway/fingerprint.ts';
-import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { errorReply } from '../http/replies.ts';
 import { claimQuota, extendQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import type { VersionedRecord } from '../records/record-store.ts';
+import { canonicalJson, sha256Hex } from '../runtime/fingerprint.ts';
 
 /** Where an idempotency key leads: stable ids derived from it, and the request's fingerprint. */
 export interface IdempotencyScope {
@@ -24,17 +24,17 @@ export interface IdempotencyScope {
  * @example
  * const scope = await idempotencyScope(principal, action, 'key-1', { orderId: 'o1' });
  */
-export async function idempotencyScope(
+export function idempotencyScope(
   principal: Principal,
   action: Action,
   idempotencyKey: string,
   input: Record<string, unknown>,
-): Promise<IdempotencyScope> {
-  const [scopeId, fingerprint] = await Promise.all([
-    sha256Hex(canonicalJson([principal.id, action.id, idempotencyKey])),
-    sha256Hex(canonicalJson([action.id, input])),
-  ]);
-  return { principalId: principal.id, scopeId, fingerprint };
+): IdempotencyScope {
+  return {
+    principalId: principal.id,
+    scopeId: sha256Hex(canonicalJson([principal.id, action.id, idempotencyKey])),
+    fingerprint: sha256Hex(canonicalJson([action.id, input])),
+  };
 }
 
 /** A sync answer, and whether it invites a retry (crash of a retryable action, deadline, retryable refusal). */

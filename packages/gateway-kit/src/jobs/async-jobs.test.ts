@@ -9,9 +9,9 @@ import {
   JobSchema,
 } from '../contract/index.ts';
 import type { Gateway } from '../gateway/create-gateway.ts';
+import type { StoredJob } from '../store/job-store.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
-import type { StoredJob } from './job-store.ts';
-import { MemoryJobStore } from './memory-job-store.ts';
 
 const BASE = 'https://gateway.acme.example';
 let gateway: Gateway;

@@ -1,5 +1,5 @@
 import type { Job } from '../contract/job.ts';
-import type { StoredJob } from './job-store.ts';
+import type { StoredJob } from '../store/job-store.ts';
 
 /** The contract's job resource for a stored job: internal fields (owner, payload, version) stay inside. */
 export function toJobResource(stored: StoredJob): Job {

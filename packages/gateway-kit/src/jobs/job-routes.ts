@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { CancelResponse } from '../contract/job.ts';
-import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { toJobResource } from './job-resource.ts';

@@ -1,19 +1,19 @@
 import * as v from 'valibot';
 import { isActionRejection } from '../actions/action-rejection.ts';
+import { ActionResultSchema } from '../actions/action-result.ts';
 import type { Action, ActionContext, JobHandle } from '../actions/define-action.ts';
+import { describeIssues, parseActionInput } from '../actions/validation-issues.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
+import { gatewayError } from '../contract/error-catalogue.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { gatewayError } from '../errors/error-catalogue.ts';
-import { ActionResultSchema } from '../gateway/action-result.ts';
-import { deadlineOf } from '../gateway/deadline.ts';
-import type { GatewayRuntime, JobPayload } from '../gateway/gateway-runtime.ts';
-import { TIMED_OUT, withinBudget } from '../gateway/time-budget.ts';
-import { describeIssues, parseActionInput } from '../gateway/validation-issues.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseQuota } from '../quotas/quotas.ts';
-import { isStoreUnavailable } from '../store/store-errors.ts';
+import { deadlineOf } from '../runtime/deadline.ts';
+import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
+import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { toJobResource } from './job-resource.ts';
-import { isTerminal, type JobUpdate, type StoredJob } from './job-store.ts';
 
 // A finish write may race with progress writes of the same run; a few retries settle it.
 const MAX_FINISH_ATTEMPTS = 5;
@@ -213,6 +213,10 @@ export async function finishJob(
   update: JobUpdate,
 ): Promise<StoredJob | undefined> {
   let expected = job;
+  // Nothing a caller sent is kept past its use: the input and context leave with the result.
+  if (update.status !== undefined && isTerminal(update.status)) {
+    update = { ...update, payload: finishedPayload(job) };
+  }
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
     const written = await untilStored(runtime, () =>
       runtime.jobs.update(expected.jobId, expected.version, update),
@@ -229,6 +233,15 @@ export async function finishJob(
   return undefined;
 }
 
+/** What a finished job keeps of its payload: where to call back, and the idempotency fingerprint. */
+function finishedPayload(job: StoredJob): Record<string, unknown> {
+  const payload = job.payload as unknown as JobPayload | undefined;
+  return {
+    callbacks: payload?.callbacks ?? {},
+    ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
+  };
+}
+
 /**
  * Runs a store write, retrying while the store is unreachable (backoff from 100 ms to 5 s) until it
  * answers or the gateway closes: a job whose result was computed must not be stranded by a short
@@ -240,7 +253,7 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
     try {
       return await write();
     } catch (error) {
-      if (!isStoreUnavailable(error) || runtime.closing.aborted) throw error;
+      if (!isStoreUnavailableError(error) || runtime.closing.aborted) throw error;
       runtime.logger.warn?.('job result not stored yet, retrying', { retryInMs: delay });
       await new Promise<void>((resolve) => {
         const stop = (): void => {

@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAction } from '../actions/define-action.ts';
 import { createGateway, type Gateway } from '../gateway/create-gateway.ts';
+import type { JobStore } from '../store/job-store.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
-import type { JobStore } from './job-store.ts';
-import { MemoryJobStore } from './memory-job-store.ts';
 
 const TOKEN = 'outage-test-token';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineAction } from '../actions/define-action.ts';
 import type { ActionInputSchema } from '../actions/input-schema.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
-import { GatewayConfigError } from '../gateway/gateway-config-error.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { inputJsonSchema } from './build-manifest.ts';
 
 const actionWith = (input: unknown) =>

@@ -2,7 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type { Action } from '../actions/define-action.ts';
 import { isValibotSchema, type StandardInputSchema } from '../actions/input-schema.ts';
 import type { ActionDescriptor, Manifest } from '../contract/manifest.ts';
-import { GatewayConfigError } from '../gateway/gateway-config-error.ts';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 
 /** What the manifest says about the gateway itself. */
 export interface ManifestInit {

@@ -1,31 +1,7 @@
-import type { GatewayRuntime } from '../gateway/gateway-runtime.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { errorReply } from '../http/replies.ts';
-
-/** The per-principal budgets: each caller's share of what the gateway keeps for it. */
-export interface Quotas {
-  /** Queued and running jobs of one principal. Default 100. */
-  readonly activeJobs: number;
-  /** Pending approvals of one principal. Default 50. */
-  readonly pendingApprovals: number;
-  /** Live idempotency records (sync invokes with an `idempotencyKey`) of one principal. Default 1 000. */
-  readonly idempotencyKeys: number;
-}
-
-/** The names of the per-principal budgets. */
-export type QuotaName = keyof Quotas;
-
-/**
- * Defaults of `createGateway({ quotas })` (docs/security.md).
- *
- * @example
- * createGateway({ ...options, quotas: { activeJobs: DEFAULT_QUOTAS.activeJobs * 2 } });
- */
-export const DEFAULT_QUOTAS: Quotas = Object.freeze({
-  activeJobs: 100,
-  pendingApprovals: 50,
-  idempotencyKeys: 1_000,
-});
+import type { QuotaName } from '../runtime/limits.ts';
 
 // What `Retry-After` says when a budget is spent: about how soon one entry frees up.
 const RETRY_AFTER_SECONDS: Readonly<Record<QuotaName, number>> = {

@@ -1,3 +1,4 @@
+import { ExpiryHeap } from './expiry-heap.ts';
 import type { RecordStore, VersionedRecord } from './record-store.ts';
 import { RecordStoreFullError } from './record-store-full-error.ts';
 import { type SetEntry, SortedSet } from './sorted-set.ts';
@@ -39,7 +40,7 @@ const MEMBER_BYTES = 64;
 export class MemoryRecordStore implements RecordStore {
   readonly #entries = new Map<string, Entry>();
   /** Every record key by expiry: frees expired records without a scan. */
-  readonly #expiry = new SortedSet();
+  #expiry = new ExpiryHeap();
   readonly #sets = new Map<string, SortedSet>();
   readonly #maxRecords: number;
   readonly #maxBytes: number;
@@ -79,17 +80,17 @@ export class MemoryRecordStore implements RecordStore {
 
   #forget(key: string, entry: Entry): void {
     this.#entries.delete(key);
-    this.#expiry.delete(key);
     this.#bytes -= entry.json.length + key.length + ENTRY_OVERHEAD;
   }
 
-  /** Frees expired records, oldest expiry first, stopping at the first live one. */
+  /** Frees expired records, earliest expiry first, stopping at the first that is not due. */
   #sweep(now: number): void {
-    for (const { member } of this.#expiry.range(undefined, 1_000)) {
-      const entry = this.#entries.get(member);
-      if (!entry) this.#expiry.delete(member);
-      else if (entry.expiresAt <= now) this.#forget(member, entry);
-      else return;
+    while (this.#expiry.peekTime() <= now) {
+      const due = this.#expiry.peekTime();
+      const key = this.#expiry.pop()!;
+      const entry = this.#entries.get(key);
+      // Stale heap entries (the record was rewritten or deleted since) are just dropped.
+      if (entry && entry.expiresAt === due) this.#forget(key, entry);
     }
   }
 
@@ -99,8 +100,13 @@ export class MemoryRecordStore implements RecordStore {
 
   #store(key: string, entry: Entry): void {
     this.#entries.set(key, entry);
-    this.#expiry.delete(key);
-    this.#expiry.add(key, entry.expiresAt);
+    this.#expiry.push(key, entry.expiresAt);
+    // Rewrites and deletes leave stale heap entries behind until their time: keep them bounded.
+    if (this.#expiry.size > 2 * this.#entries.size + 1_024) {
+      const rebuilt = new ExpiryHeap();
+      for (const [liveKey, live] of this.#entries) rebuilt.push(liveKey, live.expiresAt);
+      this.#expiry = rebuilt;
+    }
   }
 
   async create<T>(
@@ -113,6 +119,8 @@ export class MemoryRecordStore implements RecordStore {
     const json = encode(value);
     const cost = json.length + key.length + ENTRY_OVERHEAD;
     const now = this.#now();
+    // Expired records are freed as time passes (the heap's front only), not only when full.
+    this.#sweep(now);
     if (this.#entries.size >= this.#maxRecords || this.#bytes + cost > this.#maxBytes) {
       this.#sweep(now);
       if (this.#entries.size >= this.#maxRecords || this.#bytes + cost > this.#maxBytes)

@@ -1,7 +1,7 @@
 import type * as FastCheck from 'fast-check';
 import type { JobStatus } from '../contract/job.ts';
-import type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from '../jobs/job-store.ts';
-import { isJobStoreFullError } from '../jobs/job-store-full-error.ts';
+import type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from '../store/job-store.ts';
+import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import {
   assert,
   assertEqual,

@@ -1,5 +1,8 @@
 const assert = require('node:assert/strict');
 const { createGateway, defineAction } = require('@svc/gateway-kit');
+const { CallbackDispatcher } = require('@svc/gateway-kit/callbacks');
+const { InvokeRequestSchema } = require('@svc/gateway-kit/contract');
+const { isStoreUnavailableError, StoreUnavailableError } = require('@svc/gateway-kit/store');
 const { toNodeHandler } = require('@svc/gateway-kit/node');
 const { createTestClient, invokeBody } = require('@svc/gateway-kit/testing');
 const v = require('valibot');
@@ -15,5 +18,8 @@ createTestClient(gateway, { token: 't' })
   .then(({ body }) => {
     assert.deepEqual(body, { status: 'completed', outputText: 'pong' });
     assert.equal(typeof toNodeHandler(gateway), 'function');
+    assert.equal(typeof CallbackDispatcher, 'function');
+    assert.equal(typeof InvokeRequestSchema, 'object');
+    assert.equal(isStoreUnavailableError(new StoreUnavailableError()), true);
     console.log('CJS consumer: ok');
   });

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
 import { defineAction } from '../../actions/define-action.ts';
-import { GatewayConfigError } from '../../gateway/gateway-config-error.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { invokeBody } from '../../testing/index.ts';
 import { type RunningServer, serve } from './serve.ts';
 import { toNodeHandler } from './to-node-handler.ts';

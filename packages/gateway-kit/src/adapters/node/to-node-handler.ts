@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { GatewayConfigError } from '../../gateway/gateway-config-error.ts';
 import { handlerOf, supplyCallbackDefaults } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -133,10 +133,13 @@ function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): Gat
       if (!controller) {
         const created = new AbortController();
         controller = created;
-        res.once('close', () => {
+        const gone = (): void => {
           if (!res.writableFinished)
             created.abort(new DOMException('The client disconnected.', 'AbortError'));
-        });
+        };
+        // Asked for after the client left (an action reading `signal` late): abort at once.
+        if (res.closed) gone();
+        else res.once('close', gone);
       }
       return controller.signal;
     },

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../contract/gateway-error.ts';
+import type { GatewayError } from './gateway-error.ts';
 
 /** A code from the gateway's own catalogue (docs/errors.md). */
 export type GatewayErrorCode =

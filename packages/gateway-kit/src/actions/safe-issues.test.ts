@@ -3,7 +3,7 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { StandardInputSchema } from '../actions/input-schema.ts';
+import type { StandardInputSchema } from './input-schema.ts';
 import type { SafeIssue } from './safe-issues.ts';
 import { describeIssues, type InputCheck, parseActionInput } from './validation-issues.ts';
 

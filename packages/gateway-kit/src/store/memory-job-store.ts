@@ -20,7 +20,7 @@ import { JobStoreFullError } from './job-store-full-error.ts';
 export interface MemoryJobStoreOptions {
   /** Most jobs kept at once, active and finished. Default 10 000. */
   readonly maxJobs?: number;
-  /** Most bytes of jobs (as JSON) kept at once, active and finished. Default 64 MiB. */
+  /** Most bytes of jobs kept at once, active and finished, counted as twice their JSON. Default 64 MiB. */
   readonly maxBytes?: number;
   /** How long a finished job stays readable after it finished, in ms. Default 24 h. */
   readonly retentionMs?: number;
@@ -380,9 +380,12 @@ function unrefTimer(timer: unknown): void {
   }
 }
 
-/** What a job costs held in memory, approximated by its JSON size. */
+/**
+ * What a job costs held in memory: objects take about twice their JSON size in a JavaScript heap
+ * (more for many small objects), so `maxBytes` counts twice the JSON.
+ */
 function sizeOf(job: StoredJob): number {
-  return JSON.stringify(job).length;
+  return 2 * JSON.stringify(job).length;
 }
 
 /** Copies the listed own fields that are set, dropping anything else the caller passed. */

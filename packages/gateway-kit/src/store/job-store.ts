@@ -1,6 +1,6 @@
-import type { CallbackOutbox } from '../callbacks/callback-outbox.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
 import type { JobStatus } from '../contract/job.ts';
+import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
 
 /**
  * A job as a {@link JobStore} keeps it: the contract's job resource plus what the gateway needs to
@@ -44,6 +44,11 @@ export interface JobUpdate {
   readonly dataSchemaVersion?: string;
   readonly data?: Record<string, unknown>;
   readonly error?: GatewayError;
+  /**
+   * Replaces the opaque payload: the gateway slims it on the terminal write, so a finished job
+   * keeps only what follow-ups need (callbacks, fingerprint), not the input and context.
+   */
+  readonly payload?: Record<string, unknown>;
 }
 
 /** The outcome of a compare-and-set operation. */
@@ -144,12 +149,14 @@ export const JOB_UPDATE_FIELDS: readonly (
   | 'dataSchemaVersion'
   | 'data'
   | 'error'
+  | 'payload'
 )[] = [
   'outputText',
   'machineSummary',
   'dataSchemaVersion',
   'data',
   'error',
+  'payload',
 ] satisfies readonly (keyof JobUpdate)[];
 
 const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {

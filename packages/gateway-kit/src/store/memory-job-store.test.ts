@@ -231,19 +231,19 @@ describe('MemoryJobStore', () => {
     });
 
     it('budgets bytes: large finished jobs are evicted first, active ones are never, the total stays under maxBytes', async () => {
-      const store = open({ maxBytes: 200_000 });
+      const store = open({ maxBytes: 400_000 });
       const payload = { blob: 'x'.repeat(40_000) };
       const active = (await store.create(newJob('active', { payload }))).job;
       for (let i = 0; i < 20; i++) {
         const { job } = await store.create(newJob(`big-${i}`, { payload }));
         await finish(store, job);
-        expect(store.bytes).toBeLessThanOrEqual(200_000);
+        expect(store.bytes).toBeLessThanOrEqual(400_000);
       }
       expect(await store.get(active.jobId)).toBeDefined();
       expect(await store.get('big-0')).toBeUndefined();
       expect(await store.get('big-19')).toBeDefined();
       // Only active jobs left and no room: refused, nothing stored.
-      const full = open({ maxBytes: 100_000 });
+      const full = open({ maxBytes: 200_000 });
       await full.create(newJob('a', { payload }));
       await full.create(newJob('b', { payload }));
       await expect(full.create(newJob('c', { payload }))).rejects.toBeInstanceOf(JobStoreFullError);

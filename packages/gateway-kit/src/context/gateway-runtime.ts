@@ -3,11 +3,10 @@ import type { Principal } from '../auth/principal.ts';
 import type { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
 import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
-import type { JobStore } from '../jobs/job-store.ts';
-import type { GatewayLimits } from '../quotas/limits.ts';
-import type { Quotas } from '../quotas/quotas.ts';
 import type { RecordStore } from '../records/record-store.ts';
-import type { GatewayLogger } from './logger.ts';
+import type { GatewayLimits, Quotas } from '../runtime/limits.ts';
+import type { GatewayLogger } from '../runtime/logger.ts';
+import type { JobStore } from '../store/job-store.ts';
 
 /** Decides per request whether an action needs a human's approval; a string is the reason given. */
 export type ApprovalPolicy = (request: {
@@ -17,7 +16,10 @@ export type ApprovalPolicy = (request: {
   readonly principal: Principal;
 }) => boolean | string | Promise<boolean | string>;
 
-/** What a job keeps so it can run, report and call back. Opaque to stores. */
+/**
+ * What a job keeps so it can run, report and call back. Opaque to stores. Once the job finished,
+ * only `callbacks` and `fingerprint` are kept (the input and invocation are dropped).
+ */
 export interface JobPayload {
   readonly invocation: Invocation;
   readonly callbacks: InvokeRequest['callbacks'];

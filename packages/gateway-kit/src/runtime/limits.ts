@@ -25,3 +25,28 @@ export const DEFAULT_LIMITS: GatewayLimits = Object.freeze({
   maxStoredBytes: 128 * 1024,
   maxResultBytes: 256 * 1024,
 });
+
+/** The per-principal budgets: each caller's share of what the gateway keeps for it. */
+export interface Quotas {
+  /** Queued and running jobs of one principal. Default 100. */
+  readonly activeJobs: number;
+  /** Pending approvals of one principal. Default 50. */
+  readonly pendingApprovals: number;
+  /** Live idempotency records (sync invokes with an `idempotencyKey`) of one principal. Default 1 000. */
+  readonly idempotencyKeys: number;
+}
+
+/** The names of the per-principal budgets. */
+export type QuotaName = keyof Quotas;
+
+/**
+ * Defaults of `createGateway({ quotas })` (docs/security.md).
+ *
+ * @example
+ * createGateway({ ...options, quotas: { activeJobs: DEFAULT_QUOTAS.activeJobs * 2 } });
+ */
+export const DEFAULT_QUOTAS: Quotas = Object.freeze({
+  activeJobs: 100,
+  pendingApprovals: 50,
+  idempotencyKeys: 1_000,
+});

@@ -1,0 +1,130 @@
+import type { Action } from '../actions/define-action.ts';
+import type {
+  Approval,
+  ApprovalDecision,
+  ApprovalJob,
+  ApprovalListOptions,
+  ApprovalPage,
+} from '../approvals/approval.ts';
+import type { AuthConfig } from '../auth/auth-config.ts';
+import type { CallbackDispatcherOptions } from '../callbacks/callback-dispatcher.ts';
+import type { ApprovalPolicy } from '../context/gateway-runtime.ts';
+import type { Manifest } from '../contract/manifest.ts';
+import type { RecordStore } from '../records/record-store.ts';
+import type { GatewayLimits, Quotas } from '../runtime/limits.ts';
+import type { GatewayLogger } from '../runtime/logger.ts';
+import type { JobStore } from '../store/job-store.ts';
+
+// The gateway's public types, apart from the code that builds it: routes, adapters and option
+// checks depend on these, never on `createGateway` itself.
+
+/** Everything `createGateway` accepts. */
+export interface GatewayOptions {
+  /** Identity of the gateway in the manifest. Without `url`, the URL is taken from each request. */
+  readonly gateway: { readonly id: string; readonly name: string; readonly url?: string };
+  /** The workflow layer exposed through the gateway; defaults to the gateway's id and name. */
+  readonly agent?: { readonly id: string; readonly name: string; readonly description?: string };
+  readonly actions: readonly Action[];
+  readonly auth: AuthConfig;
+  /** Manifest version label, `YYYY-MM-DD`. Defaults to the UTC date the gateway was created. */
+  readonly version?: string;
+  /** Path prefix the gateway is mounted under, e.g. `/gateway`. Defaults to none. */
+  readonly basePath?: string;
+  /**
+   * Largest accepted request body in bytes. Defaults to 256 KiB: room for the largest record a
+   * job or approval keeps (`limits.maxStoredBytes`) and the JSON around it. Raise it together
+   * with `limits` when your actions take larger inputs.
+   */
+  readonly maxBodyBytes?: number;
+  /** Where unexpected problems are reported. Defaults to `console`. */
+  readonly logger?: GatewayLogger;
+  /** Where async jobs live. Defaults to a {@link MemoryJobStore} (single process). */
+  readonly jobStore?: JobStore;
+  /** Where idempotency and approval records live. Defaults to a {@link MemoryRecordStore}. */
+  readonly recordStore?: RecordStore;
+  /** How long a sync answer is replayed for a repeated idempotency key. Defaults to 24 h. */
+  readonly idempotencyTtlMs?: number;
+  /**
+   * Byte budgets of what one request makes the gateway keep: `context` (64 KiB), the record kept
+   * per job or approval (128 KiB) and a kept result (256 KiB). Over a budget: `413
+   * payload_too_large` naming the field and the limit (a job result: the job fails with
+   * `result_too_large`). See docs/security.md.
+   */
+  readonly limits?: Partial<GatewayLimits>;
+  /**
+   * Per-principal budgets: queued or running jobs (100), pending approvals (50) and live
+   * idempotency keys (1 000). Over one: `429 quota_exceeded` with `Retry-After`; other
+   * principals are not affected. See docs/security.md.
+   */
+  readonly quotas?: Partial<Quotas>;
+  readonly approvals?: {
+    /** Require approval per request (beyond actions with `requiresApproval`); a string is the reason. */
+    readonly policy?: ApprovalPolicy;
+    /** How long an approval stays pending before it expires. Defaults to 15 minutes. */
+    readonly ttlMs?: number;
+    /**
+     * How long a decided or expired approval stays readable. Defaults to 24 h, the default
+     * retention of finished jobs: keep the two equal, so an approval's job link resolves as long
+     * as the approval does.
+     */
+    readonly retentionMs?: number;
+  };
+  /**
+   * Outbound callbacks (job results, approval outcomes): delivery settings, SSRF policy and the
+   * Standard Webhooks signing secret. `false` switches callbacks off (and the manifest says so).
+   */
+  readonly callbacks?: CallbackDispatcherOptions | false;
+  /**
+   * Keeps background work (jobs, callbacks) alive after the response on platforms that need it,
+   * e.g. a serverless `waitUntil`. A `waitUntil` of the context passed as `fetch`'s third argument
+   * (Workers style) is used too.
+   */
+  readonly waitUntil?: (work: Promise<unknown>) => void;
+  /** Clock, for tests. Defaults to `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** Operator-side access to approvals (e.g. for an approvals page). */
+export interface GatewayApprovals {
+  /**
+   * A page of approvals with a status (default `pending`), oldest first: an array, with
+   * `nextCursor` when there may be more (pass it back as `cursor`). Reads an index per status, so
+   * a page costs what it returns however many approvals the store holds.
+   */
+  list(options?: ApprovalListOptions): Promise<ApprovalPage>;
+  get(approvalId: string): Promise<Approval | undefined>;
+  /**
+   * Decides a pending approval, once: approved runs the action as a job, returned with its links
+   * (as `GET /v1/approvals/{id}` shows it). Throws `ApprovalDecisionError` for an unknown, already
+   * decided or expired approval.
+   */
+  decide(
+    approvalId: string,
+    decision: ApprovalDecision,
+  ): Promise<{ approval: Approval; job?: ApprovalJob }>;
+}
+
+/**
+ * A gateway: one Web-standard `fetch` entry point serving the whole contract.
+ *
+ * @example
+ * Deno.serve(gateway.fetch);
+ */
+export interface Gateway {
+  /**
+   * Serves one request. Never rejects: every failure is an error-envelope response. The optional
+   * third argument is a Workers-style execution context whose `waitUntil` keeps jobs alive.
+   */
+  fetch(
+    request: Request,
+    env?: unknown,
+    context?: { waitUntil?(work: Promise<unknown>): void },
+  ): Promise<Response>;
+  /** The manifest document (with `gateway.url` empty when no URL was configured). */
+  readonly manifest: Manifest;
+  readonly approvals: GatewayApprovals;
+  /** Settles when every background job and callback in flight has settled. */
+  idle(): Promise<void>;
+  /** Stops timers and callback retries, and closes the default stores. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,19 @@
+export type { MemoryRecordStoreOptions } from '../records/memory-record-store.ts';
+export { MemoryRecordStore } from '../records/memory-record-store.ts';
+export type { RecordStore, SetEntry, VersionedRecord } from '../records/record-store.ts';
+export {
+  isRecordStoreFullError,
+  RecordStoreFullError,
+} from '../records/record-store-full-error.ts';
+export type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
+export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './job-store.ts';
+export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './job-store.ts';
+export { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';
+export type { MemoryJobStoreOptions } from './memory-job-store.ts';
+export { MemoryJobStore } from './memory-job-store.ts';
+export { isStoreUnavailableError } from './store-errors.ts';
+export { StoreUnavailableError } from './store-unavailable-error.ts';
