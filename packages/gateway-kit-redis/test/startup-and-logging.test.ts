@@ -108,7 +108,7 @@ describe('outage logging (default reporter)', () => {
     expect(lines[1]!.args[0]).toBe(
       `[@svc/gateway-kit-redis] Redis command connection to redis://127.0.0.1:${own.port} restored.`,
     );
-  });
+  }, 60_000); // starts, stops and restarts a redis-server on a shared machine
   it('a paused Redis: one warn line for the missed deadline, one info line once it answers again', async () => {
     const own = await startRedis();
     closers.push(async () => {
@@ -150,5 +150,5 @@ describe('outage logging (default reporter)', () => {
         ],
       },
     ]);
-  });
+  }, 60_000); // starts, stops and restarts a redis-server on a shared machine
 });
