@@ -8,6 +8,7 @@ export default defineConfig({
     contract: 'src/contract/index.ts',
     store: 'src/store/index.ts',
     callbacks: 'src/callbacks/index.ts',
+    observe: 'src/observe/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

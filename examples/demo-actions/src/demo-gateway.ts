@@ -98,6 +98,8 @@ export interface DemoGatewayOptions {
   readonly actions?: GatewayOptions['actions'];
   /** DNS check of callback hosts where the runtime has DNS (Node: `resolveHostWithNodeDns`). */
   readonly resolveHost?: ResolveHost;
+  /** Lifecycle hooks, e.g. a chat notification per approval (examples/node, `CHAT_WEBHOOK_URL`). */
+  readonly hooks?: GatewayOptions['hooks'];
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -138,6 +140,7 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     ...(options.basePath ? { basePath: options.basePath } : {}),
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
     callbacks: {
       urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks },

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
 import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
+import { approvalChatHooks } from './approval-chat.ts';
 import { createOperatorHandler } from './operator.ts';
 
 // REDIS_URL switches jobs, approvals and idempotency records to Redis, so several instances can
@@ -29,9 +30,14 @@ if (stores.jobStore && process.env.REDIS_START_DEGRADED?.trim() !== 'true') {
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
 // Callback host names are resolved and refused when they point inside the network.
+// CHAT_WEBHOOK_URL: each new approval is posted there (a chat incoming webhook), with a link to
+// the approvals page.
+const chatWebhookUrl = process.env.CHAT_WEBHOOK_URL?.trim();
+let approvalsPageUrl = '';
 const { gateway, config } = createDemoGateway(process.env, {
   ...stores,
   resolveHost: resolveHostWithNodeDns,
+  ...(chatWebhookUrl ? { hooks: approvalChatHooks(chatWebhookUrl, () => approvalsPageUrl) } : {}),
 });
 const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 
@@ -50,6 +56,7 @@ await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
 const url = `http://${host}:${port}`;
+approvalsPageUrl = `${url}/operator/`;
 // Printed before the "listening on" line, which tools wait for.
 console.log(
   redisUrl

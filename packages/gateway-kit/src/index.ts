@@ -1,6 +1,7 @@
 // The action author's and the gateway operator's API. Wire schemas and types: `/contract`;
 // store interfaces and helpers: `/store`; the callback engine and URL guard: `/callbacks`;
-// test client and store conformance suites: `/testing`; the Node adapter: `/node`.
+// hook event and tracing types: `/observe`; test client and store conformance suites: `/testing`;
+// the Node adapter: `/node`.
 export type { RejectionInit } from './actions/action-rejection.ts';
 export { ActionRejection, isActionRejection, reject } from './actions/action-rejection.ts';
 export type {
@@ -15,19 +16,6 @@ export type {
   StandardInputSchema,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
-export type {
-  StandardJSONSchemaV1,
-  StandardSchemaV1,
-  StandardTypedV1,
-} from './actions/standard-schema.ts';
-export type {
-  Approval,
-  ApprovalDecision,
-  ApprovalJob,
-  ApprovalListOptions,
-  ApprovalPage,
-  ApprovalStatus,
-} from './approvals/approval.ts';
 export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
@@ -35,8 +23,20 @@ export type { Principal } from './auth/principal.ts';
 export type { CallbackDispatcherOptions } from './callbacks/callback-dispatcher.ts';
 export type { CallbackUrlPolicy } from './callbacks/callback-url-guard.ts';
 export type { ApprovalPolicy } from './context/gateway-runtime.ts';
+export type {
+  Approval,
+  ApprovalDecision,
+  ApprovalJob,
+  ApprovalListOptions,
+  ApprovalPage,
+  ApprovalStatus,
+} from './contract/approval.ts';
+export type { ApprovalsHandler, ApprovalsHandlerOptions } from './gateway/approvals-handler.ts';
+export { createApprovalsHandler } from './gateway/approvals-handler.ts';
 export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway/create-gateway.ts';
 export { createGateway } from './gateway/create-gateway.ts';
+export type { GatewayHooks } from './observe/hooks.ts';
+export type { GatewayTracer } from './observe/tracing.ts';
 export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
 export { MemoryRecordStore } from './records/memory-record-store.ts';
 export { GatewayConfigError } from './runtime/gateway-config-error.ts';

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from './standard-schema.ts';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '../contract/standard-schema.ts';
 
 /**
  * A schema that validates with Standard Schema v1 (`~standard.validate`) and converts itself to

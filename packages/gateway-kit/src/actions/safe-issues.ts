@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { StandardSchemaV1 } from './standard-schema.ts';
+import type { StandardSchemaV1 } from '../contract/standard-schema.ts';
 
 /** A validation problem whose message is safe to send back: it quotes no part of the input. */
 export interface SafeIssue {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import type { StandardSchemaV1 } from '../contract/standard-schema.ts';
 import { type ActionInputSchema, isValibotSchema } from './input-schema.ts';
 import { type SafeIssue, safeStandardIssues, valibotSafeMessage } from './safe-issues.ts';
-import type { StandardSchemaV1 } from './standard-schema.ts';
 
 /** One validation problem as reported in `error.details.issues`. */
 export interface IssueDetail {

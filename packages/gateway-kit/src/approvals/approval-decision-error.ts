@@ -1,4 +1,4 @@
-import type { ApprovalStatus } from './approval.ts';
+import type { ApprovalStatus } from '../contract/approval.ts';
 
 /** Why a decision was refused. */
 export type ApprovalDecisionErrorCode =

@@ -1,14 +1,7 @@
 import type { Action, Invocation } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
-import type { InvokeRequest } from '../contract/invoke-request.ts';
-import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
-import { startJob } from '../jobs/job-runner.ts';
-import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
-import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
-import { randomId } from '../runtime/fingerprint.ts';
-import type { NewJob, StoredJob } from '../store/job-store.ts';
+import { type GatewayRuntime, jobUrls } from '../context/gateway-runtime.ts';
 import type {
   Approval,
   ApprovalDecision,
@@ -16,7 +9,16 @@ import type {
   ApprovalListOptions,
   ApprovalPage,
   ApprovalStatus,
-} from './approval.ts';
+} from '../contract/approval.ts';
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
+import { startJob } from '../jobs/job-runner.ts';
+import { createJob } from '../jobs/new-job.ts';
+import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/hooks.ts';
+import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
+import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
+import { randomId } from '../runtime/fingerprint.ts';
+import type { StoredJob } from '../store/job-store.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
 
 /** What the record store keeps per approval. */
@@ -139,7 +141,11 @@ export class ApprovalService {
       await releaseQuota(runtime, 'pendingApprovals', ownerId, approvalId);
     if (!created && stored.value.fingerprint !== request.idempotent?.fingerprint)
       return { ok: false, refused: 'mismatch' };
-    if (created) this.#scheduleExpiry(approvalId, stored.value.expiresAt);
+    if (created) {
+      this.#scheduleExpiry(approvalId, stored.value.expiresAt);
+      // Once per approval (a replay is not a new one), before the answer leaves.
+      runtime.observer?.approvalRequested(requestedEvent(stored.value));
+    }
     return {
       ok: true,
       response: {
@@ -245,7 +251,18 @@ export class ApprovalService {
     if (jobId && action) {
       let created: { readonly created: boolean; readonly job: StoredJob };
       try {
-        created = await runtime.jobs.create(newJobOf(decided, jobId, runtime.now()));
+        created = await runtime.jobs.create(
+          createJob({
+            jobId,
+            ownerId: decided.ownerId,
+            action: { id: decided.actionId, name: decided.actionName },
+            invocation: decided.invocation,
+            callbacks: decided.callbacks,
+            input: decided.input,
+            fingerprint: decided.fingerprint,
+            now: runtime.now(),
+          }),
+        );
       } catch (error) {
         // No job, no decision: put the approval back to pending so it can be decided again once
         // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
@@ -345,6 +362,8 @@ export class ApprovalService {
   }
 
   #notify(record: ApprovalRecord, job: ApprovalJob | undefined): void {
+    const observer = this.#runtime.observer;
+    if (observer && record.status !== 'pending') observer.approvalDecided(decidedEvent(record));
     const url = record.callbacks.approvalUrl;
     if (!url || !this.#runtime.callbacks || record.status === 'pending') return;
     const body: ApprovalCallbackBody = {
@@ -357,12 +376,22 @@ export class ApprovalService {
         ...(job ? { job: { jobId: job.jobId, status: job.status, statusUrl: job.statusUrl } } : {}),
       },
     };
-    void this.#runtime.callbacks.dispatch({
+    const delivery = {
       url,
       body,
       webhookId: `approval_${record.approvalId}_${record.status}`,
       authorization: record.callbacks.authorization,
-    });
+    };
+    void (observer
+      ? observer.dispatch(this.#runtime.callbacks, delivery, {
+          kind: 'approval',
+          approvalId: record.approvalId,
+          ...(record.jobId !== undefined ? { jobId: record.jobId } : {}),
+          invocationId: record.invocation.invocationId,
+          actionId: record.actionId,
+          principalId: record.ownerId,
+        })
+      : this.#runtime.callbacks.dispatch(delivery));
   }
 
   #jobLinks(baseUrl: string, job: StoredJob): ApprovalJob {
@@ -394,30 +423,38 @@ export class ApprovalService {
   }
 }
 
+/** What `onApprovalRequested` receives: ids and reason; the input only on request. */
+function requestedEvent(record: ApprovalRecord): ApprovalRequestedEvent {
+  return {
+    ...approvalIds(record),
+    actionName: record.actionName,
+    reason: record.reason,
+    expiresAt: record.expiresAt,
+    validatedInput: () => record.input,
+  };
+}
+
+/** What `onApprovalDecided` receives (decided or expired). */
+function decidedEvent(record: ApprovalRecord): ApprovalDecidedEvent {
+  return {
+    ...approvalIds(record),
+    status: record.status as ApprovalDecidedEvent['status'],
+    ...(record.decidedBy !== undefined ? { decidedBy: record.decidedBy } : {}),
+    ...(record.jobId !== undefined ? { jobId: record.jobId } : {}),
+  };
+}
+
+function approvalIds(record: ApprovalRecord) {
+  return {
+    approvalId: record.approvalId,
+    invocationId: record.invocation.invocationId,
+    actionId: record.actionId,
+    principalId: record.ownerId,
+    ...(record.invocation.traceId !== undefined ? { traceId: record.invocation.traceId } : {}),
+  };
+}
+
 /** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */
 function jobIdOf(record: ApprovalRecord): string {
   return `job_${record.approvalId.replace(/^apr_/, '')}_${Date.parse(record.createdAt).toString(36)}`;
-}
-
-/** The job an approved action runs as. */
-function newJobOf(record: ApprovalRecord, jobId: string, now: number): NewJob {
-  const payload: JobPayload = {
-    invocation: record.invocation,
-    callbacks: record.callbacks,
-    input: record.input,
-    ...(record.fingerprint ? { fingerprint: record.fingerprint } : {}),
-  };
-  return {
-    jobId,
-    ownerId: record.ownerId,
-    invocationId: record.invocation.invocationId,
-    actionId: record.actionId,
-    actionName: record.actionName,
-    status: 'queued',
-    createdAt: new Date(now).toISOString(),
-    ...(record.invocation.deadlineAt !== undefined
-      ? { deadlineAt: record.invocation.deadlineAt }
-      : {}),
-    payload: payload as unknown as Record<string, unknown>,
-  };
 }

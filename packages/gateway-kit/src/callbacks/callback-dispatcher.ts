@@ -1,3 +1,4 @@
+import { utf8Length } from '../http/json-size.ts';
 import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
 import type { ResolveHost } from './callback-url-guard.ts';
 import {
@@ -13,7 +14,6 @@ import {
   CALLBACK_LIMIT_DEFAULTS,
   type CallbackLimits,
   DeliveryLimiter,
-  utf8Length,
 } from './delivery-limiter.ts';
 import { OutboxDelivery } from './outbox-delivery.ts';
 import { abortableSleep } from './timers.ts';
@@ -75,6 +75,14 @@ export interface CallbackDispatcherOptions extends CallbackDeliverySettings, Cal
   /** Handed every delivery promise, e.g. a worker's `ctx.waitUntil`, to keep the runtime alive. */
   readonly waitUntil?: (promise: Promise<unknown>) => void;
   /**
+   * Wraps the `fetch` of each delivery (called once per delivery, then once per attempt), e.g. to
+   * trace every attempt as a client span: the gateway's `tracer` option uses it.
+   */
+  readonly wrapFetch?: (
+    fetch: typeof globalThis.fetch,
+    delivery: CallbackDelivery,
+  ) => typeof globalThis.fetch;
+  /**
    * Durable delivery: pending callbacks live in this store (e.g. `RedisJobStore`'s
    * `callbackOutbox`, which `createGateway` uses by default) instead of this process. Each is
    * stored before its first attempt; retries are made by whichever instance polls first, at least
@@ -92,6 +100,8 @@ const OVERFLOW: CallbackDeliveryResult = /* @__PURE__ */ Object.freeze({
 function unrefSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return abortableSleep(ms, signal, { unref: true });
 }
+
+const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
 function originOf(url: string): string {
   try {
@@ -115,6 +125,7 @@ export class CallbackDispatcher {
   #settings: CallbackDeliverySettings;
   readonly #onDeliveryFailed: CallbackDispatcherOptions['onDeliveryFailed'];
   readonly #waitUntil: CallbackDispatcherOptions['waitUntil'];
+  readonly #wrapFetch: CallbackDispatcherOptions['wrapFetch'];
   readonly #limiter: DeliveryLimiter;
   readonly #maxCircuitWaitMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -127,6 +138,7 @@ export class CallbackDispatcher {
     const {
       onDeliveryFailed,
       waitUntil,
+      wrapFetch,
       maxConcurrentAttempts,
       maxConcurrentPerDestination,
       maxPendingDeliveries,
@@ -142,13 +154,14 @@ export class CallbackDispatcher {
     this.#settings = { ...settings, sleep };
     this.#onDeliveryFailed = onDeliveryFailed;
     this.#waitUntil = waitUntil;
+    this.#wrapFetch = wrapFetch;
     this.#maxCircuitWaitMs = settings.maxDelayMs ?? CALLBACK_DELIVERY_DEFAULTS.maxDelayMs;
     this.#limiter = new DeliveryLimiter(options, { now: settings.now ?? Date.now, sleep });
     if (outbox) {
       this.#durable = new OutboxDelivery({
         outbox,
         limiter: this.#limiter,
-        settings: () => this.#settings,
+        settings: (delivery) => this.#settingsFor(delivery),
         signal: this.#closing.signal,
         maxConcurrentAttempts:
           maxConcurrentAttempts ?? CALLBACK_LIMIT_DEFAULTS.maxConcurrentAttempts,
@@ -197,7 +210,7 @@ export class CallbackDispatcher {
    */
   dispatch(delivery: CallbackDelivery): Promise<CallbackDeliveryResult> {
     const signal = this.#closing.signal;
-    const prepared = prepareDelivery({ ...this.#settings, ...delivery, signal });
+    const prepared = prepareDelivery({ ...this.#settingsFor(delivery), ...delivery, signal });
     const target = originOf(delivery.url);
     const inProcess = (): Promise<CallbackDeliveryResult> => this.#deliver(prepared, target);
     const delivering =
@@ -208,6 +221,14 @@ export class CallbackDispatcher {
     });
     this.#track(promise);
     return promise;
+  }
+
+  /** The shared settings, with `fetch` wrapped for this delivery when `wrapFetch` is set. */
+  #settingsFor(delivery: CallbackDelivery): CallbackDeliverySettings {
+    const wrap = this.#wrapFetch;
+    return wrap
+      ? { ...this.#settings, fetch: wrap(this.#settings.fetch ?? globalFetch, delivery) }
+      : this.#settings;
   }
 
   /** Reports a result that is final (not `queued`) and not a success to `onDeliveryFailed`. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { utf8Length } from '../http/json-size.ts';
 import type { AttemptTicket } from './deliver-callback.ts';
-import { DeliveryLimiter, utf8Length } from './delivery-limiter.ts';
+import { DeliveryLimiter } from './delivery-limiter.ts';
 
 const clock = { now: Date.now, sleep: async () => undefined };
 

@@ -72,30 +72,6 @@ function limitOption(limits: CallbackLimits, name: keyof CallbackLimits, min: nu
 }
 
 /**
- * Number of bytes `text` takes in UTF-8.
- *
- * @example
- * utf8Length('é'); // 2
- */
-export function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      // A surrogate pair (2 UTF-16 units) is 4 bytes; a lone surrogate becomes U+FFFD (3).
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2;
-        i += 1;
-      } else bytes += 2;
-    } else bytes += 2;
-  }
-  return bytes;
-}
-
-/**
  * Enforces {@link CallbackLimits} for one dispatcher: admission of deliveries (count and bytes),
  * attempt slots (global and per destination, granted round-robin across destinations so that a
  * saturated one does not hold up the others) and a per-destination {@link CircuitBreaker}.

@@ -1,3 +1,4 @@
+import { utf8Length } from '../http/json-size.ts';
 import type { CallbackOutbox, ClaimedOutboxEntry } from '../runtime/callback-outbox.ts';
 import {
   backoffDelay,
@@ -8,17 +9,26 @@ import {
   prepareDelivery,
   runDelivery,
 } from './deliver-callback.ts';
-import { type DeliveryLimiter, utf8Length } from './delivery-limiter.ts';
+import type { DeliveryLimiter } from './delivery-limiter.ts';
 import { unrefTimer } from './timers.ts';
 
 /** Entries claimed per poll at most (also bounded by free attempt slots). */
 const POLL_BATCH = 32;
 
+/** A callback read back from the outbox (the shape of the dispatcher's `CallbackDelivery`). */
+interface OutboxCallback {
+  readonly url: string;
+  readonly body: object;
+  readonly webhookId: string;
+  readonly authorization?: string | undefined;
+}
+
 /** What {@link OutboxDelivery} shares with its dispatcher. Internal. */
 export interface OutboxDeliveryContext {
   readonly outbox: CallbackOutbox;
   readonly limiter: DeliveryLimiter;
-  readonly settings: () => CallbackDeliverySettings;
+  /** The dispatcher's settings for one delivery (its `wrapFetch` applied). */
+  readonly settings: (delivery: OutboxCallback) => CallbackDeliverySettings;
   readonly signal: AbortSignal;
   readonly maxConcurrentAttempts: number;
   /** Reports a final result (the dispatcher calls `onDeliveryFailed` for failures). */
@@ -117,17 +127,20 @@ export class OutboxDelivery {
   async #fromEntry(entry: ClaimedOutboxEntry): Promise<void> {
     let p: PreparedDelivery;
     try {
-      p = {
-        ...prepareDelivery({
-          ...this.#c.settings(),
-          url: entry.url,
-          body: {},
-          webhookId: entry.webhookId,
-          authorization: entry.authorization,
-          signal: this.#c.signal,
-        }),
-        payload: entry.payload,
+      const delivery = {
+        url: entry.url,
+        body: JSON.parse(entry.payload) as object,
+        webhookId: entry.webhookId,
+        authorization: entry.authorization,
       };
+      // Sent as stored, byte for byte: the payload is not serialised again.
+      const prepared = prepareDelivery({
+        ...this.#c.settings(delivery),
+        ...delivery,
+        body: {},
+        signal: this.#c.signal,
+      });
+      p = { ...prepared, payload: entry.payload };
     } catch {
       // Not deliverable by anyone (e.g. a corrupted id): drop it rather than retry forever.
       await this.#settle(() => this.#c.outbox.complete(entry.webhookId, entry.claim));

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
 import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { Observer } from '../observe/observer.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import type { GatewayLimits, Quotas } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
@@ -48,6 +49,8 @@ export interface GatewayRuntime {
   /** How long decided and expired approvals stay readable. */
   readonly approvalRetentionMs: number;
   readonly logger: GatewayLogger;
+  /** Hooks and tracing; `undefined` when neither is configured (call sites then do nothing). */
+  readonly observer: Observer | undefined;
   /** Aborts when the gateway closes: background retries stop. */
   readonly closing: AbortSignal;
   readonly now: () => number;

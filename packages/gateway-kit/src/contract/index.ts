@@ -22,3 +22,8 @@ export type { CancelResponse, Job, JobStatus } from './job.ts';
 export { CancelResponseSchema, JobSchema, JobStatusSchema } from './job.ts';
 export type { ActionDescriptor, ExecutionMode, Manifest, SideEffectLevel } from './manifest.ts';
 export { ActionDescriptorSchema, ManifestSchema } from './manifest.ts';
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaV1,
+  StandardTypedV1,
+} from './standard-schema.ts';

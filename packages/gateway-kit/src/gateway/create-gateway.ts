@@ -1,4 +1,3 @@
-import type { ApprovalDecision, ApprovalListOptions } from '../approvals/approval.ts';
 import { ApprovalService } from '../approvals/approval-service.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
 import {
@@ -6,12 +5,14 @@ import {
   type CallbackDispatcherOptions,
 } from '../callbacks/callback-dispatcher.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
+import type { ApprovalDecision, ApprovalListOptions } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
 import { notifyJobFinished } from '../jobs/job-runner.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
+import { createObserver } from '../observe/observer.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
@@ -93,6 +94,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsRecordStore = options.recordStore === undefined;
   const closing = new AbortController();
   const jobs: JobStore = options.jobStore ?? new MemoryJobStore({ now });
+  // Computed once: without hooks and tracer it is undefined and every call site skips it.
+  const observer = createObserver({
+    hooks: options.hooks,
+    tracer: options.tracer,
+    logger,
+    background: (work) => track(work),
+    now,
+  });
   const runtime: GatewayRuntime = {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
@@ -113,6 +122,9 @@ export function createGateway(options: GatewayOptions): Gateway {
                 reason: failure.result.reason,
               })),
           waitUntil: (work) => track(work),
+          ...(observer?.tracesCallbacks
+            ? { wrapFetch: (fetch, delivery) => observer.traceAttempts(fetch, delivery) }
+            : {}),
         })
       : undefined,
     callbackUrlPolicy: callbackSettings.urlPolicy ?? {},
@@ -124,6 +136,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     quotas: { ...DEFAULT_QUOTAS, ...definedOnly(options.quotas) },
     approvalRetentionMs: options.approvals?.retentionMs ?? 24 * 60 * 60 * 1000,
     logger,
+    observer,
     now,
     baseUrl: (requestBase) =>
       options.gateway.url?.replace(/\/+$/, '') ?? `${requestBase}${basePath}`,
@@ -145,6 +158,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       path = path.slice(basePath.length);
     }
     const matched = matchRoute(path);
+    logger.debug?.('route', { method: call.method, route: matched?.route ?? 'none' });
     if (!matched) return errorReply('not_found');
     if (call.method !== matched.method) {
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
@@ -196,6 +210,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  // With hooks or a tracer, each request is served inside the observer (span, invoke events).
+  const serve = observer ? (call: GatewayCall) => observer.request(call, handle) : handle;
+
   const gateway = {
     manifest,
     fetch: async (
@@ -204,7 +221,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       context?: { waitUntil?(work: Promise<unknown>): void },
     ): Promise<Response> =>
       // A Workers-style execution context keeps the jobs this request starts alive.
-      toWebResponse(await handle(fromWebRequest(request, context?.waitUntil?.bind(context)))),
+      toWebResponse(await serve(fromWebRequest(request, context?.waitUntil?.bind(context)))),
     approvals: {
       list: (listOptions?: ApprovalListOptions) => approvalService.list(listOptions),
       get: (approvalId: string) => approvalService.get(approvalId),
@@ -226,11 +243,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       closing.abort();
       approvalService.close();
       stopWorkerLost?.();
+      observer?.close();
       await runtime.callbacks?.close();
       if (ownsJobStore) await runtime.jobs.close();
       if (ownsRecordStore) await runtime.records.close();
     },
-    [HANDLE_CALL]: handle,
+    [HANDLE_CALL]: serve,
     [CALLBACK_DEFAULTS]: (defaults: CallbackRuntimeDefaults) =>
       runtime.callbacks?.useRuntimeDefaults(defaults(runtime.callbackUrlPolicy)),
   };

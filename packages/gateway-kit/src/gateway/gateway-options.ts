@@ -1,15 +1,17 @@
 import type { Action } from '../actions/define-action.ts';
+import type { AuthConfig } from '../auth/auth-config.ts';
+import type { CallbackDispatcherOptions } from '../callbacks/callback-dispatcher.ts';
+import type { ApprovalPolicy } from '../context/gateway-runtime.ts';
 import type {
   Approval,
   ApprovalDecision,
   ApprovalJob,
   ApprovalListOptions,
   ApprovalPage,
-} from '../approvals/approval.ts';
-import type { AuthConfig } from '../auth/auth-config.ts';
-import type { CallbackDispatcherOptions } from '../callbacks/callback-dispatcher.ts';
-import type { ApprovalPolicy } from '../context/gateway-runtime.ts';
+} from '../contract/approval.ts';
 import type { Manifest } from '../contract/manifest.ts';
+import type { GatewayHooks } from '../observe/hooks.ts';
+import type { GatewayTracer } from '../observe/tracing.ts';
 import type { RecordStore } from '../records/record-store.ts';
 import type { GatewayLimits, Quotas } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
@@ -36,8 +38,22 @@ export interface GatewayOptions {
    * with `limits` when your actions take larger inputs.
    */
   readonly maxBodyBytes?: number;
-  /** Where unexpected problems are reported. Defaults to `console`. */
+  /**
+   * Where problems (and, with `debug`, routing decisions) are written. Defaults to `console`
+   * (errors and warnings only). Never given tokens, callback credentials or inputs.
+   */
   readonly logger?: GatewayLogger;
+  /**
+   * Lifecycle hooks: invoke received and answered, job state changed, approval requested and
+   * decided, callback delivered or failed. Never awaited: they change neither the answer nor its
+   * latency; errors and slow hooks are logged. See docs/observability.md.
+   */
+  readonly hooks?: GatewayHooks;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer(name)` from `@opentelemetry/api`): spans for each
+   * request, action run, job run and callback attempt. Without one, nothing is traced.
+   */
+  readonly tracer?: GatewayTracer;
   /** Where async jobs live. Defaults to a {@link MemoryJobStore} (single process). */
   readonly jobStore?: JobStore;
   /** Where idempotency and approval records live. Defaults to a {@link MemoryRecordStore}. */

@@ -1,6 +1,5 @@
 import type { CallbackUrlPolicy, ResolveHost } from '../callbacks/callback-url-guard.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import type { Gateway } from './gateway-options.ts';
 
 /**
  * The key under which a gateway exposes its core handler to runtime adapters. `Symbol.for` keeps
@@ -8,13 +7,16 @@ import type { Gateway } from './gateway-options.ts';
  */
 export const HANDLE_CALL: unique symbol = Symbol.for('@svc/gateway-kit/handle-call') as never;
 
+/** Marks a handler whose calls must carry `query` (adapters leave it out otherwise). */
+export const WANTS_QUERY: unique symbol = Symbol.for('@svc/gateway-kit/wants-query') as never;
+
 /** The core handler behind `gateway.fetch`, for adapters that skip Web Request/Response objects. */
 export type HandleCall = (call: GatewayCall) => Promise<GatewayReply>;
 
 /**
  * Returns the gateway's core handler. Throws if `gateway` was not made by `createGateway`.
  */
-export function handlerOf(gateway: Gateway): HandleCall {
+export function handlerOf(gateway: object): HandleCall {
   const handle = (gateway as unknown as Record<symbol, HandleCall | undefined>)[HANDLE_CALL];
   if (typeof handle !== 'function')
     throw new TypeError('Expected a gateway made by createGateway().');
@@ -36,7 +38,7 @@ export const CALLBACK_DEFAULTS: unique symbol = Symbol.for(
  * Hands a runtime adapter's callback `fetch` / `resolveHost` to a gateway, where its options set
  * none. Does nothing for a gateway without callbacks or not made by `createGateway`.
  */
-export function supplyCallbackDefaults(gateway: Gateway, defaults: CallbackRuntimeDefaults): void {
+export function supplyCallbackDefaults(gateway: object, defaults: CallbackRuntimeDefaults): void {
   const supply = (gateway as unknown as Record<symbol, unknown>)[CALLBACK_DEFAULTS];
   if (typeof supply === 'function') (supply as (d: CallbackRuntimeDefaults) => void)(defaults);
 }

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
-import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
-import { ActionResultSchema } from '../actions/action-result.ts';
-import type { Action, ActionContext, ActionResult, Invocation } from '../actions/define-action.ts';
+import { isActionRejection } from '../actions/action-rejection.ts';
+import type { Action, Invocation } from '../actions/define-action.ts';
 import {
   describeIssues,
   parseActionInput,
@@ -18,6 +17,7 @@ import type {
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
+import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonByteLength } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
@@ -30,6 +30,7 @@ import {
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
+import { createJob } from '../jobs/new-job.ts';
 import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
@@ -208,6 +209,7 @@ export async function handleInvoke(
   const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
   const action = resolved.action;
+  runtime.observer?.invokeReceived(call, invocationOf(request), action, principal.id);
 
   const parsedInput = parseActionInput(action.input, request.action.input);
   // Sync schemas (the common case) answer at once: no await, no extra microtask.
@@ -243,6 +245,11 @@ export async function handleInvoke(
       ? await approvalReasonFor(runtime, action, input.output, invocation, principal, budgetMs)
       : undefined;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
+  runtime.logger.debug?.('invoke dispatched', {
+    invocationId: request.invocationId,
+    actionId: action.id,
+    as: approvalReason !== undefined ? 'approval' : runsAsJob ? 'job' : 'sync',
+  });
 
   const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
   if (refused) return refused;
@@ -289,8 +296,17 @@ export async function handleInvoke(
       call.waitUntil,
     );
   }
-  const run = (): SyncOutcome | Promise<SyncOutcome> =>
-    runSync(action, input.output, invocation, principal, call, runtime, budgetMs);
+  const runOnce = (): SyncOutcome | Promise<SyncOutcome> =>
+    runSync({
+      runtime,
+      action,
+      input: input.output,
+      invocation,
+      principal,
+      budgetMs,
+      abortSource: call,
+    });
+  const run = runtime.observer?.actionRun(call, action, invocation, runOnce) ?? runOnce;
   if (scope) return runIdempotentSync(runtime, scope, action, run);
   const outcome = run();
   return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
@@ -321,7 +337,8 @@ async function runPrecheck(
     return isActionRejection(refusal) ? rejected(refusal.error) : undefined;
   } catch (error) {
     if (isActionRejection(error)) return rejected(error.error);
-    return crashed(action, invocation, runtime, error).reply;
+    return crashReply(crashed({ runtime, action, input, invocation, principal, budgetMs }, error))
+      .reply;
   }
 }
 
@@ -414,25 +431,20 @@ async function acceptJob(
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
-  const payload: JobPayload = {
-    invocation,
-    callbacks: request.callbacks,
-    input: request.action.input,
-    ...(scope ? { fingerprint: scope.fingerprint } : {}),
-  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
-    created = await runtime.jobs.create({
-      jobId,
-      ownerId: principal.id,
-      invocationId: request.invocationId,
-      actionId: action.id,
-      actionName: action.name,
-      status: 'queued',
-      createdAt: new Date(runtime.now()).toISOString(),
-      ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
-      payload: payload as unknown as Record<string, unknown>,
-    });
+    created = await runtime.jobs.create(
+      createJob({
+        jobId,
+        ownerId: principal.id,
+        action,
+        invocation,
+        callbacks: request.callbacks,
+        input: request.action.input,
+        fingerprint: scope?.fingerprint,
+        now: runtime.now(),
+      }),
+    );
   } catch (error) {
     await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
     throw error;
@@ -444,110 +456,44 @@ async function acceptJob(
 }
 
 /**
- * Runs a sync action. A synchronous `run` is answered synchronously (no promise, no timer); a
- * pending one is raced against its time budget.
+ * A sync invoke's answer from the one action runner: `completed` or `rejected` (a refusal, or
+ * `deadline_exceeded`), or the 500 of a crash.
  */
-function runSync(
-  action: Action,
-  input: unknown,
-  invocation: Invocation,
-  principal: Principal,
-  call: GatewayCall,
-  runtime: GatewayRuntime,
-  budgetMs: number,
-): SyncOutcome | Promise<SyncOutcome> {
-  // Created on first use: a handler that never reads `signal` (the common lookup, sync or async)
-  // costs no AbortController — on Node a heavyweight EventTarget — and no disconnect listener.
-  // Nothing would listen to an abort, so there is nothing to wire.
-  let controller: AbortController | undefined;
-  const context: ActionContext = {
-    invocation,
-    principal,
-    get signal() {
-      if (!controller) {
-        const created = new AbortController();
-        controller = created;
-        const clientSignal = call.signal;
-        if (clientSignal?.aborted) created.abort(clientSignal.reason);
-        else
-          clientSignal?.addEventListener('abort', () => created.abort(clientSignal.reason), {
-            once: true,
-          });
+function runSync(scope: RunScope): SyncOutcome | Promise<SyncOutcome> {
+  const outcome = runAction(scope);
+  return isPromiseLike(outcome)
+    ? outcome.then((settled) => answerOf(scope, settled))
+    : answerOf(scope, outcome);
+}
+
+function answerOf(scope: RunScope, outcome: Outcome): SyncOutcome {
+  switch (outcome.kind) {
+    case 'completed': {
+      const completed: CompletedResponse = { status: 'completed', ...outcome.result };
+      try {
+        return { reply: jsonReply(200, completed), retryable: false };
+      } catch (error) {
+        // e.g. a BigInt or a cycle in `data`.
+        return crashReply(crashed(scope, error));
       }
-      return controller.signal;
-    },
+    }
+    case 'rejected':
+      return rejectedOutcome(outcome.error);
+    case 'timed_out':
+      return rejectedOutcome(gatewayError('deadline_exceeded'));
+    case 'aborted':
+      // The client went away and the action stopped: nobody reads this answer.
+      return crashReply({ kind: 'crashed', retryable: scope.action.idempotent });
+    case 'crashed':
+      return crashReply(outcome);
+  }
+}
+
+function crashReply(outcome: Extract<Outcome, { kind: 'crashed' }>): SyncOutcome {
+  return {
+    reply: errorReply('internal_error', { retryable: outcome.retryable }),
+    retryable: outcome.retryable,
   };
-  const failed = (error: unknown): SyncOutcome =>
-    isActionRejection(error)
-      ? rejectedOutcome(error.error)
-      : crashed(action, invocation, runtime, error);
-
-  let returned: ReturnType<Action['run']>;
-  try {
-    returned = action.run(input, context);
-  } catch (error) {
-    return failed(error);
-  }
-  // A synchronous result cannot be interrupted: only a pending one needs a timer and a
-  // disconnect listener (the node adapter creates its disconnect signal on first access).
-  if (!isPromiseLike(returned)) return syncOutcomeOf(returned, action, invocation, runtime);
-  return settleWithin(returned, budgetMs, () =>
-    controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError')),
-  ).then((outcome) => syncOutcomeOf(outcome, action, invocation, runtime), failed);
-}
-
-/**
- * `pending`, or {@link TIMED_OUT} once `budgetMs` passed (after calling `onTimeout`): one timer
- * and one promise, the least a pending run can cost.
- */
-function settleWithin<T>(
-  pending: PromiseLike<T>,
-  budgetMs: number,
-  onTimeout: () => void,
-): Promise<T | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      onTimeout();
-      resolve(TIMED_OUT);
-    }, budgetMs);
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Turns what `run` produced (or the timeout) into the sync answer. */
-function syncOutcomeOf(
-  outcome: ActionResult | ActionRejection | undefined | typeof TIMED_OUT,
-  action: Action,
-  invocation: Invocation,
-  runtime: GatewayRuntime,
-): SyncOutcome {
-  if (outcome === TIMED_OUT) return rejectedOutcome(gatewayError('deadline_exceeded'));
-  if (isActionRejection(outcome)) return rejectedOutcome(outcome.error);
-  const result = v.safeParse(ActionResultSchema, outcome ?? {});
-  if (!result.success) {
-    return crashed(
-      action,
-      invocation,
-      runtime,
-      new TypeError('run() returned a value that is not an action result'),
-    );
-  }
-  const completed: CompletedResponse = { status: 'completed', ...result.output };
-  try {
-    return { reply: jsonReply(200, completed), retryable: false };
-  } catch (error) {
-    // e.g. a BigInt or a cycle in `data`.
-    return crashed(action, invocation, runtime, error);
-  }
 }
 
 /** Waits for a pending run within its time budget, aborting its signal on timeout or disconnect. */
@@ -569,21 +515,4 @@ async function raceBudget<T>(
 
 function rejectedOutcome(error: RejectedResponse['error']): SyncOutcome {
   return { reply: rejected(error), retryable: error.retryable };
-}
-
-function crashed(
-  action: Action,
-  invocation: Invocation,
-  runtime: GatewayRuntime,
-  error: unknown,
-): SyncOutcome {
-  runtime.logger.error('action failed', {
-    actionId: action.id,
-    invocationId: invocation.invocationId,
-    error,
-  });
-  return {
-    reply: errorReply('internal_error', { retryable: action.idempotent }),
-    retryable: action.idempotent,
-  };
 }

@@ -1,5 +1,6 @@
 import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
 import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
+import type { GatewayHookName } from '../observe/hooks.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
@@ -19,6 +20,8 @@ const OPTION_NAMES = [
   'limits',
   'quotas',
   'logger',
+  'hooks',
+  'tracer',
   'jobStore',
   'recordStore',
   'idempotencyTtlMs',
@@ -109,6 +112,29 @@ function positiveMs(path: string, value: unknown) {
     !(typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)
   ) {
     refuse(path, value, `expected a positive number of milliseconds up to ${MAX_TIMER_MS}.`);
+  }
+}
+
+const HOOK_NAMES = [
+  'onInvokeReceived',
+  'onInvokeAnswered',
+  'onJobStateChanged',
+  'onApprovalRequested',
+  'onApprovalDecided',
+  'onCallbackDelivered',
+  'onCallbackFailed',
+] as const satisfies readonly GatewayHookName[];
+
+/** `hooks`: known hook names only, each a function; `slowHookMs` a positive duration. */
+function validateHooks(hooks: unknown): void {
+  if (hooks === undefined) return;
+  if (!isObject(hooks)) refuse('hooks', hooks, `expected { ${HOOK_NAMES.join('?, ')}? }.`);
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (name === 'slowHookMs') positiveMs('hooks.slowHookMs', hook);
+    else if ((HOOK_NAMES as readonly string[]).includes(name))
+      optionalFunction(`hooks.${name}`, hook);
+    else
+      fail(`createGateway: hooks.${name} is not a known hook (known: ${HOOK_NAMES.join(', ')}).`);
   }
 }
 
@@ -307,9 +333,15 @@ export function validateOptions(options: GatewayOptions): void {
   }
   const logger: unknown = options.logger;
   if (logger !== undefined && (!isObject(logger) || typeof logger.error !== 'function')) {
-    refuse('logger', logger, 'expected { error(message, fields), warn?(message, fields) }.');
+    refuse('logger', logger, 'expected { error(message, fields), warn?, info?, debug? }.');
   }
-  if (isObject(logger)) optionalFunction('logger.warn', logger.warn);
+  if (isObject(logger))
+    for (const level of ['warn', 'info', 'debug'])
+      optionalFunction(`logger.${level}`, logger[level]);
+  validateHooks(options.hooks);
+  const tracer: unknown = options.tracer;
+  if (tracer !== undefined && (!isObject(tracer) || typeof tracer.startSpan !== 'function'))
+    refuse('tracer', tracer, 'expected an OpenTelemetry Tracer (trace.getTracer(name)).');
   store('jobStore', options.jobStore, JOB_STORE_METHODS, 'JobStore');
   store('recordStore', options.recordStore, RECORD_STORE_METHODS, 'RecordStore');
   validateCallbacks(options.callbacks);

@@ -7,6 +7,8 @@ export interface GatewayCall {
   readonly method: string;
   /** Path without query string, as sent (percent-encoded). */
   readonly path: string;
+  /** The query string without `?` (`''` when none); not read by the gateway's own routes. */
+  readonly query?: string;
   /** A request header by lower-case name. A plain function: callers may detach it from the call. */
   readonly header: (name: string) => string | undefined;
   /** Reads the body, stopping as soon as more than `limit` bytes arrived. */

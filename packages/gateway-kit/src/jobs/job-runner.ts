@@ -1,16 +1,12 @@
-import * as v from 'valibot';
-import { isActionRejection } from '../actions/action-rejection.ts';
-import { ActionResultSchema } from '../actions/action-result.ts';
-import type { Action, ActionContext, JobHandle } from '../actions/define-action.ts';
+import type { Action, JobHandle } from '../actions/define-action.ts';
 import { describeIssues, parseActionInput } from '../actions/validation-issues.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
 import { gatewayError } from '../contract/error-catalogue.ts';
-import type { GatewayError } from '../contract/gateway-error.ts';
+import { type Outcome, runAction } from '../execution/run-action.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
-import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { toJobResource } from './job-resource.ts';
@@ -36,12 +32,13 @@ export function startJob(
   principal: Principal,
   waitUntil?: (work: Promise<unknown>) => void,
 ): void {
-  runtime.background(
-    runJob(runtime, job, action, principal).catch((error: unknown) => {
-      runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
-    }),
-    waitUntil,
-  );
+  const observer = runtime.observer;
+  observer?.jobQueued(job);
+  const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
+    runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
+    observer?.jobFailedHere(job.jobId);
+  });
+  runtime.background(observer ? run.finally(() => observer.jobLeft(job.jobId)) : run, waitUntil);
 }
 
 async function runJob(
@@ -75,6 +72,7 @@ async function runJob(
   const started = await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
   if (!started.ok) return; // cancelled (or failed) before it could start
   let current = started.job;
+  runtime.observer?.jobRunning(current);
 
   const controller = new AbortController();
   const unsubscribe = runtime.jobs.onCancel(queued.jobId, () =>
@@ -102,32 +100,20 @@ async function runJob(
       return writes;
     },
   };
-  const context: ActionContext = {
-    invocation: payload.invocation,
-    principal,
-    signal: controller.signal,
-    job: handle,
-  };
-
   let update: JobUpdate;
   try {
-    const outcome = await withinBudget(
-      // `then` turns a synchronous throw into a rejection handled below.
-      Promise.resolve().then(() => action.run(input.output, context)),
-      Math.min(action.timeoutMs, deadline - runtime.now()),
-      controller,
-    );
-    update = outcomeToUpdate(runtime, action, queued, outcome);
-  } catch (error) {
-    if (isActionRejection(error)) update = outcomeToUpdate(runtime, action, queued, error);
-    else if (controller.signal.aborted) {
-      // The action gave up because we asked it to (cancel or time-out): not a crash to log. A
-      // cancelled job is already final, so this write is refused; a time-out is reported as such.
-      update =
-        (controller.signal.reason as { name?: string } | undefined)?.name === 'TimeoutError'
-          ? { status: 'failed', error: gatewayError('deadline_exceeded') }
-          : { status: 'cancelled' };
-    } else update = outcomeToUpdate(runtime, action, queued, { crashed: error });
+    const outcome = await runAction({
+      runtime,
+      action,
+      input: input.output,
+      invocation: payload.invocation,
+      principal,
+      budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
+      abortSource: controller,
+      job: handle,
+      logIds: { jobId: queued.jobId },
+    });
+    update = updateOf(runtime, action, queued, outcome);
   } finally {
     unsubscribe();
   }
@@ -145,32 +131,49 @@ async function runJob(
   }
 }
 
-function outcomeToUpdate(
+/** A job's terminal write for how its run ended (the one action runner's {@link Outcome}). */
+function updateOf(
   runtime: GatewayRuntime,
   action: Action,
   job: StoredJob,
-  outcome: unknown,
+  outcome: Outcome,
 ): JobUpdate {
-  if (outcome === TIMED_OUT) return { status: 'failed', error: gatewayError('deadline_exceeded') };
-  if (isActionRejection(outcome)) return { status: 'failed', error: outcome.error };
-  if (outcome && typeof outcome === 'object' && 'crashed' in outcome) {
-    return crashed(runtime, action, job, (outcome as { crashed: unknown }).crashed);
+  switch (outcome.kind) {
+    case 'rejected':
+      return { status: 'failed', error: outcome.error };
+    case 'timed_out':
+      return { status: 'failed', error: gatewayError('deadline_exceeded') };
+    // Cancelled: the job is already final, so this write is refused; nothing to report.
+    case 'aborted':
+      return { status: 'cancelled' };
+    case 'crashed':
+      return {
+        status: 'failed',
+        error: gatewayError('internal_error', { retryable: outcome.retryable }),
+      };
+    case 'completed':
+      return completedUpdate(runtime, action, job, outcome.result);
   }
-  const result = v.safeParse(ActionResultSchema, outcome ?? {});
-  if (!result.success)
-    return crashed(
-      runtime,
-      action,
-      job,
-      new TypeError('run() returned a value that is not an action result'),
-    );
+}
+
+/** The completed write: the result as JSON, as any store keeps it, within `maxResultBytes`. */
+function completedUpdate(
+  runtime: GatewayRuntime,
+  action: Action,
+  job: StoredJob,
+  result: Extract<Outcome, { kind: 'completed' }>['result'],
+): JobUpdate {
   let json: string;
   try {
-    // Stored as JSON, as any store keeps it: functions and undefined values drop out here rather
-    // than failing the store's write, and BigInts or cycles fail the job instead of stranding it.
-    json = JSON.stringify(result.output);
+    // Functions and undefined values drop out here rather than failing the store's write, and
+    // BigInts or cycles fail the job instead of stranding it.
+    json = JSON.stringify(result);
   } catch (error) {
-    return crashed(runtime, action, job, error);
+    runtime.logger.error('action failed', { actionId: action.id, jobId: job.jobId, error });
+    return {
+      status: 'failed',
+      error: gatewayError('internal_error', { retryable: action.idempotent }),
+    };
   }
   const maxBytes = runtime.limits.maxResultBytes;
   if (utf8Length(json) > maxBytes) {
@@ -179,28 +182,9 @@ function outcomeToUpdate(
       jobId: job.jobId,
       maxBytes,
     });
-    return {
-      status: 'failed',
-      error: gatewayError('result_too_large', { details: { maxBytes } }),
-    };
+    return { status: 'failed', error: gatewayError('result_too_large', { details: { maxBytes } }) };
   }
-  return { status: 'completed', ...(JSON.parse(json) as typeof result.output) };
-}
-
-function crashed(
-  runtime: GatewayRuntime,
-  action: Action,
-  job: StoredJob,
-  error: unknown,
-): JobUpdate {
-  runtime.logger.error('action failed', {
-    actionId: action.id,
-    jobId: job.jobId,
-    invocationId: job.invocationId,
-    error,
-  });
-  const failure: GatewayError = gatewayError('internal_error', { retryable: action.idempotent });
-  return { status: 'failed', error: failure };
+  return { status: 'completed', ...(JSON.parse(json) as typeof result) };
 }
 
 /**
@@ -278,13 +262,24 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
 export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
   // Every way a job ends comes through here: its principal's budget is free again.
   await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
+  const observer = runtime.observer;
+  observer?.jobFinished(job);
   const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) return;
-  await runtime.callbacks.dispatch({
+  const delivery = {
     url,
     body: { job: toJobResource(job) },
     webhookId: `job_${job.jobId}_${job.status}`,
     authorization: payload.callbacks.authorization,
-  });
+  };
+  await (observer
+    ? observer.dispatch(runtime.callbacks, delivery, {
+        kind: 'job_result',
+        jobId: job.jobId,
+        invocationId: job.invocationId,
+        actionId: job.actionId,
+        principalId: job.ownerId,
+      })
+    : runtime.callbacks.dispatch(delivery));
 }

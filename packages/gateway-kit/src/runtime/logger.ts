@@ -1,16 +1,39 @@
 /**
- * Where the gateway reports problems its callers cannot see (crashing handlers, invalid handler
- * results). Fields never contain tokens or callback credentials.
+ * Where the gateway writes what it does and what went wrong: one message and a flat object of
+ * fields per line. Only `error` is required; `warn`, `info` and `debug` are used when present, so
+ * `console`, a pino logger (see the example), or any object with these
+ * methods fits. Fields carry ids (invocation, action, job, approval, webhook), statuses and
+ * errors; never tokens, callback credentials, request bodies or action inputs.
+ *
+ * Levels: `error` — a failure the caller could not see (a crashing action, a store refusing a
+ * result); `warn` — degraded but handled (a callback not delivered, a hook that threw);
+ * `info` — rare lifecycle notes; `debug` — routing decisions (which route, which action, sync,
+ * job or approval), one or two lines per request: leave `debug` out (or filter it) in production.
  *
  * @example
- * const logger: GatewayLogger = { error: (message, fields) => pino.error(fields, message) };
+ * import pino from 'pino';
+ * const log = pino();
+ * const logger: GatewayLogger = {
+ *   error: (message, fields) => log.error(fields, message),
+ *   warn: (message, fields) => log.warn(fields, message),
+ *   info: (message, fields) => log.info(fields, message),
+ *   debug: (message, fields) => log.debug(fields, message),
+ * };
  */
 export interface GatewayLogger {
   error(message: string, fields?: Record<string, unknown>): void;
   warn?(message: string, fields?: Record<string, unknown>): void;
+  info?(message: string, fields?: Record<string, unknown>): void;
+  debug?(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** The default logger: one line per problem on `console.error`. */
+/**
+ * The default logger: problems (`error`, `warn`) as one line on the console; no `info` or
+ * `debug`, so routing decisions cost nothing unless a logger that wants them is configured.
+ *
+ * @example
+ * createGateway({ ...options, logger: consoleLogger }); // the default
+ */
 export const consoleLogger: GatewayLogger = {
   error: (message, fields) => console.error(`[gateway-kit] ${message}`, fields ?? ''),
   warn: (message, fields) => console.warn(`[gateway-kit] ${message}`, fields ?? ''),

@@ -4,11 +4,8 @@ import {
   SharedAgentInputSchema,
   SharedAgentSchema,
 } from '../schemas/agent.js';
-import { parseOrThrow } from '../schemas/issues.js';
 import type { RequestOptions, WorkspacePromise } from './options.js';
-import { encodePathKey } from './path-key.js';
-import { readList, readOne } from './read-body.js';
-import { workspacePromise } from './response-promise.js';
+import { createSlugCollection } from './slug-collection.js';
 import type { Transport } from './transport.js';
 
 /** `client.agents`: shared agents of the workspace. */
@@ -28,34 +25,10 @@ export interface AgentsResource {
 
 /** Builds `client.agents` on a transport. */
 export function createAgentsResource(transport: Transport): AgentsResource {
-  const validate = transport.validateResponses;
-  return {
-    list(options) {
-      return workspacePromise(async () => {
-        const { body, response } = await transport.request('GET', '/agents', undefined, options);
-        return { data: readList(body, 'agents', SharedAgentSchema, validate), response };
-      });
-    },
-    upsert(agent, options) {
-      return workspacePromise(async () => {
-        const input = parseOrThrow(SharedAgentInputSchema, agent, 'request', 'shared agent');
-        const { body, response } = await transport.request('POST', '/agents', input, options);
-        const names = { singular: 'agent', identity: 'name', subject: 'POST /agents' };
-        const data = readOne(body, names, SharedAgentSchema, validate) ?? { ...input };
-        return { data, response };
-      });
-    },
-    delete(slug, options) {
-      return workspacePromise(async () => {
-        const key = encodePathKey(slug, 'slug');
-        const { response } = await transport.request(
-          'DELETE',
-          `/agents/${key}`,
-          undefined,
-          options,
-        );
-        return { data: undefined, response };
-      });
-    },
-  };
+  return createSlugCollection(transport, {
+    plural: 'agents',
+    singular: 'agent',
+    schema: SharedAgentSchema,
+    inputSchema: SharedAgentInputSchema,
+  });
 }

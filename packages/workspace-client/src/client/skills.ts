@@ -1,4 +1,3 @@
-import { parseOrThrow } from '../schemas/issues.js';
 import {
   type SharedSkill,
   type SharedSkillInput,
@@ -6,9 +5,7 @@ import {
   SharedSkillSchema,
 } from '../schemas/skill.js';
 import type { RequestOptions, WorkspacePromise } from './options.js';
-import { encodePathKey } from './path-key.js';
-import { readList, readOne } from './read-body.js';
-import { workspacePromise } from './response-promise.js';
+import { createSlugCollection } from './slug-collection.js';
 import type { Transport } from './transport.js';
 
 /** `client.skills`: shared skills of the workspace. */
@@ -28,35 +25,10 @@ export interface SkillsResource {
 
 /** Builds `client.skills` on a transport. */
 export function createSkillsResource(transport: Transport): SkillsResource {
-  const validate = transport.validateResponses;
-  return {
-    list(options) {
-      return workspacePromise(async () => {
-        const { body, response } = await transport.request('GET', '/skills', undefined, options);
-        return { data: readList(body, 'skills', SharedSkillSchema, validate), response };
-      });
-    },
-    upsert(skill, options) {
-      return workspacePromise(async () => {
-        const input = parseOrThrow(SharedSkillInputSchema, skill, 'request', 'shared skill');
-        const { body, response } = await transport.request('POST', '/skills', input, options);
-        const names = { singular: 'skill', identity: 'name', subject: 'POST /skills' };
-        // No body (e.g. 204): the service accepted what was sent.
-        const data = readOne(body, names, SharedSkillSchema, validate) ?? { ...input };
-        return { data, response };
-      });
-    },
-    delete(slug, options) {
-      return workspacePromise(async () => {
-        const key = encodePathKey(slug, 'slug');
-        const { response } = await transport.request(
-          'DELETE',
-          `/skills/${key}`,
-          undefined,
-          options,
-        );
-        return { data: undefined, response };
-      });
-    },
-  };
+  return createSlugCollection(transport, {
+    plural: 'skills',
+    singular: 'skill',
+    schema: SharedSkillSchema,
+    inputSchema: SharedSkillInputSchema,
+  });
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { handlerOf, supplyCallbackDefaults } from '../../gateway/handle-call.ts';
+import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
@@ -118,6 +119,12 @@ function pathOf(url: string): string {
   } catch {
     return path;
   }
+}
+
+/** The query string of a request target, without `?`. */
+function queryOf(url: string): string {
+  const question = url.indexOf('?');
+  return question === -1 ? '' : url.slice(question + 1);
 }
 
 function toCall(req: NodeRequest, res: ServerResponse, trustProxy: boolean): GatewayCall {
@@ -258,9 +265,10 @@ const INTERNAL_ERROR: GatewayReply = {
  * import { createServer } from 'node:http';
  * createServer(toNodeHandler(gateway)).listen(8787);
  * // Express: app.use('/gateway', toNodeHandler(gateway)) with gateway.url set.
+ * // The operators' approvals API: toNodeHandler(createApprovalsHandler(gateway, options)).
  */
 export function toNodeHandler(
-  gateway: Gateway,
+  gateway: Gateway | ApprovalsHandler,
   options: NodeHandlerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = handlerOf(gateway);
@@ -277,8 +285,12 @@ export function toNodeHandler(
       resolveHost: resolveHostWithNodeDns,
     }));
   }
+  // Only handlers that read the query string (the approvals API) get it: the gateway does not.
+  const wantsQuery = WANTS_QUERY in gateway;
   return (req, res) => {
-    handle(toCall(req as NodeRequest, res, trustProxy)).then(
+    const call = toCall(req as NodeRequest, res, trustProxy);
+    if (wantsQuery) Object.defineProperty(call, 'query', { value: queryOf(req.url ?? '') });
+    handle(call).then(
       (reply) => sendReply(req, res, reply, limits),
       () => sendReply(req, res, INTERNAL_ERROR, limits),
     );

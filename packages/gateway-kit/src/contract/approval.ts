@@ -1,4 +1,4 @@
-import type { JobStatus } from '../contract/job.ts';
+import type { JobStatus } from './job.ts';
 
 /** `pending` until decided; `approved`, `denied` and `expired` are final. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';

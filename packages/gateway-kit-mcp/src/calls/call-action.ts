@@ -1,0 +1,223 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from '@svc/gateway-kit';
+import type { GatewayError } from '@svc/gateway-kit/contract';
+import type { CallSettings } from '../options.ts';
+import { type Caller, type GatewayAnswer, gatewayRequest } from './gateway-request.ts';
+import { pause } from './pause.ts';
+import {
+  type ActionOutput,
+  completedResult,
+  errorResult,
+  pendingApprovalResult,
+  pendingJobResult,
+  type ResultOrigin,
+} from './tool-results.ts';
+
+/** One MCP `tools/call`, as the handler hands it over. */
+export interface ActionCall {
+  readonly actionId: string;
+  readonly input: Record<string, unknown>;
+  readonly caller: Caller;
+  /** The MCP session (`mcp-stdio` on stdio): the invoke request's `session.id`. */
+  readonly sessionId: string;
+  /** `_meta["svc/idempotencyKey"]` of the call: the invoke's `idempotencyKey`. */
+  readonly idempotencyKey?: string;
+  /** Free-form `context` of the invoke request (the MCP client's name and version). */
+  readonly context: Record<string, unknown>;
+  /** Aborts when the MCP client cancels the call (or the connection closes). */
+  readonly signal: AbortSignal;
+  /** Reports job progress (`outputText` of the job) while the call waits. */
+  readonly onProgress?: (message: string) => void;
+}
+
+interface JobLinks {
+  readonly jobId: string;
+  readonly statusUrl?: string;
+  readonly cancelUrl?: string;
+}
+
+interface JobBody extends ActionOutput {
+  readonly jobId: string;
+  readonly status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  readonly error?: GatewayError;
+}
+
+interface ApprovalBody {
+  readonly approvalId: string;
+  readonly status: 'pending' | 'approved' | 'denied' | 'expired';
+  readonly reason: string;
+  readonly note?: string;
+  readonly job?: JobLinks;
+}
+
+/** The Gateway error of a non-200 answer (its envelope), or one describing the status. */
+function answerError(answer: GatewayAnswer): GatewayError {
+  const error = (answer.body as { error?: GatewayError } | undefined)?.error;
+  if (error && typeof error.code === 'string' && typeof error.message === 'string') return error;
+  return {
+    code: 'gateway_error',
+    message: `The gateway answered HTTP ${answer.status}.`,
+    retryable: answer.status >= 500,
+  };
+}
+
+/** A non-200 answer as a tool error, keeping the HTTP status and `Retry-After` (429, 503). */
+function answerErrorResult(answer: GatewayAnswer, origin: ResultOrigin): CallToolResult {
+  const retryAfter = Number(answer.headers.get('retry-after'));
+  return errorResult(answerError(answer), origin, {
+    httpStatus: answer.status,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+  });
+}
+
+const cancelledError: GatewayError = {
+  code: 'cancelled',
+  message: 'The MCP client cancelled the call.',
+  retryable: false,
+};
+
+/**
+ * Runs one tool call through the gateway's own `POST /v1/invoke` (so authentication, validation,
+ * limits, quotas, approvals and hooks are the gateway's), then maps the answer to a tool result;
+ * an async job or an approval is followed for up to `settings.waitMs`.
+ */
+export async function callAction(
+  gateway: Gateway,
+  settings: CallSettings,
+  call: ActionCall,
+): Promise<CallToolResult> {
+  const until = Date.now() + settings.waitMs;
+  const invocationId = `mcp_${crypto.randomUUID()}`;
+  const origin: ResultOrigin = { invocationId };
+  const invoke = {
+    invocationId,
+    ...(call.idempotencyKey !== undefined ? { idempotencyKey: call.idempotencyKey } : {}),
+    meeting: { id: 'mcp', roomName: 'mcp' },
+    session: { id: call.sessionId, mode: 'active' },
+    action: { id: call.actionId, input: call.input },
+    context: call.context,
+    callbacks: {},
+  };
+  const answer = await gatewayRequest(gateway, call.caller, `${settings.basePath}/v1/invoke`, {
+    method: 'POST',
+    body: invoke,
+    signal: call.signal,
+  });
+  if (answer.status !== 200) return answerErrorResult(answer, origin);
+  const body = answer.body as
+    | ({ status: 'completed' } & ActionOutput)
+    | { status: 'rejected'; error: GatewayError }
+    | { status: 'accepted'; job: JobLinks & { status: string } }
+    | {
+        status: 'approval_required';
+        approval: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string };
+      };
+  switch (body.status) {
+    case 'completed':
+      return completedResult(body, origin);
+    case 'rejected':
+      return errorResult(body.error, origin);
+    case 'accepted':
+      return followJob(gateway, settings, call, body.job, until, origin);
+    case 'approval_required':
+      return followApproval(gateway, settings, call, body.approval, until, origin);
+  }
+}
+
+/** Reads the job until it is final, the wait runs out, or the client cancels (→ job cancelled). */
+async function followJob(
+  gateway: Gateway,
+  settings: CallSettings,
+  call: ActionCall,
+  links: JobLinks,
+  until: number,
+  parent: ResultOrigin,
+): Promise<CallToolResult> {
+  const origin = { ...parent, jobId: links.jobId };
+  const path = `${settings.basePath}/v1/jobs/${encodeURIComponent(links.jobId)}`;
+  const urls = {
+    statusUrl: links.statusUrl ?? new URL(path, call.caller.origin).href,
+    cancelUrl: links.cancelUrl ?? new URL(`${path}/cancel`, call.caller.origin).href,
+  };
+  let interval = Math.min(50, settings.pollIntervalMs);
+  let lastProgress: string | undefined;
+  for (;;) {
+    if (call.signal.aborted) {
+      // The client gave up on the call: the job must not keep running for nobody.
+      await gatewayRequest(gateway, call.caller, `${path}/cancel`, { method: 'POST' });
+      return errorResult(cancelledError, origin);
+    }
+    const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
+    if (answer.status !== 200) return answerErrorResult(answer, origin);
+    const job = answer.body as JobBody;
+    if (job.outputText !== undefined && job.outputText !== lastProgress) {
+      lastProgress = job.outputText;
+      if (job.status === 'queued' || job.status === 'running') call.onProgress?.(job.outputText);
+    }
+    if (job.status === 'completed') return completedResult(job, origin);
+    if (job.status === 'failed') {
+      return errorResult(
+        job.error ?? { code: 'job_failed', message: 'The job failed.', retryable: false },
+        origin,
+      );
+    }
+    if (job.status === 'cancelled') {
+      return errorResult(
+        { code: 'job_cancelled', message: `The job ${job.jobId} was cancelled.`, retryable: false },
+        origin,
+      );
+    }
+    const remaining = until - Date.now();
+    if (remaining <= 0) return pendingJobResult(job, urls, origin);
+    await pause(Math.min(interval, remaining), call.signal);
+    interval = Math.min(interval * 2, settings.pollIntervalMs);
+  }
+}
+
+/**
+ * Waits for an operator's decision on the approval (never decides it): approved → follows the job
+ * it started; denied or expired → a tool error; still pending when the wait runs out (or the
+ * client cancels) → a result naming the pending approval. Nothing runs without the decision.
+ */
+async function followApproval(
+  gateway: Gateway,
+  settings: CallSettings,
+  call: ActionCall,
+  requested: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string },
+  until: number,
+  parent: ResultOrigin,
+): Promise<CallToolResult> {
+  const origin = { ...parent, approvalId: requested.approvalId };
+  const path = `${settings.basePath}/v1/approvals/${encodeURIComponent(requested.approvalId)}`;
+  const pending = {
+    ...requested,
+    statusUrl: requested.statusUrl ?? new URL(path, call.caller.origin).href,
+  };
+  let interval = Math.min(50, settings.pollIntervalMs);
+  for (;;) {
+    const remaining = until - Date.now();
+    if (remaining <= 0 || call.signal.aborted) return pendingApprovalResult(pending, origin);
+    await pause(Math.min(interval, remaining), call.signal);
+    interval = Math.min(interval * 2, settings.pollIntervalMs);
+    const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
+    if (answer.status !== 200) return answerErrorResult(answer, origin);
+    const approval = (answer.body as { approval: ApprovalBody }).approval;
+    if (approval.status === 'approved' && approval.job) {
+      return followJob(gateway, settings, call, approval.job, until, origin);
+    }
+    if (approval.status === 'denied' || approval.status === 'expired') {
+      const note = approval.note ? ` Note: ${approval.note}` : '';
+      return errorResult(
+        {
+          code: `approval_${approval.status}`,
+          message:
+            approval.status === 'denied'
+              ? `An operator denied the approval ${approval.approvalId}; nothing ran.${note}`
+              : `No operator decided the approval ${approval.approvalId} in time; nothing ran.`,
+          retryable: false,
+        },
+        origin,
+      );
+    }
+  }
+}

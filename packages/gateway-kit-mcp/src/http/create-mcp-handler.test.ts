@@ -1,0 +1,310 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createGateway, defineAction, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
+import * as v from 'valibot';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpConfigError } from '../mcp-config-error.ts';
+import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
+
+const echo = defineAction({
+  id: 'echo',
+  title: 'Echo',
+  description: 'Answers its input.',
+  input: v.strictObject({ text: v.string() }),
+  run: ({ text }, { principal }) => ({ outputText: text, data: { text, principal: principal.id } }),
+});
+
+const wipe = defineAction({
+  id: 'wipe',
+  description: 'Wipes a folder (needs approval).',
+  input: v.strictObject({ folder: v.string() }),
+  requiresApproval: true,
+  sideEffectLevel: 'destructive',
+  run: ({ folder }) => ({ outputText: `Wiped ${folder}.` }),
+});
+
+/** A promise with its `resolve`, settled from elsewhere. */
+function deferred(): { promise: Promise<unknown>; resolve: (value?: unknown) => void } {
+  let resolve: (value?: unknown) => void = () => {};
+  const promise = new Promise<unknown>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/** Resolves when `slow` starts running, and when its run is aborted. */
+let slowStarted = deferred();
+let slowAborted = deferred();
+const slow = defineAction({
+  id: 'slow',
+  description: 'Runs until it is aborted.',
+  input: v.strictObject({}),
+  timeoutMs: 10_000,
+  run: (_, { signal }) =>
+    new Promise((_resolve, fail) => {
+      slowStarted.resolve();
+      signal.addEventListener('abort', () => {
+        slowAborted.resolve(signal.reason);
+        fail(signal.reason);
+      });
+    }),
+});
+
+let gateway: Gateway;
+let mcp: McpHandler;
+
+function start(
+  options: Parameters<typeof createMcpHandler>[1] = {},
+  gatewayOptions: Partial<GatewayOptions> = {},
+): void {
+  gateway = createGateway({
+    gateway: { id: 'mcp-unit', name: 'MCP unit' },
+    actions: [echo, wipe, slow],
+    ...gatewayOptions,
+    auth: {
+      tokens: [
+        { token: 'token-a', principal: { id: 'alice' } },
+        { token: 'token-b', principal: { id: 'bob' } },
+      ],
+    },
+  });
+  mcp = createMcpHandler(gateway, options);
+}
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await mcp.close();
+  await gateway.close();
+});
+
+const rpc = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+const initialize = rpc(1, 'initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'unit', version: '1' },
+});
+
+function post(token: string, body: unknown, sessionId?: string): Promise<Response> {
+  return mcp.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+async function open(token: string): Promise<string> {
+  const response = await post(token, initialize);
+  expect(response.status).toBe(200);
+  await response.body?.cancel();
+  const sessionId = response.headers.get('mcp-session-id') ?? '';
+  await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  return sessionId;
+}
+
+/** The JSON-RPC message of an SSE answer (the transport streams one `data:` line per message). */
+async function message(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  const data = text.split('\n').find((line) => line.startsWith('data: {'));
+  return JSON.parse(data?.slice('data: '.length) ?? text) as Record<string, unknown>;
+}
+
+/** The SDK's client over Streamable HTTP, straight into `mcp.fetch` (no socket). */
+async function sdkClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'in-process', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: (url, init) => mcp.fetch(new Request(url, init)),
+    }),
+  );
+  return client;
+}
+
+describe('createMcpHandler', () => {
+  it('aborts a sync run when the client cancels the call, and keeps a busy session open', async () => {
+    slowStarted = deferred();
+    slowAborted = deferred();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    start({ sessions: { idleMs: 1_000 } });
+    const client = await sdkClient('token-a');
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await slowStarted.promise;
+    // Idle for longer than idleMs, but with a call in flight: not closed by a new session.
+    vi.setSystemTime(Date.now() + 5_000);
+    await open('token-b');
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await slowAborted.promise;
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
+  it('calls the action as the principal of the token that made the call', async () => {
+    start();
+    const alice = await open('token-a');
+    const bob = await open('token-b');
+    const call = (token: string, sessionId: string) =>
+      post(token, rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }), sessionId);
+    expect(await message(await call('token-a', alice))).toMatchObject({
+      result: { structuredContent: { text: 'hi', principal: 'alice' } },
+    });
+    expect(await message(await call('token-b', bob))).toMatchObject({
+      result: { structuredContent: { text: 'hi', principal: 'bob' } },
+    });
+  });
+
+  it("answers the gateway's quota refusal as a retryable tool error with Retry-After", async () => {
+    start({ waitMs: 0 }, { quotas: { pendingApprovals: 1 } });
+    const alice = await open('token-a');
+    const call = (id: number, folder: string) =>
+      post('token-a', rpc(id, 'tools/call', { name: 'wipe', arguments: { folder } }), alice);
+    expect(await message(await call(2, '/tmp/a'))).toMatchObject({
+      result: { structuredContent: { status: 'approval_required' } },
+    });
+    const refused = (await message(await call(3, '/tmp/b'))) as {
+      result: { isError: boolean; structuredContent: Record<string, unknown> };
+    };
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.structuredContent).toMatchObject({
+      error: { code: 'quota_exceeded', retryable: true },
+      httpStatus: 429,
+      retryAfterSeconds: expect.any(Number),
+    });
+    expect(await gateway.approvals.list()).toHaveLength(1);
+  });
+
+  it("answers the gateway's body limit as a tool error (413 payload_too_large)", async () => {
+    start({}, { maxBodyBytes: 2_048 });
+    const alice = await open('token-a');
+    const big = rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(4_096) } });
+    expect(await message(await post('token-a', big, alice))).toMatchObject({
+      result: {
+        isError: true,
+        structuredContent: { error: { code: 'payload_too_large' }, httpStatus: 413 },
+      },
+    });
+  });
+
+  it("treats another caller's session as unknown: 404, nothing runs", async () => {
+    start();
+    const alice = await open('token-a');
+    const response = await post(
+      'token-b',
+      rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+      alice,
+    );
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { message: 'Session not found' } });
+  });
+
+  it('caps sessions in all: 503 mcp_sessions_full with Retry-After', async () => {
+    start({ sessions: { max: 2, idleMs: 5_000 } });
+    await open('token-a');
+    await open('token-b');
+    const third = await post('token-a', initialize);
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(await third.json()).toEqual({
+      error: {
+        code: 'mcp_sessions_full',
+        message: 'Too many MCP sessions are open.',
+        retryable: true,
+      },
+    });
+  });
+
+  it('keeps to the budgets under concurrent initializes', async () => {
+    start({ sessions: { perCaller: 2 } });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post('token-a', initialize)));
+    await Promise.all(answers.map((answer) => answer.body?.cancel()));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 429, 429, 429, 429]);
+  });
+
+  it('closes a session that ended (DELETE) and forgets its id', async () => {
+    start();
+    const alice = await open('token-a');
+    const closed = await mcp.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'DELETE',
+        headers: {
+          authorization: 'Bearer token-a',
+          'mcp-session-id': alice,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      }),
+    );
+    expect(closed.status).toBe(200);
+    expect((await post('token-a', rpc(2, 'tools/list'), alice)).status).toBe(404);
+  });
+
+  it('closes a session idle for sessions.idleMs when a new one opens, not a recently used one', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    start({ sessions: { idleMs: 1_000 } });
+    const idle = await open('token-a');
+    const recent = await open('token-a');
+    vi.setSystemTime(Date.now() + 800);
+    expect((await post('token-a', rpc(2, 'tools/list'), recent)).status).toBe(200);
+    vi.setSystemTime(Date.now() + 400);
+    await open('token-b');
+    expect((await post('token-a', rpc(3, 'tools/list'), idle)).status).toBe(404);
+    expect((await post('token-a', rpc(3, 'tools/list'), recent)).status).toBe(200);
+  });
+
+  it('does not keep a session for a request that is not an initialize', async () => {
+    start({ sessions: { max: 1 } });
+    const stray = await post('token-a', rpc(1, 'tools/list'));
+    expect(stray.status).toBe(400);
+    await open('token-a');
+  });
+
+  it('answers 404 not_found on other paths, and 401 before any MCP work', async () => {
+    start();
+    const other = await mcp.fetch(new Request('http://gateway.test/elsewhere', { method: 'POST' }));
+    expect(other.status).toBe(404);
+    const anonymous = await mcp.fetch(
+      new Request('http://gateway.test/mcp', { method: 'POST', body: JSON.stringify(initialize) }),
+    );
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('refuses a body over maxBodyBytes with 413 before parsing it', async () => {
+    start({ maxBodyBytes: 2_048 });
+    const alice = await open('token-a');
+    const big = rpc(2, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(4_096) } });
+    expect((await post('token-a', big, alice)).status).toBe(413);
+  });
+
+  it.each([
+    [{ waitMs: -1 }, /waitMs/],
+    [{ pollIntervalMs: 0 }, /pollIntervalMs/],
+    [{ path: 'mcp' }, /path/],
+    [{ basePath: '/gateway/' }, /basePath/],
+    [{ sessions: { perCaller: 0 } }, /sessions.perCaller/],
+    [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
+  ])('refuses the options %j with McpConfigError', (options, message) => {
+    gateway = createGateway({
+      gateway: { id: 'x', name: 'x' },
+      actions: [echo],
+      auth: { tokens: ['t'] },
+    });
+    mcp = createMcpHandler(gateway);
+    expect(() => createMcpHandler(gateway, options)).toThrow(McpConfigError);
+    expect(() => createMcpHandler(gateway, options)).toThrow(message);
+  });
+});

@@ -1,0 +1,209 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Gateway } from '@svc/gateway-kit';
+import { type Caller, forwardedHeaders } from '../calls/gateway-request.ts';
+import { createMcpServer } from '../create-mcp-server.ts';
+import { McpConfigError } from '../mcp-config-error.ts';
+import { callSettings, checkWhole, type McpCallOptions } from '../options.ts';
+import { envelope, jsonRpcError } from './replies.ts';
+
+/** Everything `createMcpHandler` accepts. */
+export interface McpHandlerOptions extends McpCallOptions {
+  /** Path of the MCP endpoint (Streamable HTTP: POST, GET and DELETE). Defaults to `/mcp`. */
+  readonly path?: string;
+  /** Budgets of the MCP sessions the handler keeps (each holds an SDK server and transport). */
+  readonly sessions?: {
+    /** Sessions in all. Defaults to 1 000; over it: `503 mcp_sessions_full` with `Retry-After`. */
+    readonly max?: number;
+    /** Sessions per bearer token. Defaults to 16; over it: `429 quota_exceeded` with `Retry-After`. */
+    readonly perCaller?: number;
+    /**
+     * A session with no request and no tool call in flight for this long is closed (its client
+     * gets `404` and initializes again). Defaults to 10 minutes.
+     */
+    readonly idleMs?: number;
+  };
+  /** Largest MCP request body in bytes (`413` over it). Defaults to 256 KiB, the gateway's default. */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The MCP endpoint: a Web-standard `fetch` handler, served next to `gateway.fetch` by the same
+ * adapters.
+ */
+export interface McpHandler {
+  /** Serves one request to {@link McpHandler.path}; any other path is `404 not_found`. */
+  fetch(request: Request): Promise<Response>;
+  /** The endpoint's path, e.g. `/mcp`. */
+  readonly path: string;
+  /** Closes every session (in-flight tool calls are aborted; their jobs cancelled). */
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly callerKey: string;
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+  calls: number;
+}
+
+const DEFAULT_SESSIONS = { max: 1_000, perCaller: 16, idleMs: 600_000 };
+const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Serves the gateway's actions as MCP tools over Streamable HTTP (the MCP SDK's Web-standard
+ * transport, with sessions). Every MCP request is authenticated by the gateway itself (its bearer
+ * tokens or `verify`); a session stays bound to the token that opened it, and each tool call is
+ * sent through the gateway's `POST /v1/invoke` with the caller's headers — the same principal,
+ * validation, limits, quotas, approvals and hooks as any invoke.
+ *
+ * @example
+ * const mcp = createMcpHandler(gateway);
+ * Deno.serve((request) =>
+ *   new URL(request.url).pathname === mcp.path ? mcp.fetch(request) : gateway.fetch(request),
+ * );
+ */
+export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = {}): McpHandler {
+  const settings = callSettings(options);
+  const path = options.path ?? '/mcp';
+  if (!path.startsWith('/')) throw new McpConfigError('path must start with "/", e.g. "/mcp".');
+  const limits = { ...DEFAULT_SESSIONS, ...options.sessions };
+  checkWhole('sessions.max', limits.max, 1, 1_000_000);
+  checkWhole('sessions.perCaller', limits.perCaller, 1, 1_000_000);
+  checkWhole('sessions.idleMs', limits.idleMs, 1_000, 86_400_000);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  checkWhole('maxBodyBytes', maxBodyBytes, 1_024, 64 * 1024 * 1024);
+  const retryAfterSeconds = Math.ceil(limits.idleMs / 1000);
+  const sessions = new Map<string, Session>();
+  // Sessions being opened (their initialize in flight) count against the budgets too, so
+  // concurrent initializes cannot overshoot them.
+  const opening = new Map<string, number>();
+  let openingTotal = 0;
+
+  /** The gateway's own answer to the caller's credentials: `undefined` when it accepts them. */
+  async function refusal(request: Request, headers: Headers): Promise<Response | undefined> {
+    const answer = await gateway.fetch(
+      new Request(new URL(`${settings.basePath}/v1/manifest`, request.url), { headers }),
+    );
+    if (answer.status === 200) {
+      await answer.body?.cancel();
+      return undefined;
+    }
+    return answer;
+  }
+
+  function closeIdle(now: number): void {
+    for (const [id, session] of sessions) {
+      if (session.calls === 0 && now - session.lastSeen > limits.idleMs) {
+        sessions.delete(id);
+        void session.server.close();
+      }
+    }
+  }
+
+  async function openSession(
+    request: Request,
+    callerKey: string,
+    token: string,
+  ): Promise<Response> {
+    const now = Date.now();
+    closeIdle(now);
+    if (sessions.size + openingTotal >= limits.max) {
+      return envelope(
+        503,
+        'mcp_sessions_full',
+        'Too many MCP sessions are open.',
+        retryAfterSeconds,
+      );
+    }
+    let own = opening.get(callerKey) ?? 0;
+    for (const session of sessions.values()) if (session.callerKey === callerKey) own += 1;
+    if (own >= limits.perCaller) {
+      return envelope(
+        429,
+        'quota_exceeded',
+        `At most ${limits.perCaller} MCP sessions per caller are open at once; close one (DELETE) or wait.`,
+        retryAfterSeconds,
+      );
+    }
+    const origin = new URL(request.url).origin;
+    let session: Session | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: maxBodyBytes,
+      onsessioninitialized: (id) => {
+        if (session) sessions.set(id, session);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const server = createMcpServer(gateway, settings, {
+      callerOf: (extra): Caller => ({
+        origin,
+        headers: forwardedHeaders(extra.requestInfo?.headers ?? {}),
+      }),
+      onCallStart: () => {
+        if (session) session.calls += 1;
+      },
+      onCallEnd: () => {
+        if (session) {
+          session.calls -= 1;
+          session.lastSeen = Date.now();
+        }
+      },
+    });
+    session = { callerKey, server, transport, lastSeen: now, calls: 0 };
+    openingTotal += 1;
+    opening.set(callerKey, (opening.get(callerKey) ?? 0) + 1);
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { authInfo: authInfo(token) });
+      if (!transport.sessionId) await server.close();
+      return response;
+    } finally {
+      openingTotal -= 1;
+      const left = (opening.get(callerKey) ?? 1) - 1;
+      if (left === 0) opening.delete(callerKey);
+      else opening.set(callerKey, left);
+    }
+  }
+
+  return {
+    path,
+    async fetch(request) {
+      if (new URL(request.url).pathname !== path) {
+        return envelope(404, 'not_found', 'No such route.');
+      }
+      const headers = forwardedHeaders(request.headers);
+      const refused = await refusal(request, headers);
+      if (refused) return refused;
+      const callerKey = request.headers.get('authorization') ?? '';
+      const token = callerKey.replace(/^bearer\s+/i, '');
+      const sessionId = request.headers.get('mcp-session-id');
+      if (sessionId === null) {
+        if (request.method !== 'POST') {
+          return jsonRpcError(400, 'Bad Request: Mcp-Session-Id header is required');
+        }
+        return openSession(request, callerKey, token);
+      }
+      const session = sessions.get(sessionId);
+      // Another caller's session is as unknown as a closed one.
+      if (!session || session.callerKey !== callerKey)
+        return jsonRpcError(404, 'Session not found');
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request, { authInfo: authInfo(token) });
+    },
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((session) => session.server.close()));
+    },
+  };
+}
+
+/** What the SDK's handlers see as `extra.authInfo`: the bearer token the gateway accepted. */
+function authInfo(token: string) {
+  return { token, clientId: 'gateway-bearer', scopes: [] as string[] };
+}

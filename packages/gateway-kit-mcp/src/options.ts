@@ -1,0 +1,72 @@
+import { McpConfigError } from './mcp-config-error.ts';
+
+/** How a tool call waits for what the gateway answers later (a job, an approval decision). */
+export interface McpCallOptions {
+  /**
+   * Path prefix the gateway is mounted under (its `basePath`, e.g. `/gateway`). Tool calls are sent
+   * to `{basePath}/v1/invoke`. Defaults to none.
+   */
+  readonly basePath?: string;
+  /**
+   * How long one tool call waits for an async job to finish, or for an operator to decide an
+   * approval (and the approved job to finish), before it answers with the job or approval to follow
+   * over the gateway contract. Defaults to 30 000 ms; `0` answers at once.
+   */
+  readonly waitMs?: number;
+  /** Longest pause between two reads of a job or approval while waiting. Defaults to 1 000 ms. */
+  readonly pollIntervalMs?: number;
+  /**
+   * For a task-augmented call (MCP tasks): how long the task follows its job or approval, and
+   * keeps its result, at most (a client's shorter `ttl` wins). Defaults to 600 000 ms (10 min).
+   */
+  readonly taskTtlMs?: number;
+}
+
+/** The resolved call options. */
+export interface CallSettings {
+  readonly basePath: string;
+  readonly waitMs: number;
+  readonly pollIntervalMs: number;
+  readonly taskTtlMs: number;
+}
+
+/** Defaults of {@link McpCallOptions}. */
+export const CALL_DEFAULTS: CallSettings = {
+  basePath: '',
+  waitMs: 30_000,
+  pollIntervalMs: 1_000,
+  taskTtlMs: 600_000,
+};
+
+/** The longest `waitMs` accepted: 10 minutes (an MCP client keeps a request open that long at most). */
+const MAX_WAIT_MS = 600_000;
+
+/** Checks `value` is a whole number (milliseconds, bytes, a count) in `[min, max]`, naming `name` otherwise. */
+export function checkWhole(
+  name: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new McpConfigError(`${name} must be a whole number from ${min} to ${max}.`);
+  }
+}
+
+/** Resolves and checks {@link McpCallOptions}. */
+export function callSettings(options: McpCallOptions): CallSettings {
+  checkWhole('waitMs', options.waitMs, 0, MAX_WAIT_MS);
+  checkWhole('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
+  checkWhole('taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
+  const basePath = options.basePath ?? CALL_DEFAULTS.basePath;
+  if (basePath !== '' && (!basePath.startsWith('/') || basePath.endsWith('/'))) {
+    throw new McpConfigError('basePath must start with "/" and not end with "/", e.g. "/gateway".');
+  }
+  return {
+    basePath,
+    waitMs: options.waitMs ?? CALL_DEFAULTS.waitMs,
+    pollIntervalMs: options.pollIntervalMs ?? CALL_DEFAULTS.pollIntervalMs,
+    taskTtlMs: options.taskTtlMs ?? CALL_DEFAULTS.taskTtlMs,
+  };
+}

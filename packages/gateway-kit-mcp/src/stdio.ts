@@ -1,0 +1,60 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Gateway } from '@svc/gateway-kit';
+import { type Caller, gatewayRequest } from './calls/gateway-request.ts';
+import { createMcpServer } from './create-mcp-server.ts';
+import { McpConfigError } from './mcp-config-error.ts';
+import { callSettings, type McpCallOptions } from './options.ts';
+
+/** Everything `serveStdio` accepts. */
+export interface StdioOptions extends McpCallOptions {
+  /**
+   * The bearer token every tool call presents to the gateway, e.g. `process.env.GATEWAY_TOKEN`:
+   * the gateway resolves the principal from it (jobs, approvals, idempotency and quotas are that
+   * principal's). Never printed.
+   */
+  readonly token: string;
+  /**
+   * Base address the gateway sees on the forwarded requests (links to jobs and approvals are built
+   * from it when the gateway has no `url`). Defaults to `http://localhost`.
+   */
+  readonly url?: string;
+  /** Streams to serve; `process.stdin` and `process.stdout` by default. */
+  readonly stdin?: Readable;
+  readonly stdout?: Writable;
+}
+
+/** A running stdio MCP server. */
+export interface StdioMcpServer {
+  /** Stops reading stdin; in-flight tool calls are aborted (their jobs cancelled). */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the gateway's actions as MCP tools over stdio (the MCP SDK's stdio transport), for an MCP
+ * client that starts this process locally. Each tool call goes through `gateway.fetch` with
+ * `Authorization: Bearer <token>`; a token the gateway refuses is an error before anything is
+ * served.
+ *
+ * @example
+ * await serveStdio(gateway, { token: process.env.GATEWAY_TOKEN ?? '' });
+ */
+export async function serveStdio(gateway: Gateway, options: StdioOptions): Promise<StdioMcpServer> {
+  const settings = callSettings(options);
+  const origin = new URL(options.url ?? 'http://localhost').origin;
+  const caller: Caller = {
+    origin,
+    headers: new Headers({ authorization: `Bearer ${options.token}` }),
+  };
+  const check = await gatewayRequest(gateway, caller, `${settings.basePath}/v1/manifest`, {
+    method: 'GET',
+  });
+  if (check.status !== 200) {
+    throw new McpConfigError(
+      `The gateway refused the token (HTTP ${check.status}); set the token it accepts.`,
+    );
+  }
+  const server = createMcpServer(gateway, settings, { callerOf: () => caller });
+  await server.connect(new StdioServerTransport(options.stdin, options.stdout));
+  return { close: () => server.close() };
+}

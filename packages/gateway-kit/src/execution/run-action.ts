@@ -1,0 +1,150 @@
+import * as v from 'valibot';
+import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
+import { ActionResultSchema } from '../actions/action-result.ts';
+import type {
+  Action,
+  ActionContext,
+  ActionResult,
+  Invocation,
+  JobHandle,
+} from '../actions/define-action.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
+import type { GatewayError } from '../contract/gateway-error.ts';
+import { isPromiseLike, TIMED_OUT } from '../runtime/time-budget.ts';
+
+/** What one run of an action ended as: the four outcomes every path maps to its answer. */
+export type Outcome =
+  /** `run` returned an action result (validated). */
+  | { readonly kind: 'completed'; readonly result: v.InferOutput<typeof ActionResultSchema> }
+  /** `run` refused: `reject(...)` returned or thrown. */
+  | { readonly kind: 'rejected'; readonly error: GatewayError }
+  /** The time budget ran out first (the action's `signal` was aborted with a `TimeoutError`). */
+  | { readonly kind: 'timed_out' }
+  /** The run was aborted from outside (cancel, client gone) and gave up. */
+  | { readonly kind: 'aborted' }
+  /** `run` threw, or returned something that is not an action result; already logged. */
+  | { readonly kind: 'crashed'; readonly retryable: boolean };
+
+/** Everything one run needs: the per-invoke scope, instead of a long parameter list. */
+export interface RunScope {
+  readonly runtime: GatewayRuntime;
+  readonly action: Action;
+  /** The validated input. */
+  readonly input: unknown;
+  readonly invocation: Invocation;
+  readonly principal: Principal;
+  /** The time budget: the smaller of the action's `timeoutMs` and the time to `deadlineAt`. */
+  readonly budgetMs: number;
+  /**
+   * What aborts the run from outside, read only when the action first reads its `signal` (a
+   * `GatewayCall`'s disconnect signal is built on first access): a run that never looks at its
+   * signal costs no AbortController and no listener.
+   */
+  readonly abortSource?: { readonly signal: AbortSignal | undefined };
+  /** The job handle of a run as a job (progress). */
+  readonly job?: JobHandle;
+  /** Ids for the crash log line (the invocation's, and the job's when there is one). */
+  readonly logIds?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Runs an action once: builds its context, calls `run`, races a pending result against the time
+ * budget (aborting the action's signal when it runs out), and classifies what came back. A
+ * synchronous `run` is answered synchronously: no promise, no timer.
+ *
+ * @example
+ * const outcome = await runAction({ runtime, action, input, invocation, principal, budgetMs });
+ * if (outcome.kind === 'completed') console.log(outcome.result.outputText);
+ */
+export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
+  let controller: AbortController | undefined;
+  const context: ActionContext = {
+    invocation: scope.invocation,
+    principal: scope.principal,
+    get signal() {
+      if (!controller) {
+        const created = new AbortController();
+        controller = created;
+        const outside = scope.abortSource?.signal;
+        if (outside?.aborted) created.abort(outside.reason);
+        else
+          outside?.addEventListener('abort', () => created.abort(outside.reason), { once: true });
+      }
+      return controller.signal;
+    },
+    ...(scope.job ? { job: scope.job } : {}),
+  };
+  const failed = (error: unknown): Outcome => {
+    if (isActionRejection(error)) return { kind: 'rejected', error: error.error };
+    // The action gave up because it was asked to: a time-out or an abort from outside, not a
+    // crash to log.
+    if (controller?.signal.aborted) {
+      const reason = controller.signal.reason as { name?: string } | undefined;
+      return reason?.name === 'TimeoutError' ? { kind: 'timed_out' } : { kind: 'aborted' };
+    }
+    return crashed(scope, error);
+  };
+
+  let returned: ReturnType<Action['run']>;
+  try {
+    returned = scope.action.run(scope.input, context);
+  } catch (error) {
+    return failed(error);
+  }
+  if (!isPromiseLike(returned)) return classify(scope, returned);
+  return settleWithin(returned, scope.budgetMs, () =>
+    controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError')),
+  ).then((settled) => classify(scope, settled), failed);
+}
+
+/** Turns what `run` produced (or the time-out) into an {@link Outcome}. */
+function classify(
+  scope: RunScope,
+  produced: ActionResult | ActionRejection | undefined | typeof TIMED_OUT,
+): Outcome {
+  if (produced === TIMED_OUT) return { kind: 'timed_out' };
+  if (isActionRejection(produced)) return { kind: 'rejected', error: produced.error };
+  const result = v.safeParse(ActionResultSchema, produced ?? {});
+  if (!result.success)
+    return crashed(scope, new TypeError('run() returned a value that is not an action result'));
+  return { kind: 'completed', result: result.output };
+}
+
+/** Logs a crash (with ids, never the input) and reports it retryable when the action is idempotent. */
+export function crashed(scope: RunScope, error: unknown): Extract<Outcome, { kind: 'crashed' }> {
+  scope.runtime.logger.error('action failed', {
+    actionId: scope.action.id,
+    invocationId: scope.invocation.invocationId,
+    ...scope.logIds,
+    error,
+  });
+  return { kind: 'crashed', retryable: scope.action.idempotent };
+}
+
+/**
+ * `pending`, or {@link TIMED_OUT} once `budgetMs` passed (after calling `onTimeout`): one timer
+ * and one promise, the least a pending run can cost.
+ */
+function settleWithin<T>(
+  pending: PromiseLike<T>,
+  budgetMs: number,
+  onTimeout: () => void,
+): Promise<T | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout();
+      resolve(TIMED_OUT);
+    }, budgetMs);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,47 @@
+import type { Action, Invocation } from '../actions/define-action.ts';
+import type { JobPayload } from '../context/gateway-runtime.ts';
+import type { InvokeRequest } from '../contract/invoke-request.ts';
+import type { NewJob } from '../store/job-store.ts';
+
+/** What a job is made of: the same for an accepted async invoke and an approved action. */
+export interface JobSource {
+  readonly jobId: string;
+  readonly ownerId: string;
+  readonly action: Pick<Action, 'id' | 'name'>;
+  readonly invocation: Invocation;
+  readonly callbacks: InvokeRequest['callbacks'];
+  /** The action input as received (re-validated before the run). */
+  readonly input: Record<string, unknown>;
+  /** Under an idempotency key: the request's fingerprint. */
+  readonly fingerprint?: string | undefined;
+  /** Now, in epoch ms. */
+  readonly now: number;
+}
+
+/**
+ * The one way a job is built: queued, owned by its principal, carrying what its run and its
+ * callback need.
+ *
+ * @example
+ * await runtime.jobs.create(createJob({ jobId, ownerId, action, invocation, callbacks, input, now }));
+ */
+export function createJob(source: JobSource): NewJob {
+  const payload: JobPayload = {
+    invocation: source.invocation,
+    callbacks: source.callbacks,
+    input: source.input,
+    ...(source.fingerprint !== undefined ? { fingerprint: source.fingerprint } : {}),
+  };
+  const { deadlineAt } = source.invocation;
+  return {
+    jobId: source.jobId,
+    ownerId: source.ownerId,
+    invocationId: source.invocation.invocationId,
+    actionId: source.action.id,
+    actionName: source.action.name,
+    status: 'queued',
+    createdAt: new Date(source.now).toISOString(),
+    ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+    payload: payload as unknown as Record<string, unknown>,
+  };
+}
