@@ -140,6 +140,33 @@ describe('createGateway with a job store that has a callback outbox', () => {
 });
 
 describe('CallbackDispatcher polling an outbox', () => {
+  it('sends a claimed entry byte for byte, through wrapFetch like any delivery', async () => {
+    const outbox = new MapOutbox();
+    const payload = '{"job":{"jobId":"job_1","status":"completed"}}';
+    const entry = { webhookId: 'job_job_1_completed', url: JOB_URL, payload, authorization: 'B' };
+    outbox.stored.set(entry.webhookId, { entry, attempts: 2 });
+    const bodies: string[] = [];
+    const fetch = vi.fn(async (_url: string | URL | Request, init?: RequestInit) => {
+      bodies.push(String(init?.body));
+      return new Response(null, { status: 200 });
+    });
+    const wrapped: unknown[] = [];
+    const dispatcher = new CallbackDispatcher({
+      outbox,
+      fetch,
+      wrapFetch: (inner, delivery) => {
+        wrapped.push(delivery);
+        return inner;
+      },
+    });
+    await vi.waitFor(() => expect(outbox.stored.size).toBe(0));
+    expect(bodies).toEqual([payload]);
+    expect(wrapped).toEqual([
+      { url: JOB_URL, body: JSON.parse(payload), webhookId: entry.webhookId, authorization: 'B' },
+    ]);
+    await dispatcher.close();
+  });
+
   it('claims no more entries than it has free attempt slots', async () => {
     const outbox = new MapOutbox();
     for (let i = 0; i < 5; i++) {
