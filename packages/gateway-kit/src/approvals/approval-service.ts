@@ -1,7 +1,7 @@
 import type { Action, Invocation } from '../actions/define-action.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ApprovalCallbackBody } from '../callbacks/callback-payloads.ts';
-import { type GatewayRuntime, jobUrls } from '../context/gateway-runtime.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type {
   Approval,
   ApprovalDecision,
@@ -12,6 +12,7 @@ import type {
 } from '../contract/approval.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ApprovalRequiredResponse } from '../contract/invoke-response.ts';
+import { approvalUrl, jobUrls } from '../http/routes.ts';
 import { startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/hooks.ts';
@@ -153,7 +154,7 @@ export class ApprovalService {
         approval: {
           approvalId,
           reason: stored.value.reason,
-          statusUrl: `${request.baseUrl}/v1/approvals/${encodeURIComponent(approvalId)}`,
+          statusUrl: approvalUrl(request.baseUrl, approvalId),
           expiresAt: stored.value.expiresAt,
         },
       },

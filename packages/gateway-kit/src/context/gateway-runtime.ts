@@ -62,9 +62,3 @@ export interface GatewayRuntime {
    */
   background(work: Promise<unknown>, waitUntil?: (work: Promise<unknown>) => void): void;
 }
-
-/** `{base}/v1/jobs/{id}` and its cancel URL. */
-export function jobUrls(base: string, jobId: string): { statusUrl: string; cancelUrl: string } {
-  const statusUrl = `${base}/v1/jobs/${encodeURIComponent(jobId)}`;
-  return { statusUrl, cancelUrl: `${statusUrl}/cancel` };
-}

@@ -8,6 +8,7 @@ import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { ApprovalDecision, ApprovalListOptions } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
+import { matchRoute } from '../http/routes.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
 import { notifyJobFinished } from '../jobs/job-runner.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
@@ -261,41 +262,6 @@ function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   for (const [key, value] of Object.entries(values ?? {}))
     if (value !== undefined) (defined as Record<string, unknown>)[key] = value;
   return defined;
-}
-
-type MatchedRoute =
-  | { readonly route: 'invoke' | 'manifest'; readonly method: 'GET' | 'POST' }
-  | { readonly route: 'job' | 'approval'; readonly method: 'GET'; readonly id: string }
-  | { readonly route: 'cancel'; readonly method: 'POST'; readonly id: string };
-
-/** The route a path (below `basePath`) names, with its one allowed method; `undefined` for none. */
-function matchRoute(path: string): MatchedRoute | undefined {
-  if (path === '/v1/invoke') return { route: 'invoke', method: 'POST' };
-  if (path === '/v1/manifest') return { route: 'manifest', method: 'GET' };
-  if (path.startsWith('/v1/jobs/')) {
-    const rest = path.slice('/v1/jobs/'.length);
-    if (rest.endsWith('/cancel')) {
-      const id = decodeSegment(rest.slice(0, -'/cancel'.length));
-      return id === undefined ? undefined : { route: 'cancel', method: 'POST', id };
-    }
-    const id = decodeSegment(rest);
-    return id === undefined ? undefined : { route: 'job', method: 'GET', id };
-  }
-  if (path.startsWith('/v1/approvals/')) {
-    const id = decodeSegment(path.slice('/v1/approvals/'.length));
-    return id === undefined ? undefined : { route: 'approval', method: 'GET', id };
-  }
-  return undefined;
-}
-
-/** One decoded, non-empty path segment; `undefined` when empty, nested or badly encoded. */
-function decodeSegment(raw: string): string | undefined {
-  if (raw.length === 0 || raw.includes('/')) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
 }
 
 export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway-options.ts';

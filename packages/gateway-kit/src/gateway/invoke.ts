@@ -9,7 +9,7 @@ import {
 import type { ApprovalService } from '../approvals/approval-service.ts';
 import type { Principal } from '../auth/principal.ts';
 import { callbackUrlRefusalMessage, checkCallbackUrl } from '../callbacks/callback-url-guard.ts';
-import { type GatewayRuntime, type JobPayload, jobUrls } from '../context/gateway-runtime.ts';
+import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
 import { gatewayError } from '../contract/error-catalogue.ts';
 import { type InvokeRequest, InvokeRequestSchema } from '../contract/invoke-request.ts';
 import type {
@@ -22,6 +22,7 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonByteLength } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
+import { jobUrls } from '../http/routes.ts';
 import {
   type IdempotencyScope,
   idempotencyMismatch,

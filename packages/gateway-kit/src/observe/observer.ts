@@ -2,6 +2,7 @@ import type { Action, Invocation } from '../actions/define-action.ts';
 import type { CallbackDelivery, CallbackDispatcher } from '../callbacks/callback-dispatcher.ts';
 import type { CallbackDeliveryResult } from '../callbacks/deliver-callback.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
+import { routeTemplate } from '../http/routes.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import type {
@@ -84,7 +85,7 @@ export class Observer {
     call: GatewayCall,
     handle: (call: GatewayCall) => Promise<GatewayReply>,
   ): Promise<GatewayReply> {
-    const route = routeOf(call.path);
+    const route = routeTemplate(call.path);
     const span = this.#tracer?.startSpan(`${call.method} ${route}`, {
       kind: SPAN_KIND.server,
       attributes: { 'http.request.method': call.method, 'http.route': route },
@@ -390,14 +391,6 @@ function idAttributes(
 
 function invocationOfJob(job: StoredJob): Invocation | undefined {
   return (job.payload as { invocation?: Invocation } | undefined)?.invocation;
-}
-
-/** The route template of a path: ids replaced by placeholders, so span names stay few. */
-function routeOf(path: string): string {
-  return path
-    .replace(/\/v1\/jobs\/[^/]+\/cancel$/, '/v1/jobs/{jobId}/cancel')
-    .replace(/\/v1\/jobs\/[^/]+$/, '/v1/jobs/{jobId}')
-    .replace(/\/v1\/approvals\/[^/]+$/, '/v1/approvals/{approvalId}');
 }
 
 /** A URL's origin only: paths and queries may carry tokens. */
