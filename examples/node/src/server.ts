@@ -16,6 +16,17 @@ const stores = redisUrl
       recordStore: new RedisRecordStore({ url: redisUrl }),
     }
   : {};
+// Fail fast when Redis cannot be reached (the error names the URL, never its password), unless
+// REDIS_START_DEGRADED=true: then requests answer 503 until Redis is back.
+if (stores.jobStore && process.env.REDIS_START_DEGRADED?.trim() !== 'true') {
+  try {
+    await Promise.all([stores.jobStore.ready(), stores.recordStore.ready()]);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    await Promise.all([stores.jobStore.close(), stores.recordStore.close()]);
+    process.exit(1);
+  }
+}
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
 // Callback host names are resolved and refused when they point inside the network.

@@ -32,10 +32,40 @@ export interface RedisConnectionOptions {
   /** How long the first command waits for the initial connection, in ms. Default 2000. */
   readonly connectTimeoutMs?: number;
   /**
-   * Receives connection problems (lost, restored, failed background work). Default: `console.warn`
-   * once when the connection is lost and once when it is back, not on every reconnect attempt.
+   * Receives connection problems (lost, restored, failed background work), each state change
+   * once, not on every reconnect attempt; background work that fails during a known outage is not
+   * reported again. Default: one `console.warn` line (no stack) when the connection is lost or
+   * misses a deadline, one `console.info` line when it is back, `console.error` for anything else.
    */
   readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * `url` without its password (`redis://user:***@host:6379/0`), for messages and logs.
+ *
+ * @example
+ * redactRedisUrl('redis://:s3cret@cache:6379'); // 'redis://:***@cache:6379'
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an unparseable Redis URL';
+  }
+}
+
+/**
+ * Reported (to `onError`) when a lost connection is back. Not an error: the default reporter logs
+ * it with `console.info`.
+ *
+ * @example
+ * const onError = (event: unknown) =>
+ *   event instanceof RedisConnectionRestored ? log.info(event.message) : log.warn(String(event));
+ */
+export class RedisConnectionRestored extends Error {
+  override readonly name = 'RedisConnectionRestored';
 }
 
 /** A Lua script with its SHA1, run by `EVALSHA` with an `EVAL` fallback. */
@@ -76,13 +106,19 @@ export class RedisConnection {
   #resetting = false;
   readonly #report: (error: unknown) => void;
   readonly #connecting: Promise<unknown>;
+  /** Where it connects, password hidden (for messages). */
+  readonly #target: string;
+  /** An outage was reported and the command connection is not back yet. */
+  #down = false;
   #subscriber: RedisClient | undefined;
   #closed = false;
 
   constructor(options: RedisConnectionOptions) {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
-    this.#report = options.onError ?? defaultReporter();
+    this.#report = options.onError ?? defaultReporter;
+    const url = options.url ?? options.clientOptions?.url ?? 'redis://127.0.0.1:6379';
+    this.#target = options.client ? 'the Redis client given' : redactRedisUrl(url);
     if (options.client) {
       this.client = options.client;
       this.#owned = false;
@@ -96,7 +132,7 @@ export class RedisConnection {
       ...clientOptions.socket,
     } as NonNullable<RedisClientOptions['socket']>;
     this.client = createClient({
-      url: options.url ?? 'redis://127.0.0.1:6379',
+      url,
       // Queued commands would hang requests for as long as Redis is down; fail them at once.
       disableOfflineQueue: true,
       ...clientOptions,
@@ -117,6 +153,29 @@ export class RedisConnection {
    * Runs `command` once the connection is ready (waiting up to `connectTimeoutMs` for the first
    * connection), translating outages into {@link StoreUnavailableError}.
    */
+  /**
+   * Resolves once the connection is ready; rejects with a {@link StoreUnavailableError} naming the
+   * URL (password hidden) when it is not within `connectTimeoutMs`. The connection keeps trying.
+   */
+  async ready(): Promise<void> {
+    if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    if (this.client.isReady) return;
+    await this.#awaitFirstConnection();
+    if (this.client.isReady) return;
+    if (!this.#owned && this.client.isOpen) {
+      // A client the caller connected may just be between reconnects: ask it.
+      try {
+        await this.call((client) => client.ping());
+        return;
+      } catch {
+        // Reported below.
+      }
+    }
+    throw new StoreUnavailableError(
+      `Cannot reach Redis at ${this.#target} within ${this.#connectTimeoutMs} ms.`,
+    );
+  }
+
   async call<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
     const started = Date.now();
@@ -151,7 +210,12 @@ export class RedisConnection {
   #reset(): void {
     if (this.#resetting || this.#closed || !this.#owned) return;
     this.#resetting = true;
-    this.#report(new StoreUnavailableError('Redis missed a deadline: reconnecting.'));
+    if (!this.#down) {
+      this.#down = true;
+      this.#report(
+        new StoreUnavailableError(`Redis at ${this.#target} missed a deadline: reconnecting.`),
+      );
+    }
     try {
       this.client.destroy();
     } catch {
@@ -195,8 +259,17 @@ export class RedisConnection {
     return subscriber;
   }
 
-  /** Reports a failure of background work (renewals, sweeps, polling). */
+  /**
+   * Reports a failure of background work (renewals, sweeps, polling): once per outage for
+   * outages (the first one marks the connection down), always for anything else.
+   */
   report(error: unknown): void {
+    // Only a connection this store watches can tell when the outage ends (a `client` given by
+    // the caller is not watched): otherwise every failure is reported.
+    if (error instanceof StoreUnavailableError && this.#owned) {
+      if (this.#down) return;
+      this.#down = true;
+    }
     this.#report(error);
   }
 
@@ -222,18 +295,31 @@ export class RedisConnection {
     clearTimeout(timer);
   }
 
-  #watch(client: RedisClient, role: string): void {
+  #watch(client: RedisClient, role: 'command' | 'subscriber'): void {
     let lost = false;
     // Without an `error` listener an EventEmitter throws and would crash the process.
     client.on('error', (error: unknown) => {
       if (lost || this.#closed) return;
       lost = true;
-      this.#report(new StoreUnavailableError(`Redis ${role} connection lost.`, { cause: error }));
+      if (role === 'command') {
+        if (this.#down) return; // a missed deadline already said so
+        this.#down = true;
+      }
+      const reason = error instanceof Error && error.message ? `: ${error.message}` : '';
+      this.#report(
+        new StoreUnavailableError(`Redis ${role} connection to ${this.#target} lost${reason}.`, {
+          cause: error,
+        }),
+      );
     });
     client.on('ready', () => {
-      if (!lost) return;
+      const wasDown = lost || (role === 'command' && this.#down);
       lost = false;
-      this.#report(new Error(`Redis ${role} connection restored.`));
+      if (role === 'command') this.#down = false;
+      if (wasDown && !this.#closed)
+        this.#report(
+          new RedisConnectionRestored(`Redis ${role} connection to ${this.#target} restored.`),
+        );
     });
   }
 }
@@ -262,6 +348,10 @@ function translate(error: unknown): unknown {
   );
 }
 
-function defaultReporter(): (error: unknown) => void {
-  return (error) => console.warn('[@svc/gateway-kit-redis]', error);
+/** One line per state change; a stack only for what is not an outage (a bug). */
+function defaultReporter(error: unknown): void {
+  const tag = '[@svc/gateway-kit-redis]';
+  if (error instanceof RedisConnectionRestored) console.info(`${tag} ${error.message}`);
+  else if (error instanceof StoreUnavailableError) console.warn(`${tag} ${error.message}`);
+  else console.error(tag, error);
 }

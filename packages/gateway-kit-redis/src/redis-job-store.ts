@@ -13,6 +13,7 @@ import {
   type StoredJob,
 } from '@svc/gateway-kit/store';
 import { CANCEL_JOB, CREATE_JOB, RENEW_LEASES, SWEEP_LEASES, UPDATE_JOB } from './job-scripts.ts';
+import { RedisCallbackOutbox } from './redis-callback-outbox.ts';
 import {
   type LuaScript,
   RedisConnection,
@@ -55,6 +56,16 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions {
    * that still aborts a runner when a pub/sub message was lost. Default 1000.
    */
   readonly cancelPollIntervalMs?: number;
+  /**
+   * How often this instance looks for due callbacks in the outbox ({@link RedisJobStore.callbackOutbox}),
+   * in ms. A callback whose instance died is taken over within `leaseMs` plus this. Default 1000.
+   */
+  readonly callbackPollIntervalMs?: number;
+  /**
+   * Pending callbacks kept at most in the outbox, across all instances; beyond it a callback ends
+   * as `overflow`. `0` means unbounded. Default 100 000. Entries also expire after `retentionMs`.
+   */
+  readonly maxPendingCallbacks?: number;
   /** Owner recorded in this instance's leases. Default `hostname:pid:random`. */
   readonly instanceId?: string;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
@@ -109,6 +120,12 @@ const noop = (): void => {};
 export class RedisJobStore implements JobStore {
   /** Owner id written into this instance's leases. */
   readonly instanceId: string;
+  /**
+   * Pending callbacks in Redis, shared by every instance: `createGateway` delivers through it, so a
+   * callback survives the instance that queued it (at least once, same `webhook-id`). Claims last
+   * `leaseMs`; instances poll every `callbackPollIntervalMs`.
+   */
+  readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
   readonly #prefix: string;
   readonly #retentionMs: number;
@@ -133,10 +150,17 @@ export class RedisJobStore implements JobStore {
     const leaseMs = options.leaseMs ?? 30_000;
     const sweepIntervalMs = options.sweepIntervalMs ?? 5_000;
     const pollIntervalMs = options.cancelPollIntervalMs ?? 1_000;
+    const callbackPollIntervalMs = options.callbackPollIntervalMs ?? 1_000;
+    const maxPendingCallbacks = options.maxPendingCallbacks ?? 100_000;
     // PEXPIRE and PX take whole milliseconds ≥ 1 (0 would delete the key at once).
     positiveInteger('retentionMs', retentionMs);
     positiveInteger('leaseMs', leaseMs);
     positiveInteger('cancelPollIntervalMs', pollIntervalMs);
+    positiveInteger('callbackPollIntervalMs', callbackPollIntervalMs);
+    if (!Number.isSafeInteger(maxPendingCallbacks) || maxPendingCallbacks < 0)
+      throw new RangeError(
+        `maxPendingCallbacks must be an integer ≥ 0, got ${maxPendingCallbacks}.`,
+      );
     if (!Number.isSafeInteger(maxJobs) || maxJobs < 0)
       throw new RangeError(`maxJobs must be an integer ≥ 0, got ${maxJobs}.`);
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
@@ -153,6 +177,13 @@ export class RedisJobStore implements JobStore {
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
     this.#redis = new RedisConnection(options);
+    this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
+      prefix: this.#prefix,
+      leaseMs,
+      pollIntervalMs: callbackPollIntervalMs,
+      maxEntries: maxPendingCallbacks,
+      ttlMs: retentionMs,
+    });
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => void this.#sweepQuietly(), sweepIntervalMs);
       this.#sweepTimer.unref();
@@ -311,6 +342,20 @@ export class RedisJobStore implements JobStore {
         }
       }
     }
+  }
+
+  /**
+   * Fail-fast start-up: resolves once Redis answers; rejects with a `StoreUnavailableError` naming
+   * the URL (never its password) when it cannot be reached within `connectTimeoutMs`. Not calling
+   * it starts degraded: calls answer `StoreUnavailableError` (503) until Redis is reachable, and
+   * the store keeps reconnecting by itself.
+   *
+   * @example
+   * const store = new RedisJobStore({ url: process.env.REDIS_URL });
+   * await store.ready(); // throws: Cannot reach Redis at redis://:***@cache:6379 within 2000 ms.
+   */
+  ready(): Promise<void> {
+    return this.#redis.ready();
   }
 
   async close(): Promise<void> {

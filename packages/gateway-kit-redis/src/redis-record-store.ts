@@ -160,6 +160,20 @@ export class RedisRecordStore implements RecordStore {
   }
 
   /** Releases the connection (unless you passed your own `client`). */
+  /**
+   * Fail-fast start-up: resolves once Redis answers; rejects with a `StoreUnavailableError` naming
+   * the URL (never its password) when it cannot be reached within `connectTimeoutMs`. Not calling
+   * it starts degraded: calls answer `StoreUnavailableError` (503) until Redis is reachable, and
+   * the store keeps reconnecting by itself.
+   *
+   * @example
+   * const records = new RedisRecordStore({ url: process.env.REDIS_URL });
+   * await records.ready(); // throws: Cannot reach Redis at redis://:***@cache:6379 within 2000 ms.
+   */
+  ready(): Promise<void> {
+    return this.#redis.ready();
+  }
+
   async close(): Promise<void> {
     await this.#redis.close();
   }

@@ -1,4 +1,5 @@
 import { utf8Length } from '../http/json-size.ts';
+import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
 import type { ResolveHost } from './callback-url-guard.ts';
 import {
   CALLBACK_DELIVERY_DEFAULTS,
@@ -9,7 +10,12 @@ import {
   runDelivery,
   validateDeliverySettings,
 } from './deliver-callback.ts';
-import { type CallbackLimits, DeliveryLimiter } from './delivery-limiter.ts';
+import {
+  CALLBACK_LIMIT_DEFAULTS,
+  type CallbackLimits,
+  DeliveryLimiter,
+} from './delivery-limiter.ts';
+import { OutboxDelivery } from './outbox-delivery.ts';
 import { abortableSleep } from './timers.ts';
 
 /**
@@ -76,6 +82,13 @@ export interface CallbackDispatcherOptions extends CallbackDeliverySettings, Cal
     fetch: typeof globalThis.fetch,
     delivery: CallbackDelivery,
   ) => typeof globalThis.fetch;
+  /**
+   * Durable delivery: pending callbacks live in this store (e.g. `RedisJobStore`'s
+   * `callbackOutbox`, which `createGateway` uses by default) instead of this process. Each is
+   * stored before its first attempt; retries are made by whichever instance polls first, at least
+   * once, with the same `webhook-id`. Without it, delivery and retries stay in process.
+   */
+  readonly outbox?: CallbackOutbox | undefined;
 }
 
 const OVERFLOW: CallbackDeliveryResult = /* @__PURE__ */ Object.freeze({
@@ -117,6 +130,7 @@ export class CallbackDispatcher {
   readonly #maxCircuitWaitMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #closing = new AbortController();
+  readonly #durable: OutboxDelivery | undefined;
 
   /** @throws {CallbackConfigError} when a setting or limit is invalid. */
   constructor(options: CallbackDispatcherOptions = {}) {
@@ -132,6 +146,7 @@ export class CallbackDispatcher {
       circuitFailureThreshold,
       circuitCooldownMs,
       circuitMaxDestinations,
+      outbox,
       ...settings
     } = options;
     // Background waits must not keep a process alive on their own (drain() does, while asked).
@@ -142,6 +157,19 @@ export class CallbackDispatcher {
     this.#wrapFetch = wrapFetch;
     this.#maxCircuitWaitMs = settings.maxDelayMs ?? CALLBACK_DELIVERY_DEFAULTS.maxDelayMs;
     this.#limiter = new DeliveryLimiter(options, { now: settings.now ?? Date.now, sleep });
+    if (outbox) {
+      this.#durable = new OutboxDelivery({
+        outbox,
+        limiter: this.#limiter,
+        settings: (delivery) => this.#settingsFor(delivery),
+        signal: this.#closing.signal,
+        maxConcurrentAttempts:
+          maxConcurrentAttempts ?? CALLBACK_LIMIT_DEFAULTS.maxConcurrentAttempts,
+        finish: (webhookId, url, result) => this.#finish(webhookId, originOf(url), result),
+        track: (work) => this.#track(work),
+      });
+      this.#durable.start();
+    }
   }
 
   /**
@@ -182,31 +210,41 @@ export class CallbackDispatcher {
    */
   dispatch(delivery: CallbackDelivery): Promise<CallbackDeliveryResult> {
     const signal = this.#closing.signal;
-    const wrap = this.#wrapFetch;
-    const settings = wrap
-      ? { ...this.#settings, fetch: wrap(this.#settings.fetch ?? globalFetch, delivery) }
-      : this.#settings;
-    const prepared = prepareDelivery({ ...settings, ...delivery, signal });
+    const prepared = prepareDelivery({ ...this.#settingsFor(delivery), ...delivery, signal });
     const target = originOf(delivery.url);
-    const onDeliveryFailed = this.#onDeliveryFailed;
-    const promise = this.#deliver(prepared, target).then((result) => {
-      if (!result.delivered) {
-        try {
-          onDeliveryFailed?.({
-            webhookId: delivery.webhookId,
-            target,
-            result,
-          });
-        } catch {
-          // A reporting hook must not turn into an unhandled rejection.
-        }
-      }
+    const inProcess = (): Promise<CallbackDeliveryResult> => this.#deliver(prepared, target);
+    const delivering =
+      this.#durable && !signal.aborted ? this.#durable.dispatch(prepared, inProcess) : inProcess();
+    const promise = delivering.then((result) => {
+      this.#finish(delivery.webhookId, target, result);
       return result;
     });
+    this.#track(promise);
+    return promise;
+  }
+
+  /** The shared settings, with `fetch` wrapped for this delivery when `wrapFetch` is set. */
+  #settingsFor(delivery: CallbackDelivery): CallbackDeliverySettings {
+    const wrap = this.#wrapFetch;
+    return wrap
+      ? { ...this.#settings, fetch: wrap(this.#settings.fetch ?? globalFetch, delivery) }
+      : this.#settings;
+  }
+
+  /** Reports a result that is final (not `queued`) and not a success to `onDeliveryFailed`. */
+  #finish(webhookId: string, target: string, result: CallbackDeliveryResult): void {
+    if (result.delivered || result.reason === 'queued') return;
+    try {
+      this.#onDeliveryFailed?.({ webhookId, target, result });
+    } catch {
+      // A reporting hook must not turn into an unhandled rejection.
+    }
+  }
+
+  #track(promise: Promise<unknown>): void {
     this.#inFlight.add(promise);
     void promise.finally(() => this.#inFlight.delete(promise));
     this.#waitUntil?.(promise);
-    return promise;
   }
 
   #deliver(prepared: PreparedDelivery, target: string): Promise<CallbackDeliveryResult> {
@@ -243,6 +281,7 @@ export class CallbackDispatcher {
    */
   async close(): Promise<void> {
     this.#closing.abort();
+    this.#durable?.stop();
     await this.drain();
   }
 }

@@ -26,6 +26,9 @@ import { abortableSleep, raceAbort } from './timers.ts';
  *   was sent.
  * - `circuit_open` (dispatcher only): the destination's circuit breaker stayed open longer than
  *   the delivery may wait (`maxDelayMs` in total); no request was sent for it meanwhile.
+ * - `queued` (dispatcher with an outbox only): not delivered yet, but stored in the outbox; the
+ *   next attempt is made from there, by any instance. Not a failure: `onDeliveryFailed` is not
+ *   called for it.
  *
  * @example
  * if (!result.delivered && result.reason === 'gone') forgetSubscription();
@@ -39,7 +42,8 @@ export type CallbackFailureReason =
   | 'exhausted'
   | 'aborted'
   | 'overflow'
-  | 'circuit_open';
+  | 'circuit_open'
+  | 'queued';
 
 /**
  * Why an attempt got no HTTP response: the attempt timeout (DNS check included), a network
@@ -466,6 +470,27 @@ function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undef
 }
 
 /**
+ * What can be known before any request: the URL to send to, or the failure that ends the delivery
+ * at once (`refused_url`, `invalid_authorization`). Internal.
+ *
+ * @example
+ * const checked = precheckDelivery(prepared);
+ * if (!(checked instanceof URL)) return checked;
+ */
+export function precheckDelivery(
+  p: PreparedDelivery,
+): URL | Extract<CallbackDeliveryResult, { delivered: false }> {
+  const check = checkCallbackUrl(p.url, p.urlPolicy);
+  if (!check.ok) {
+    return { delivered: false, attempts: 0, reason: 'refused_url', refusal: check.reason };
+  }
+  if (p.authorization !== undefined && !HEADER_VALUE.test(p.authorization)) {
+    return { delivered: false, attempts: 0, reason: 'invalid_authorization' };
+  }
+  return check.url;
+}
+
+/**
  * Runs a prepared delivery; with a `gate`, every attempt first passes it (the dispatcher's
  * limits). Internal: `deliverCallback` is the public entry point.
  *
@@ -475,14 +500,11 @@ function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undef
 export async function runDelivery(
   p: PreparedDelivery,
   gate?: AttemptGate,
+  /** Told the receiver's `Retry-After` (ms) when the last attempt was retryable and carried one. */
+  onRetryAfter?: (ms: number) => void,
 ): Promise<CallbackDeliveryResult> {
-  const check = checkCallbackUrl(p.url, p.urlPolicy);
-  if (!check.ok) {
-    return { delivered: false, attempts: 0, reason: 'refused_url', refusal: check.reason };
-  }
-  if (p.authorization !== undefined && !HEADER_VALUE.test(p.authorization)) {
-    return { delivered: false, attempts: 0, reason: 'invalid_authorization' };
-  }
+  const check = precheckDelivery(p);
+  if (!(check instanceof URL)) return check;
   let lastStatus: number | undefined;
   let attempts = 0;
   const failure = (
@@ -506,7 +528,7 @@ export async function runDelivery(
     }
     let outcome: AttemptOutcome | Refused = { kind: 'aborted' };
     try {
-      outcome = await attemptOnce(p, check.url);
+      outcome = await attemptOnce(p, check);
     } finally {
       ticket?.leave(healthOf(outcome));
     }
@@ -537,6 +559,7 @@ export async function runDelivery(
         const withError = error === undefined ? base : { ...base, error };
         if (attempts >= p.maxAttempts) {
           report(p, { ...withError, outcome: 'stopped' });
+          if (outcome.retryAfterMs !== undefined) onRetryAfter?.(outcome.retryAfterMs);
           return failure('exhausted', error);
         }
         const delay = Math.min(p.maxDelayMs, outcome.retryAfterMs ?? backoffDelay(attempts, p));

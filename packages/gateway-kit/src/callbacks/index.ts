@@ -1,3 +1,8 @@
+export type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
 export { CallbackConfigError } from './callback-config-error.ts';
 export type {
   CallbackDelivery,

@@ -20,6 +20,7 @@ import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
 import { consoleLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import type { JobStore } from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
@@ -93,6 +94,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ownsJobStore = options.jobStore === undefined;
   const ownsRecordStore = options.recordStore === undefined;
   const closing = new AbortController();
+  const jobs: JobStore = options.jobStore ?? new MemoryJobStore({ now });
   // Computed once: without hooks and tracer it is undefined and every call site skips it.
   const observer = createObserver({
     hooks: options.hooks,
@@ -105,11 +107,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
     actionsByName: new Map(actions.map((action) => [action.name, action])),
-    jobs: options.jobStore ?? new MemoryJobStore({ now }),
+    jobs,
     records: options.recordStore ?? new MemoryRecordStore({ now }),
     callbacks: callbacksOn
       ? new CallbackDispatcher({
           ...callbackSettings,
+          // A shared job store's outbox makes callbacks survive this instance.
+          outbox: 'outbox' in callbackSettings ? callbackSettings.outbox : jobs.callbackOutbox,
           onDeliveryFailed:
             callbackSettings.onDeliveryFailed ??
             ((failure) =>
@@ -194,13 +198,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       return await route(call);
     } catch (error) {
       // A store at capacity or unreachable is temporary: say so, and keep state intact.
-      if (isJobStoreFullError(error) || isRecordStoreFullError(error))
+      // An unreachable store is an expected outage the store logs once itself: no stack per request.
+      if (
+        isJobStoreFullError(error) ||
+        isRecordStoreFullError(error) ||
+        isStoreUnavailableError(error)
+      )
         return errorReply('unavailable');
       // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
       logger.error('request failed', { path: call.path, error });
-      return isStoreUnavailableError(error)
-        ? errorReply('unavailable')
-        : errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
+      return errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
     }
   }
 

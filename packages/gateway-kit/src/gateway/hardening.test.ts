@@ -173,6 +173,22 @@ describe('bounded hooks', () => {
   });
 });
 
+describe('a store that cannot be reached', () => {
+  it('answers 503 unavailable and logs nothing per request (the store reports its outage once)', async () => {
+    const outage = Object.assign(new Error('Redis is down'), { name: 'StoreUnavailableError' });
+    const jobStore = new MemoryJobStore();
+    jobStore.get = () => Promise.reject(outage);
+    const logged: unknown[] = [];
+    const log = (...args: unknown[]) => void logged.push(args);
+    const gateway = asyncGateway({ jobStore, logger: { error: log, warn: log } });
+    const response = await createTestClient(gateway, { token: ASYNC_TOKEN }).job('job_1');
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ error: { code: 'unavailable', retryable: true } });
+    expect(logged).toEqual([]);
+    await gateway.close();
+  });
+});
+
 describe('values a store cannot hold', () => {
   it('stores JSON of a job result: functions drop out, the job completes', async () => {
     const odd = defineAction({

@@ -239,6 +239,8 @@ export class Observer {
     const result = callbacks.dispatch(delivery);
     if (!this.#hooks.onCallbackDelivered && !this.#hooks.onCallbackFailed) return result;
     return result.then((outcome) => {
+      // Left to an outbox: not an outcome yet (retries run from the outbox, on any instance).
+      if (!outcome.delivered && outcome.reason === 'queued') return outcome;
       const event: CallbackEvent = {
         ...ids,
         webhookId: delivery.webhookId,

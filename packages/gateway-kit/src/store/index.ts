@@ -5,6 +5,11 @@ export {
   isRecordStoreFullError,
   RecordStoreFullError,
 } from '../records/record-store-full-error.ts';
+export type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
 export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './job-store.ts';
 export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './job-store.ts';
 export { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../contract/gateway-error.ts';
 import type { JobStatus } from '../contract/job.ts';
+import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
 
 /**
  * A job as a {@link JobStore} keeps it: the contract's job resource plus what the gateway needs to
@@ -89,6 +90,12 @@ export interface JobStore {
    * gateway can send its job-result callback. Returns an unsubscribe function.
    */
   onWorkerLost?(listener: (job: StoredJob) => void): () => void;
+  /**
+   * Optional, for stores shared by several instances: where pending callbacks wait, so that they
+   * survive the instance that queued them. `createGateway` delivers through it unless
+   * `callbacks.outbox` says otherwise.
+   */
+  readonly callbackOutbox?: CallbackOutbox;
   /** Releases timers and connections. */
   close(): Promise<void>;
 }

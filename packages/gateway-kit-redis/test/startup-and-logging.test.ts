@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isStoreUnavailableError, RedisJobStore, RedisRecordStore } from '../src/index.ts';
+import { eventually } from './gateway-processes.ts';
+import { freePort, startRedis, type TestRedis } from './redis-server.ts';
+
+let redis: TestRedis;
+const closers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  vi.restoreAllMocks();
+});
+afterAll(() => redis.stop());
+
+const quiet = (): void => {};
+
+describe('start-up', () => {
+  it('ready() rejects fast with a clear error naming the URL without its password', async () => {
+    const port = await freePort(); // nothing listens there
+    const url = `redis://gateway:s3cret-pass@127.0.0.1:${port}/2`;
+    const jobs = new RedisJobStore({ url, connectTimeoutMs: 300, onError: quiet });
+    const records = new RedisRecordStore({ url, connectTimeoutMs: 300, onError: quiet });
+    closers.push(
+      () => jobs.close(),
+      () => records.close(),
+    );
+    for (const store of [jobs, records]) {
+      const started = Date.now();
+      const error = await store.ready().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(isStoreUnavailableError(error)).toBe(true);
+      const message = (error as Error).message;
+      expect(message).toBe(
+        `Cannot reach Redis at redis://gateway:***@127.0.0.1:${port}/2 within 300 ms.`,
+      );
+      expect(message).not.toContain('s3cret');
+    }
+  });
+
+  it('ready() resolves once Redis answers', async () => {
+    const jobs = new RedisJobStore({ url: redis.url, onError: quiet });
+    closers.push(() => jobs.close());
+    await expect(jobs.ready()).resolves.toBeUndefined();
+  });
+
+  it('without ready(), a store started while Redis is down runs degraded and recovers by itself', async () => {
+    const own = await startRedis();
+    closers.push(() => own.stop());
+    await own.kill();
+    const records = new RedisRecordStore({
+      url: own.url,
+      connectTimeoutMs: 200,
+      commandTimeoutMs: 500,
+      onError: quiet,
+    });
+    closers.push(() => records.close());
+    const down = await records.get('k').catch((error: unknown) => error);
+    expect(isStoreUnavailableError(down)).toBe(true);
+    await own.start();
+    await eventually(() => records.get('k').then(() => true), 10_000, 'the store to reconnect');
+  });
+});
+
+describe('outage logging (default reporter)', () => {
+  it('one warn line when Redis goes, one info line when it is back; no stacks, nothing per sweep', async () => {
+    const own = await startRedis();
+    closers.push(() => own.stop());
+    const lines: { level: string; args: unknown[] }[] = [];
+    for (const level of ['warn', 'info', 'error'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        lines.push({ level, args });
+      });
+    const store = new RedisJobStore({
+      url: own.url,
+      prefix: `log:${randomUUID()}:`,
+      sweepIntervalMs: 50, // many failing sweeps during the outage
+      commandTimeoutMs: 300,
+    });
+    closers.push(() => store.close());
+    await store.ready();
+    await own.kill();
+    await eventually(
+      async () => (lines.length > 0 ? true : undefined),
+      5_000,
+      'the outage to be logged',
+    );
+    // About 20 sweeps fail meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await own.start();
+    await eventually(
+      async () => (lines.some((line) => line.level === 'info') ? true : undefined),
+      10_000,
+      'the recovery to be logged',
+    );
+    expect(lines.map((line) => line.level)).toEqual(['warn', 'info']);
+    for (const line of lines) expect(line.args.every((arg) => typeof arg === 'string')).toBe(true);
+    expect(String(lines[0]!.args[0])).toMatch(
+      new RegExp(
+        `^\\[@svc/gateway-kit-redis\\] Redis command connection to redis://127\\.0\\.0\\.1:${own.port} lost`,
+      ),
+    );
+    expect(lines[1]!.args[0]).toBe(
+      `[@svc/gateway-kit-redis] Redis command connection to redis://127.0.0.1:${own.port} restored.`,
+    );
+  }, 60_000); // starts, stops and restarts a redis-server on a shared machine
+  it('a paused Redis: one warn line for the missed deadline, one info line once it answers again', async () => {
+    const own = await startRedis();
+    closers.push(async () => {
+      own.resume();
+      await own.stop();
+    });
+    const lines: { level: string; args: unknown[] }[] = [];
+    for (const level of ['warn', 'info', 'error'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        lines.push({ level, args });
+      });
+    const store = new RedisJobStore({
+      url: own.url,
+      prefix: `log:${randomUUID()}:`,
+      sweepIntervalMs: 50, // every sweep misses the deadline while paused
+      commandTimeoutMs: 300,
+    });
+    closers.push(() => store.close());
+    await store.ready();
+    own.pause();
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the length of the pause
+    own.resume();
+    await eventually(
+      async () => (lines.some((line) => line.level === 'info') ? true : undefined),
+      10_000,
+      'the recovery to be logged',
+    );
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        args: [
+          `[@svc/gateway-kit-redis] Redis at redis://127.0.0.1:${own.port} missed a deadline: reconnecting.`,
+        ],
+      },
+      {
+        level: 'info',
+        args: [
+          `[@svc/gateway-kit-redis] Redis command connection to redis://127.0.0.1:${own.port} restored.`,
+        ],
+      },
+    ]);
+  }, 60_000); // starts, stops and restarts a redis-server on a shared machine
+});

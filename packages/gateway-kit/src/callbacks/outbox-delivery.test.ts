@@ -1,0 +1,192 @@
+import { describe, expect, it, vi } from 'vitest';
+import { asyncGateway, TOKEN } from '../../test/async-fixture.ts';
+import type {
+  CallbackOutbox,
+  ClaimedOutboxEntry,
+  OutboxEntry,
+} from '../runtime/callback-outbox.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
+import { createTestClient, invokeBody } from '../testing/index.ts';
+import { CallbackDispatcher } from './callback-dispatcher.ts';
+
+type Stored = {
+  entry: Omit<OutboxEntry, 'attempts'>;
+  attempts: number;
+  claim?: string | undefined;
+};
+
+/** A CallbackOutbox in a Map, for the dispatcher's side of the protocol (Redis has the real one). */
+class MapOutbox implements CallbackOutbox {
+  readonly leaseMs = 60_000;
+  readonly pollIntervalMs = 60_000; // only the poll at start-up runs in these tests
+  readonly stored = new Map<string, Stored>();
+  readonly log: string[] = [];
+  #claims = 0;
+
+  async enqueue(entry: Omit<OutboxEntry, 'attempts'>) {
+    if (this.stored.has(entry.webhookId)) return 'exists' as const;
+    const claim = `c${++this.#claims}`;
+    this.stored.set(entry.webhookId, { entry, attempts: 0, claim });
+    this.log.push(`enqueue ${entry.webhookId}`);
+    return { claim };
+  }
+
+  async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
+    this.log.push(`claimDue ${limit}`);
+    const due = [...this.stored.values()].filter((s) => s.claim === undefined).slice(0, limit);
+    return due.map((s) => {
+      s.claim = `c${++this.#claims}`;
+      return { ...s.entry, attempts: s.attempts, claim: s.claim };
+    });
+  }
+
+  async complete(webhookId: string, claim: string) {
+    if (this.stored.get(webhookId)?.claim !== claim) return;
+    this.stored.delete(webhookId);
+    this.log.push(`complete ${webhookId}`);
+  }
+
+  readonly delays: number[] = [];
+
+  async reschedule(webhookId: string, claim: string, attempts: number, delayMs: number) {
+    const s = this.stored.get(webhookId);
+    if (s?.claim !== claim) return;
+    this.delays.push(delayMs);
+    s.attempts = attempts;
+    s.claim = undefined;
+    this.log.push(`reschedule ${webhookId} ${attempts}`);
+  }
+}
+
+const JOB_URL = 'https://hooks.example.com/jobs';
+
+function storeWithOutbox(outbox: CallbackOutbox) {
+  return Object.assign(new MemoryJobStore(), { callbackOutbox: outbox });
+}
+
+describe('createGateway with a job store that has a callback outbox', () => {
+  it('queues the job-result callback before its first attempt and completes it once delivered', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(async () => new Response(null, { status: 204 }));
+    const gateway = asyncGateway({ jobStore: storeWithOutbox(outbox), callbacks: { fetch } });
+    const accepted = await createTestClient(gateway, { token: TOKEN }).invoke(
+      invokeBody('generate-report', { topic: 'q3' }, { callbacks: { jobResultUrl: JOB_URL } }),
+    );
+    const jobId = (accepted.body as { job: { jobId: string } }).job.jobId;
+    await gateway.idle();
+    const webhookId = `job_${jobId}_completed`;
+    expect(outbox.log.filter((line) => !line.startsWith('claimDue'))).toEqual([
+      `enqueue ${webhookId}`,
+      `complete ${webhookId}`,
+    ]);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    await gateway.close();
+  });
+
+  it('a retryable failure is left to the outbox (queued), not retried in process', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(async () => new Response(null, { status: 503 }));
+    const failed = vi.fn();
+    const gateway = asyncGateway({
+      jobStore: storeWithOutbox(outbox),
+      callbacks: { fetch, onDeliveryFailed: failed },
+    });
+    await createTestClient(gateway, { token: TOKEN }).invoke(
+      invokeBody('generate-report', { topic: 'q3' }, { callbacks: { jobResultUrl: JOB_URL } }),
+    );
+    await gateway.idle();
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(failed).not.toHaveBeenCalled();
+    expect([...outbox.stored.values()]).toMatchObject([{ attempts: 1 }]);
+    await gateway.close();
+  });
+
+  it('the next attempt waits what the receiver’s Retry-After asks (up to maxDelayMs), else the backoff', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(
+      async () => new Response(null, { status: 429, headers: { 'retry-after': '7' } }),
+    );
+    const dispatcher = new CallbackDispatcher({ outbox, fetch, random: () => 0.5 });
+    const sent = { url: JOB_URL, body: {}, webhookId: 'w-retry-after' };
+    expect(await dispatcher.dispatch(sent)).toEqual({
+      delivered: false,
+      attempts: 1,
+      reason: 'queued',
+    });
+    fetch.mockImplementation(async () => new Response(null, { status: 503 }));
+    expect(await dispatcher.dispatch({ ...sent, webhookId: 'w-backoff' })).toMatchObject({
+      reason: 'queued',
+    });
+    // 7 s from Retry-After; the backoff draw for retry 1 is 0.5 × 1 000 ms.
+    expect(outbox.delays).toEqual([7_000, 500]);
+    await dispatcher.close();
+  });
+
+  it('callbacks.outbox: undefined keeps delivery in process', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(async () => new Response(null, { status: 204 }));
+    const gateway = asyncGateway({
+      jobStore: storeWithOutbox(outbox),
+      callbacks: { fetch, outbox: undefined },
+    });
+    await createTestClient(gateway, { token: TOKEN }).invoke(
+      invokeBody('generate-report', { topic: 'q3' }, { callbacks: { jobResultUrl: JOB_URL } }),
+    );
+    await gateway.idle();
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(outbox.log).toEqual([]);
+    await gateway.close();
+  });
+});
+
+describe('CallbackDispatcher polling an outbox', () => {
+  it('sends a claimed entry byte for byte, through wrapFetch like any delivery', async () => {
+    const outbox = new MapOutbox();
+    const payload = '{"job":{"jobId":"job_1","status":"completed"}}';
+    const entry = { webhookId: 'job_job_1_completed', url: JOB_URL, payload, authorization: 'B' };
+    outbox.stored.set(entry.webhookId, { entry, attempts: 2 });
+    const bodies: string[] = [];
+    const fetch = vi.fn(async (_url: string | URL | Request, init?: RequestInit) => {
+      bodies.push(String(init?.body));
+      return new Response(null, { status: 200 });
+    });
+    const wrapped: unknown[] = [];
+    const dispatcher = new CallbackDispatcher({
+      outbox,
+      fetch,
+      wrapFetch: (inner, delivery) => {
+        wrapped.push(delivery);
+        return inner;
+      },
+    });
+    await vi.waitFor(() => expect(outbox.stored.size).toBe(0));
+    expect(bodies).toEqual([payload]);
+    expect(wrapped).toEqual([
+      { url: JOB_URL, body: JSON.parse(payload), webhookId: entry.webhookId, authorization: 'B' },
+    ]);
+    await dispatcher.close();
+  });
+
+  it('claims no more entries than it has free attempt slots', async () => {
+    const outbox = new MapOutbox();
+    for (let i = 0; i < 5; i++) {
+      const webhookId = `w${i}`;
+      outbox.stored.set(webhookId, {
+        entry: { webhookId, url: JOB_URL, payload: '{}' },
+        attempts: 0,
+      });
+    }
+    let open = 0;
+    const fetch = vi.fn(() => {
+      open += 1;
+      return new Promise<Response>(() => {}); // never answers
+    });
+    const dispatcher = new CallbackDispatcher({ outbox, fetch, maxConcurrentAttempts: 2 });
+    await vi.waitFor(() => expect(open).toBe(2));
+    expect(outbox.log).toEqual(['claimDue 2']);
+    expect(dispatcher.activeAttempts).toBe(2);
+    await dispatcher.close();
+    // Closing hands the claimed entries back at once (attempts unchanged).
+    expect(outbox.log.slice(1).sort()).toEqual(['reschedule w0 0', 'reschedule w1 0']);
+  });
+});
