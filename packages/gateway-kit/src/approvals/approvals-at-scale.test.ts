@@ -64,7 +64,7 @@ describe('approvals at scale', () => {
     expect((await gateway.approvals.get(first[0]!))?.status).toBe('expired');
     const expired = await gateway.approvals.list({ status: 'expired' });
     expect(expired.map((approval) => approval.approvalId)).toEqual([first[0]]);
-  });
+  }, 30_000);
 
   it('pages through pending approvals oldest first, each once, with limit and cursor', async () => {
     const { request, advance } = start();

@@ -91,8 +91,13 @@ describe('CallbackDispatcher', () => {
   });
 
   it('close() stops pending retries at once and later dispatches end as aborted', async () => {
+    let attempts = 0;
+    const answer503 = fetchAnswering(503);
     const dispatcher = new CallbackDispatcher({
-      fetch: fetchAnswering(503),
+      fetch: (input, init) => {
+        attempts += 1;
+        return answer503(input, init);
+      },
       baseDelayMs: 60_000,
       random: () => 0.999,
     });
@@ -101,7 +106,8 @@ describe('CallbackDispatcher', () => {
       body: { job },
       webhookId: 'a',
     });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The first attempt has been made (and its retry is waiting 60 s).
+    await expect.poll(() => attempts).toBe(1);
     const started = Date.now();
     await dispatcher.close();
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -10,12 +10,15 @@ import { type RunningServer, serve } from './serve.ts';
 import { toNodeHandler } from './to-node-handler.ts';
 
 let aborted = 0;
+/** Resolves once the action is running (its abort listener registered): no sleep needed. */
+let actionRunning: () => void = () => {};
 const waitForAbort = defineAction({
   id: 'wait-for-abort',
   input: v.object({}),
   timeoutMs: 5_000,
   run: (_, { signal }) =>
     new Promise((resolve) => {
+      actionRunning();
       signal.addEventListener('abort', () => {
         aborted += 1;
         resolve({});
@@ -82,13 +85,16 @@ describe('@svc/gateway-kit/node', () => {
     const { port } = server.address() as AddressInfo;
     const before = aborted;
     const controller = new AbortController();
+    const started = new Promise<void>((resolve) => {
+      actionRunning = resolve;
+    });
     const pending = fetch(`http://127.0.0.1:${port}/v1/invoke`, {
       method: 'POST',
       headers,
       body: JSON.stringify(invokeBody('wait-for-abort', {})),
       signal: controller.signal,
     }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await started;
     controller.abort();
     expect(await pending).toBe('aborted');
     await expect.poll(() => aborted, { timeout: 1000 }).toBe(before + 1);
