@@ -33,7 +33,9 @@ export interface ActionContext {
   readonly principal: Principal;
   /**
    * Aborts when the run is no longer wanted: the client disconnected (sync), the job was cancelled
-   * (async), `deadlineAt` passed or `timeoutMs` ran out.
+   * (async), `deadlineAt` passed or `timeoutMs` ran out. Made on first read (a run that never
+   * reads it costs no AbortController): destructure it or read `context.signal`; a spread copy
+   * of the context (`{ ...context }`) does not carry it.
    */
   readonly signal: AbortSignal;
   /** Present when the action runs as a job (`executionMode: 'async'`, or after an approval). */

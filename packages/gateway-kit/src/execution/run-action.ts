@@ -58,29 +58,14 @@ export interface RunScope {
  * if (outcome.kind === 'completed') console.log(outcome.result.outputText);
  */
 export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
-  let controller: AbortController | undefined;
-  const context: ActionContext = {
-    invocation: scope.invocation,
-    principal: scope.principal,
-    get signal() {
-      if (!controller) {
-        const created = new AbortController();
-        controller = created;
-        const outside = scope.abortSource?.signal;
-        if (outside?.aborted) created.abort(outside.reason);
-        else
-          outside?.addEventListener('abort', () => created.abort(outside.reason), { once: true });
-      }
-      return controller.signal;
-    },
-    ...(scope.job ? { job: scope.job } : {}),
-  };
+  const context = new RunContext(scope);
   const failed = (error: unknown): Outcome => {
     if (isActionRejection(error)) return { kind: 'rejected', error: error.error };
     // The action gave up because it was asked to: a time-out or an abort from outside, not a
     // crash to log.
-    if (controller?.signal.aborted) {
-      const reason = controller.signal.reason as { name?: string } | undefined;
+    const signal = RunContext.signalOf(context);
+    if (signal?.aborted) {
+      const reason = signal.reason as { name?: string } | undefined;
       return reason?.name === 'TimeoutError' ? { kind: 'timed_out' } : { kind: 'aborted' };
     }
     return crashed(scope, error);
@@ -93,9 +78,54 @@ export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
     return failed(error);
   }
   if (!isPromiseLike(returned)) return classify(scope, returned);
-  return settleWithin(returned, scope.budgetMs, () =>
-    controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError')),
-  ).then((settled) => classify(scope, settled), failed);
+  return settleWithin(returned, scope.budgetMs, () => RunContext.timeOut(context)).then(
+    (settled) => classify(scope, settled),
+    failed,
+  );
+}
+
+/**
+ * The `context` a run receives. A class, so that `signal` is one getter on the prototype: an
+ * object literal with a getter gets a new closure, and so a new hidden class, per run, which
+ * keeps the run's objects alive until the next full GC. The AbortController and its listener are
+ * made only when the action first reads `signal`.
+ */
+class RunContext implements ActionContext {
+  readonly invocation: Invocation;
+  readonly principal: Principal;
+  declare readonly job?: JobHandle;
+  readonly #abortSource: RunScope['abortSource'];
+  #controller: AbortController | undefined;
+
+  constructor(scope: RunScope) {
+    this.invocation = scope.invocation;
+    this.principal = scope.principal;
+    // Only a job's run has `job`, as before: absent, not `undefined`, for a sync run.
+    if (scope.job) (this as { job?: JobHandle }).job = scope.job;
+    this.#abortSource = scope.abortSource;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const created = new AbortController();
+      this.#controller = created;
+      const outside = this.#abortSource?.signal;
+      if (outside?.aborted) created.abort(outside.reason);
+      else outside?.addEventListener('abort', () => created.abort(outside.reason), { once: true });
+    }
+    return this.#controller.signal;
+  }
+
+  // Static, so that the action sees nothing but the context's own fields.
+  /** The signal, if the action asked for it (nothing to abort otherwise). */
+  static signalOf(context: RunContext): AbortSignal | undefined {
+    return context.#controller?.signal;
+  }
+
+  /** Aborts the signal, if the action holds it, with a `TimeoutError`. */
+  static timeOut(context: RunContext): void {
+    context.#controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError'));
+  }
 }
 
 /** Turns what `run` produced (or the time-out) into an {@link Outcome}. */

@@ -8,7 +8,7 @@ export interface GatewayCall {
   /** Path without query string, as sent (percent-encoded). */
   readonly path: string;
   /** The query string without `?` (`''` when none); not read by the gateway's own routes. */
-  readonly query?: string;
+  readonly query?: string | undefined;
   /** A request header by lower-case name. A plain function: callers may detach it from the call. */
   readonly header: (name: string) => string | undefined;
   /** Reads the body, stopping as soon as more than `limit` bytes arrived. */
