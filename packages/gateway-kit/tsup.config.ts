@@ -17,7 +17,4 @@ export default defineConfig({
   platform: 'neutral',
   treeshake: true,
   splitting: true,
-  // SHA-256 for idempotency fingerprints, synchronous (no Web Crypto thread-pool round trip):
-  // bundled, so the CommonJS build needs no ESM-only dependency.
-  noExternal: ['@noble/hashes'],
 });

@@ -40,7 +40,7 @@ describe('runAction', () => {
       });
       await vi.advanceTimersByTimeAsync(1_000);
       expect(await outcome).toEqual({ kind: 'timed_out' });
-      expect((seen?.reason as Error).name).toBe('TimeoutError');
+      expect(seen?.reason).toMatchObject({ name: 'TimeoutError' });
     } finally {
       vi.useRealTimers();
     }

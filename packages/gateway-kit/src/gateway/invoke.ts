@@ -375,7 +375,8 @@ function refusedCallbackUrl(
   runsAsJob: boolean,
   needsApproval: boolean,
 ): GatewayReply | undefined {
-  if (!runtime.callbacks) return undefined;
+  // A sync invoke uses no callback URL: nothing to judge (and nothing to allocate).
+  if (!runtime.callbacks || !runsAsJob) return undefined;
   const used: Array<['jobResultUrl' | 'approvalUrl', string | undefined]> = [
     ['jobResultUrl', runsAsJob ? request.callbacks.jobResultUrl : undefined],
     ['approvalUrl', needsApproval ? request.callbacks.approvalUrl : undefined],

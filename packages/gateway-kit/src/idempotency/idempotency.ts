@@ -6,7 +6,8 @@ import { utf8Length } from '../http/json-size.ts';
 import { errorReply } from '../http/replies.ts';
 import { claimQuota, extendQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import type { VersionedRecord } from '../records/record-store.ts';
-import { canonicalJson, sha256Hex } from '../runtime/fingerprint.ts';
+import { canonicalJson } from '../runtime/fingerprint.ts';
+import { sha256Hex } from '../runtime/sha256.ts';
 
 /** Where an idempotency key leads: stable ids derived from it, and the request's fingerprint. */
 export interface IdempotencyScope {
