@@ -1,5 +1,6 @@
 import { ApprovalService } from '../approvals/approval-service.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
+import type { Principal } from '../auth/principal.ts';
 import {
   CallbackDispatcher,
   type CallbackDispatcherOptions,
@@ -152,7 +153,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const unauthorized = (): GatewayReply =>
     errorReply('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
 
-  async function route(call: GatewayCall): Promise<GatewayReply> {
+  /**
+   * Routes a call: not-found and method answers, authentication, then the route's handler. Not
+   * `async`: with static tokens nothing here waits, and each `async` layer would add promise hops
+   * to every request. May throw; `handle` turns that into an answer.
+   */
+  function route(call: GatewayCall): GatewayReply | Promise<GatewayReply> {
     let path = call.path;
     if (basePath) {
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return errorReply('not_found');
@@ -164,19 +170,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (call.method !== matched.method) {
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
     }
+    const authenticated = authenticate(call.header('authorization'), call.header);
+    return authenticated instanceof Promise
+      ? withinBudget(authenticated, VERIFY_TIMEOUT_MS).then((principal) =>
+          // An identity provider that does not answer is a temporary failure, not a refusal.
+          principal === TIMED_OUT
+            ? errorReply('unavailable', { message: 'Authentication did not answer in time.' })
+            : dispatch(call, matched, principal),
+        )
+      : dispatch(call, matched, authenticated);
+  }
 
-    const authorization = call.header('authorization');
-    const authenticated = authenticate(authorization, call.header);
-    const principal =
-      authenticated instanceof Promise
-        ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
-        : authenticated;
-    // An identity provider that does not answer is a temporary failure, not a refusal.
-    if (principal === TIMED_OUT) {
-      return errorReply('unavailable', { message: 'Authentication did not answer in time.' });
-    }
+  function dispatch(
+    call: GatewayCall,
+    matched: NonNullable<ReturnType<typeof matchRoute>>,
+    principal: Principal | null,
+  ): GatewayReply | Promise<GatewayReply> {
     if (!principal) return unauthorized();
-
     switch (matched.route) {
       case 'invoke':
         return handleInvoke(call, principal, runtime, approvalService);
@@ -186,29 +196,39 @@ export function createGateway(options: GatewayOptions): Gateway {
         return handleGetJob(runtime, matched.id, principal);
       case 'cancel':
         return handleCancelJob(runtime, matched.id, principal, call);
-      case 'approval': {
-        const approval = await approvalService.get(matched.id, principal.id);
-        return approval ? jsonReply(200, { approval }) : errorReply('approval_not_found');
-      }
+      case 'approval':
+        return approvalService
+          .get(matched.id, principal.id)
+          .then((approval) =>
+            approval ? jsonReply(200, { approval }) : errorReply('approval_not_found'),
+          );
     }
   }
 
-  async function handle(call: GatewayCall): Promise<GatewayReply> {
+  function failed(call: GatewayCall, error: unknown): GatewayReply {
+    // A store at capacity or unreachable is temporary: say so, and keep state intact.
+    // An unreachable store is an expected outage the store logs once itself: no stack per request.
+    if (
+      isJobStoreFullError(error) ||
+      isRecordStoreFullError(error) ||
+      isStoreUnavailableError(error)
+    )
+      return errorReply('unavailable');
+    // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
+    logger.error('request failed', { path: call.path, error });
+    return errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
+  }
+
+  function handle(call: GatewayCall): Promise<GatewayReply> {
+    let routed: GatewayReply | Promise<GatewayReply>;
     try {
-      return await route(call);
+      routed = route(call);
     } catch (error) {
-      // A store at capacity or unreachable is temporary: say so, and keep state intact.
-      // An unreachable store is an expected outage the store logs once itself: no stack per request.
-      if (
-        isJobStoreFullError(error) ||
-        isRecordStoreFullError(error) ||
-        isStoreUnavailableError(error)
-      )
-        return errorReply('unavailable');
-      // Otherwise a bug, a throwing auth.verify or a failing store adapter: answer, never crash.
-      logger.error('request failed', { path: call.path, error });
-      return errorReply('internal_error', { message: 'The gateway failed unexpectedly.' });
+      return Promise.resolve(failed(call, error));
     }
+    return routed instanceof Promise
+      ? routed.then(undefined, (error: unknown) => failed(call, error))
+      : Promise.resolve(routed);
   }
 
   // With hooks or a tracer, each request is served inside the observer (span, invoke events).
