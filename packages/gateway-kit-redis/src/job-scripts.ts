@@ -17,7 +17,9 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * turn empty arrays into objects).
  *
  * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 running set,
- * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease.
+ * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
+ * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
+ * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED).
  */
 const PRELUDE = `
 local LEGAL = {${legal.join(',')}}
@@ -34,13 +36,15 @@ local function take_lease(id, owner, lease_ms)
   redis.call('SADD', KEYS[3], id)
 end
 -- A finished job leaves the active and running sets, drops its lease, joins the finish order
--- (eviction order) and expires after the retention period.
-local function finish(id, retention_ms)
+-- (eviction order), expires after the retention period, and waits in the unannounced set until
+-- the gateway has handed its end over (callback queued), or for grace_ms at most.
+local function finish(id, retention_ms, grace_ms)
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
   redis.call('SREM', KEYS[3], id)
   redis.call('DEL', KEYS[6])
   redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), id)
+  redis.call('ZADD', KEYS[7], now_ms(nil) + tonumber(grace_ms), id)
 end
 local function append(target, from)
   for i = from, #ARGV do target[#target + 1] = ARGV[i] end
@@ -102,13 +106,13 @@ if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])
 local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 7)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], ARGV[4]) end
+if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
  * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
- * ARGV: 1 jobId, 2 retention ms, 3 cancel channel.
+ * ARGV: 1 jobId, 2 retention ms, 3 cancel channel, 4 grace ms (unannounced).
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
@@ -117,7 +121,7 @@ if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
-finish(ARGV[1], ARGV[2])
+finish(ARGV[1], ARGV[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[1])
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
@@ -150,14 +154,14 @@ return done
 
 /**
  * Fails running jobs whose lease expired (their instance died) with the given error.
- * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence.
- * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4… jobIds. Returns the failed ids.
+ * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence, 5 unannounced zset.
+ * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5… jobIds. Returns the failed ids.
  */
 export const SWEEP_LEASES: LuaScript = lua(`
 local failed = {}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local id = ARGV[i]
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
@@ -171,8 +175,34 @@ for i = 4, #ARGV do
     redis.call('SREM', KEYS[1], id)
     redis.call('SREM', KEYS[2], id)
     redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), id)
+    -- Reported by the sweeping instance now; by another one if it dies before announcing it.
+    redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), id)
     failed[#failed + 1] = id
   end
 end
 return failed
+`);
+
+/**
+ * Claims finished jobs nobody announced in time (the instance that finished them died between its
+ * terminal write and handing the callback over): each due entry's time moves `grace ms` ahead, so
+ * one instance at a time reports it; entries of jobs that no longer exist are dropped.
+ * With ARGV[4] = '0' (an instance with nobody to report to) it only drops the vanished entries.
+ * KEYS: 1 unannounced zset. ARGV: 1 job key prefix, 2 grace ms, 3 limit, 4 claim ('1' or '0').
+ * Returns the claimed ids, and how many due entries it looked at.
+ */
+export const CLAIM_UNANNOUNCED: LuaScript = lua(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local claimed = {}
+for _, id in ipairs(due) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then
+    redis.call('ZREM', KEYS[1], id)
+  elseif ARGV[4] == '1' then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), id)
+    claimed[#claimed + 1] = id
+  end
+end
+return {claimed, #due}
 `);

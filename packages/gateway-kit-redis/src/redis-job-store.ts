@@ -12,7 +12,14 @@ import {
   type NewJob,
   type StoredJob,
 } from '@svc/gateway-kit/store';
-import { CANCEL_JOB, CREATE_JOB, RENEW_LEASES, SWEEP_LEASES, UPDATE_JOB } from './job-scripts.ts';
+import {
+  CANCEL_JOB,
+  CLAIM_UNANNOUNCED,
+  CREATE_JOB,
+  RENEW_LEASES,
+  SWEEP_LEASES,
+  UPDATE_JOB,
+} from './job-scripts.ts';
 import { RedisCallbackOutbox } from './redis-callback-outbox.ts';
 import {
   type LuaScript,
@@ -87,6 +94,8 @@ type ScriptStatus =
   | 'invalid_transition';
 
 const SWEEP_BATCH = 200;
+/** Pages of unannounced jobs one sweep claims at most. */
+const UNANNOUNCED_PAGES = 5;
 const noop = (): void => {};
 
 /**
@@ -253,6 +262,7 @@ export class RedisJobStore implements JobStore {
       jobId,
       String(this.#retentionMs),
       this.#channel(),
+      String(this.#leaseMs),
     ]);
     const result = toWriteResult(reply);
     if (result.ok) {
@@ -306,14 +316,65 @@ export class RedisJobStore implements JobStore {
       if (page.members.length === 0) continue;
       const ids = (await this.#redis.script(
         SWEEP_LEASES,
-        [this.#key('active'), this.#key('running'), this.#key('finished'), this.#key('seq')],
-        [this.#prefix, String(this.#retentionMs), JSON.stringify(error), ...page.members],
+        [
+          this.#key('active'),
+          this.#key('running'),
+          this.#key('finished'),
+          this.#key('seq'),
+          this.#key('unannounced'),
+        ],
+        [
+          this.#prefix,
+          String(this.#retentionMs),
+          JSON.stringify(error),
+          String(this.#leaseMs),
+          ...page.members,
+        ],
       )) as string[];
       failed.push(...ids);
     } while (cursor !== '0');
     if (failed.length > 0 && this.#workerLostListeners.size > 0)
       await this.#reportWorkerLost(failed);
     return failed;
+  }
+
+  /**
+   * Reports to `onWorkerLost` listeners the finished jobs that were not {@link announced} within
+   * `leaseMs` of their terminal write (the instance that finished them died before handing their
+   * callback over), claiming each for another `leaseMs` so that one instance at a time reports it.
+   * The sweeper calls this every `sweepIntervalMs`. Returns the ids it reported.
+   *
+   * @example
+   * const reported = await store.sweepUnannounced();
+   */
+  async sweepUnannounced(): Promise<string[]> {
+    // Without a listener (no gateway on this instance) nothing is claimed: another instance may
+    // report it; entries of jobs that expired are still dropped, so the set stays bounded.
+    const claim = this.#workerLostListeners.size > 0;
+    const reported: string[] = [];
+    // Bounded work per sweep; what is left is due at the next one.
+    for (let page = 0; page < UNANNOUNCED_PAGES; page++) {
+      const [ids, seen] = (await this.#redis.script(
+        CLAIM_UNANNOUNCED,
+        [this.#key('unannounced')],
+        [`${this.#prefix}job:`, String(this.#leaseMs), String(SWEEP_BATCH), claim ? '1' : '0'],
+      )) as [string[], number];
+      reported.push(...ids);
+      if (ids.length > 0) await this.#reportWorkerLost(ids);
+      if (seen < SWEEP_BATCH || !claim) break;
+    }
+    return reported;
+  }
+
+  /**
+   * The gateway handed this finished job's end over (budget released, callback queued): no other
+   * instance needs to report it.
+   *
+   * @example
+   * await store.announced(job.jobId);
+   */
+  async announced(jobId: string): Promise<void> {
+    await this.#redis.call((client) => client.zRem(this.#key('unannounced'), jobId));
   }
 
   /**
@@ -333,7 +394,7 @@ export class RedisJobStore implements JobStore {
   async #reportWorkerLost(jobIds: readonly string[]): Promise<void> {
     for (const jobId of jobIds) {
       const job = await this.get(jobId);
-      if (job?.status !== 'failed') continue;
+      if (!job || !isTerminal(job.status)) continue;
       for (const listener of this.#workerLostListeners) {
         try {
           listener(job);
@@ -382,6 +443,7 @@ export class RedisJobStore implements JobStore {
       this.#key('finished'),
       this.#key('seq'),
       `${this.#prefix}lease:${jobId}`,
+      this.#key('unannounced'),
     ];
     const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
     const [status, flat] = reply;
@@ -429,6 +491,7 @@ export class RedisJobStore implements JobStore {
   async #sweepQuietly(): Promise<void> {
     try {
       await this.sweepExpiredLeases();
+      await this.sweepUnannounced();
     } catch (error) {
       if (!this.#closed) this.#redis.report(error);
     }

@@ -94,6 +94,51 @@ describe('durable job-result callbacks', () => {
     expect(receiver.deliveredIds()).toEqual([original]);
   });
 
+  it('SIGKILL of the instance between the job’s terminal write and queueing its callback: the other sends it, once, within leaseMs + sweep + 5 s', async () => {
+    const leaseMs = 1_000;
+    const sweepMs = 200;
+    receiver = await startReceiver(200);
+    const prefix = `dc:${randomUUID()}:`;
+    const env = {
+      REDIS_URL: redis.url,
+      PREFIX: prefix,
+      CALLBACK_SECRET: SECRET,
+      LEASE_MS: String(leaseMs),
+      SWEEP_MS: String(sweepMs),
+      POLL_MS: '250',
+    };
+    const [a, b] = await Promise.all([
+      startGateway({ ...env, DIE_AFTER_FINISH: '1' }),
+      startGateway(env),
+    ]);
+    const accepted = await invoke(a!, 'slow-job', { ms: 300 }, withCallback(receiver.url));
+    const jobId: string = accepted.body.job.jobId;
+    await eventually(async () => (a!.alive() ? undefined : true), 5_000, 'A to die');
+    const diedAt = Date.now();
+    expect(await status(b!, jobId)).toBe('completed');
+    expect(await raw.zCard(`${prefix}cb:due`)).toBe(0); // A queued nothing
+
+    const webhookId = `job_${jobId}_completed`;
+    await eventually(
+      async () => (receiver?.deliveredIds().includes(webhookId) ? true : undefined),
+      leaseMs + sweepMs + 5_000,
+      'B to send the callback A never queued',
+    );
+    const delivered = receiver.received.find((r) => r.webhookId === webhookId)!;
+    expect(delivered.at - diedAt).toBeLessThan(leaseMs + sweepMs + 5_000);
+    const body = new Webhook(SECRET).verify(delivered.body, {
+      'webhook-id': delivered.webhookId,
+      'webhook-timestamp': delivered.timestamp,
+      'webhook-signature': delivered.signature,
+    });
+    expect(body).toMatchObject({ job: { jobId, status: 'completed', outputText: 'slept 300' } });
+    // Handed over: no instance reports it again.
+    await outboxDrained(prefix, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, leaseMs + 2 * sweepMs));
+    expect(receiver.deliveredIds()).toEqual([webhookId]);
+    expect(await raw.zCard(`${prefix}unannounced`)).toBe(0);
+  });
+
   it('Redis killed for 3 s while 20 jobs finish: all 20 complete after it returns, each with one job-result callback', async () => {
     receiver = await startReceiver(200);
     const { prefix, a, b } = await pair();

@@ -145,8 +145,15 @@ describe('leases', () => {
     const b = app.instance();
     const c = app.instance();
     const reported: string[] = [];
-    b.onWorkerLost((lost) => reported.push(`b:${lost.jobId}:${lost.status}:${lost.error?.code}`));
-    c.onWorkerLost((lost) => reported.push(`c:${lost.jobId}:${lost.status}:${lost.error?.code}`));
+    // As the gateway does: report, then announce the job's end handed over.
+    b.onWorkerLost((lost) => {
+      reported.push(`b:${lost.jobId}:${lost.status}:${lost.error?.code}`);
+      void b.announced(lost.jobId);
+    });
+    c.onWorkerLost((lost) => {
+      reported.push(`c:${lost.jobId}:${lost.status}:${lost.error?.code}`);
+      void c.announced(lost.jobId);
+    });
     await a.create(job('l4', 'running'));
     await a.close();
     await until(() => reported.length > 0, 2_000);
@@ -154,6 +161,47 @@ describe('leases', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(reported).toHaveLength(1);
     expect(reported[0]).toMatch(/^[bc]:l4:failed:worker_lost$/);
+  });
+
+  it('reports a job finished but never announced (its instance died in between) once, after leaseMs', async () => {
+    const app = deployment({ leaseMs: 300, sweepIntervalMs: 50 });
+    const a = app.instance();
+    const b = app.instance();
+    const c = app.instance();
+    const reported: string[] = [];
+    for (const [name, store] of [
+      ['b', b],
+      ['c', c],
+    ] as const)
+      store.onWorkerLost((lost) => {
+        reported.push(`${name}:${lost.jobId}:${lost.status}`);
+        void store.announced(lost.jobId);
+      });
+    const { job: one } = await a.create(job('u1', 'running'));
+    const { job: two } = await a.create(job('u2', 'running'));
+    await a.create(job('u3'));
+    const finishedAt = Date.now();
+    await a.update('u1', one.version, { status: 'completed', outputText: 'done' });
+    await a.update('u2', two.version, { status: 'completed', outputText: 'done' });
+    await a.requestCancel('u3');
+    await a.announced('u2'); // u2's end was handed over; u1's and u3's never were
+    await a.close();
+    await until(() => reported.length >= 2, 3_000);
+    expect(Date.now() - finishedAt).toBeGreaterThanOrEqual(250);
+    // A few more sweeps: nothing is reported twice, and u2 never.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reported.map((line) => line.slice(2)).sort()).toEqual(['u1:completed', 'u3:cancelled']);
+    expect(await raw.zCard(`${app.prefix}unannounced`)).toBe(0);
+  });
+
+  it('drops the unannounced entry of a job that expired, even with nobody to report to', async () => {
+    const app = deployment({ leaseMs: 50, retentionMs: 100, sweepIntervalMs: 50 });
+    const a = app.instance();
+    const { job: one } = await a.create(job('x1', 'running'));
+    await a.update('x1', one.version, { status: 'failed' });
+    expect(await raw.zCard(`${app.prefix}unannounced`)).toBe(1);
+    await until(async () => (await raw.zCard(`${app.prefix}unannounced`)) === 0, 3_000);
+    expect(await raw.exists(`${app.prefix}job:x1`)).toBe(0);
   });
 
   it('finishing or cancelling a job releases its lease', async () => {
@@ -178,8 +226,12 @@ describe('keys', () => {
     await a.update('k1', done.version, { status: 'completed' });
     const keys = await raw.keys(`${app.prefix}*`);
     expect(keys.sort()).toEqual(
-      ['active', 'finished', 'job:k1', 'job:k2', 'seq'].map((key) => `${app.prefix}${key}`),
+      ['active', 'finished', 'job:k1', 'job:k2', 'seq', 'unannounced'].map(
+        (key) => `${app.prefix}${key}`,
+      ),
     );
+    await a.announced('k1');
+    expect(await raw.exists(`${app.prefix}unannounced`)).toBe(0);
     const ttl = await raw.pTTL(`${app.prefix}job:k1`);
     expect(ttl).toBeGreaterThan(59_000);
     expect(await raw.pTTL(`${app.prefix}job:k2`)).toBe(-1);

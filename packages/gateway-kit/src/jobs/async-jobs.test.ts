@@ -317,4 +317,42 @@ describe('jobs failed by the store itself', () => {
       await receiver.close();
     }
   });
+
+  it('announces each finished job to the store once its callback was handed over, whichever way it ended', async () => {
+    const receiver = await startCallbackReceiver();
+    const events: string[] = [];
+    class AnnouncedStore extends MemoryJobStore {
+      async announced(jobId: string): Promise<void> {
+        // Announced only once the callback went out, never before it.
+        const sent = receiver.received.some((request) => request.body.includes(jobId));
+        events.push(`announced ${jobId}${sent ? ' after its callback' : ''}`);
+      }
+    }
+    const store = new AnnouncedStore();
+    const announcing = asyncGateway({ jobStore: store });
+    try {
+      const announcingClient = createTestClient(announcing, { token: TOKEN, baseUrl: BASE });
+      const start = async (mode?: string) => {
+        const accepted = await announcingClient.invoke(
+          invokeBody(
+            'generate-report',
+            { topic: 'q3', ...(mode ? { mode } : {}) },
+            { callbacks: { jobResultUrl: `${receiver.url}/jobs` } },
+          ),
+        );
+        return (accepted.body as { job: { jobId: string } }).job.jobId;
+      };
+      const completed = await start();
+      const cancelled = await start('wait');
+      await expect.poll(async () => (await store.get(cancelled))?.status).toBe('running');
+      await announcingClient.cancel(cancelled);
+      await announcing.idle();
+      expect(events.sort()).toEqual(
+        [completed, cancelled].map((jobId) => `announced ${jobId} after its callback`).sort(),
+      );
+    } finally {
+      await announcing.close();
+      await receiver.close();
+    }
+  });
 });

@@ -260,6 +260,15 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
  * settles when delivery succeeded or gave up (it never rejects).
  */
 export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
+  await handOver(runtime, job);
+  // Handed over: a shared store stops holding the job for another instance to report.
+  await runtime.jobs.announced?.(job.jobId).catch((error: unknown) => {
+    // Harmless: another instance reports the job again later, with the same webhook-id.
+    runtime.logger.warn?.('job end not acknowledged to the store', { jobId: job.jobId, error });
+  });
+}
+
+async function handOver(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
   // Every way a job ends comes through here: its principal's budget is free again.
   await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
   const observer = runtime.observer;

@@ -84,12 +84,21 @@ export interface JobStore {
   /** Calls `listener` once when cancellation of `jobId` is requested. Returns an unsubscribe function. */
   onCancel(jobId: string, listener: () => void): () => void;
   /**
-   * Optional, for stores that fail jobs themselves (a distributed store whose instance running a
-   * job died: `failed` with `worker_lost`). Calls `listener` with each job this store instance
-   * failed that way — once per job across instances, since the write is compare-and-set — so the
-   * gateway can send its job-result callback. Returns an unsubscribe function.
+   * Optional, for stores that finish jobs whose instance died (a distributed store). Calls
+   * `listener` with each job whose end no live instance reported, so that the gateway releases its
+   * budget and sends its job-result callback: a running job this store failed with `worker_lost`
+   * (its lease lapsed), and a job that reached a terminal state but was not {@link announced}
+   * within the lease (the instance that finished it died before handing its callback over). Each
+   * such job is reported by one instance at a time. Returns an unsubscribe function.
    */
   onWorkerLost?(listener: (job: StoredJob) => void): () => void;
+  /**
+   * Optional, with {@link onWorkerLost}: the gateway calls it once a finished job's end was handed
+   * over (budget released, callback queued, delivered or given up). A terminal write and this call
+   * are two steps; a store that keeps finished-but-unannounced jobs and reports them after the
+   * lease closes the gap between them, so a callback survives an instance killed in between.
+   */
+  announced?(jobId: string): Promise<void>;
   /**
    * Optional, for stores shared by several instances: where pending callbacks wait, so that they
    * survive the instance that queued them. `createGateway` delivers through it unless
