@@ -16,7 +16,8 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * StoredJob field, written by JavaScript and never parsed in Lua (cjson would round numbers and
  * turn empty arrays into objects).
  *
- * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 running set,
+ * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
+ * running: a queued job is about to run on the instance that created it; historically "running"),
  * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
  * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
  * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED).
@@ -79,7 +80,8 @@ end
 local fields = append({'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now_ms(nil)}, 7)
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('SADD', KEYS[2], ARGV[1])
-if ARGV[2] == 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
+-- Leased from creation: an instance that dies before starting its queued job must not strand it.
+take_lease(ARGV[1], ARGV[5], ARGV[6])
 return {'created', redis.call('HGETALL', KEYS[1])}
 `);
 
@@ -135,7 +137,8 @@ local done = {}
 for i = 4, #ARGV do
   local id = ARGV[i]
   local lease = ARGV[1] .. 'lease:' .. id
-  if redis.call('HGET', ARGV[1] .. 'job:' .. id, 'status') ~= 'running' then
+  local status = redis.call('HGET', ARGV[1] .. 'job:' .. id, 'status')
+  if status ~= 'running' and status ~= 'queued' then
     done[#done + 1] = id
   else
     local owner = redis.call('GET', lease)
@@ -153,7 +156,7 @@ return done
 `);
 
 /**
- * Fails running jobs whose lease expired (their instance died) with the given error.
+ * Fails queued or running jobs whose lease expired (their instance died) with the given error.
  * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence, 5 unannounced zset.
  * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5… jobIds. Returns the failed ids.
  */
@@ -165,7 +168,7 @@ for i = 5, #ARGV do
   local id = ARGV[i]
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
-  if current[1] ~= 'running' then
+  if current[1] ~= 'running' and current[1] ~= 'queued' then
     redis.call('SREM', KEYS[2], id)
   elseif redis.call('EXISTS', ARGV[1] .. 'lease:' .. id) == 0 then
     local updated = math.max(now, tonumber(current[3]))

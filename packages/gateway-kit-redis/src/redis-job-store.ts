@@ -51,12 +51,15 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions {
    */
   readonly maxJobs?: number;
   /**
-   * How long a running job's lease lives without renewal, in ms. The instance running the job
-   * renews it every `leaseMs / 3`; once it lapses (the instance died), a sweeper fails the job with
-   * `worker_lost`. Default 30 000.
+   * How long a queued or running job's lease lives without renewal, in ms. The instance that
+   * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
+   * a sweeper fails the job with `worker_lost`. Default 30 000.
    */
   readonly leaseMs?: number;
-  /** How often this instance looks for running jobs with a lapsed lease, in ms. `0` disables. Default 5000. */
+  /**
+   * How often this instance looks for queued or running jobs with a lapsed lease, and for finished
+   * jobs nobody announced, in ms. `0` disables. Default 5000.
+   */
   readonly sweepIntervalMs?: number;
   /**
    * How often watched jobs (those with `onCancel` listeners) are re-read, in ms: the fallback
@@ -106,9 +109,9 @@ const noop = (): void => {};
  *   gateway's state machine, and `requestCancel` that cancels and PUBLISHes in one step.
  * - `onCancel` listens on a pub/sub connection, and re-reads watched jobs every
  *   `cancelPollIntervalMs` so a lost message still aborts the runner.
- * - A job moved to `running` by this store is leased to this instance and renewed while it runs;
- *   when an instance dies, another instance's sweeper fails its jobs with `worker_lost`
- *   (`retryable: true`) once the lease lapsed.
+ * - A job created by this store (queued or running) is leased to this instance and renewed until
+ *   it ends; when an instance dies, another instance's sweeper fails its jobs with `worker_lost`
+ *   (`retryable: true`) once the lease lapsed, queued ones included.
  * - Finished jobs expire `retentionMs` after they finished; at most `maxJobs` jobs are kept.
  * - While Redis is unreachable, calls reject at once with `StoreUnavailableError`
  *   (`retryable: true`, answered as 503 by the gateway); the store reconnects by itself.
@@ -145,7 +148,7 @@ export class RedisJobStore implements JobStore {
   readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #listeners = new Map<string, Set<CancelSubscription>>();
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
-  /** Jobs this instance moved to `running` and keeps leased. */
+  /** Jobs this instance created or moved to `running` and keeps leased until they end. */
   readonly #leased = new Set<string>();
   #subscribed: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
@@ -227,7 +230,8 @@ export class RedisJobStore implements JobStore {
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
-    if (reply.status === 'created' && job.status === 'running') this.#lease(job.jobId);
+    // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
+    if (reply.status === 'created') this.#lease(job.jobId);
     return { created: reply.status === 'created', job };
   }
 
@@ -249,7 +253,7 @@ export class RedisJobStore implements JobStore {
     ]);
     const result = toWriteResult(reply);
     if (result.ok) {
-      if (result.job.status === 'running') this.#lease(jobId);
+      if (!isTerminal(result.job.status)) this.#lease(jobId);
       else this.#leased.delete(jobId);
       // Finishing any other way than requestCancel releases listeners without calling them.
       if (isTerminal(result.job.status)) this.#takeListeners(jobId);
@@ -294,7 +298,7 @@ export class RedisJobStore implements JobStore {
   }
 
   /**
-   * Fails running jobs whose lease lapsed with `worker_lost` (the sweeper calls this every
+   * Fails queued or running jobs whose lease lapsed with `worker_lost` (the sweeper calls this every
    * `sweepIntervalMs`). Returns the ids it failed.
    *
    * @example

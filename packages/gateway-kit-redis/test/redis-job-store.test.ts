@@ -96,11 +96,11 @@ describe('across instances', () => {
 });
 
 describe('leases', () => {
-  it('moving a job to running leases it to this instance with a PX expiry', async () => {
+  it('creating a job leases it to this instance with a PX expiry, and running it keeps the lease', async () => {
     const app = deployment({ leaseMs: 1_000 });
     const a = app.instance();
     const { job: queued } = await a.create(job('l1'));
-    expect(await raw.exists(`${app.prefix}lease:l1`)).toBe(0);
+    expect(await raw.get(`${app.prefix}lease:l1`)).toBe(a.instanceId);
     await a.update('l1', queued.version, { status: 'running' });
     expect(await raw.get(`${app.prefix}lease:l1`)).toBe(a.instanceId);
     const ttl = await raw.pTTL(`${app.prefix}lease:l1`);
@@ -194,6 +194,32 @@ describe('leases', () => {
     expect(await raw.zCard(`${app.prefix}unannounced`)).toBe(0);
   });
 
+  it('fails a queued job whose instance died before starting it, and reports it once', async () => {
+    const app = deployment({ leaseMs: 300, sweepIntervalMs: 50 });
+    const a = app.instance();
+    const b = app.instance();
+    const reported: string[] = [];
+    b.onWorkerLost((lost) => {
+      reported.push(`${lost.jobId}:${lost.status}:${lost.error?.code}`);
+      void b.announced(lost.jobId);
+    });
+    await a.create(job('q1')); // accepted, never started: the instance dies first
+    expect(a.leasedJobs).toEqual(['q1']);
+    await a.close();
+    await until(() => reported.length > 0, 3_000);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(reported).toEqual(['q1:failed:worker_lost']);
+  });
+
+  it('keeps a live instance’s queued job leased: the sweeper leaves it alone', async () => {
+    const app = deployment({ leaseMs: 150, sweepIntervalMs: 50 });
+    const a = app.instance();
+    app.instance(); // a sweeper
+    await a.create(job('q2'));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await a.get('q2'))?.status).toBe('queued');
+  });
+
   it('drops the unannounced entry of a job that expired, even with nobody to report to', async () => {
     const app = deployment({ leaseMs: 50, retentionMs: 100, sweepIntervalMs: 50 });
     const a = app.instance();
@@ -226,7 +252,8 @@ describe('keys', () => {
     await a.update('k1', done.version, { status: 'completed' });
     const keys = await raw.keys(`${app.prefix}*`);
     expect(keys.sort()).toEqual(
-      ['active', 'finished', 'job:k1', 'job:k2', 'seq', 'unannounced'].map(
+      // k2 is queued: leased to its instance until it ends.
+      ['active', 'finished', 'job:k1', 'job:k2', 'lease:k2', 'running', 'seq', 'unannounced'].map(
         (key) => `${app.prefix}${key}`,
       ),
     );
