@@ -20,6 +20,7 @@ import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import type { StoredJob } from '../store/job-store.ts';
+import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
 
 /** What the record store keeps per approval. */
@@ -62,6 +63,17 @@ const keyOf = (approvalId: string): string => `approval:${approvalId}`;
 const indexOf = (status: ApprovalStatus): string => `approvals:${status}`;
 const MAX_TIMER_MS = 2_147_483_647;
 const MAX_PAGE = 500;
+/** Approvals not yet decided or expired, kept past `expiresAt`: what the sweep reads. */
+const EXPIRING = 'approvals:unsettled';
+/**
+ * How long after a decision its instance may still be starting the job and calling back: past
+ * it, a sweep completes the decision (a second instance doing it too would only repeat the
+ * callback, with the same `webhook-id`).
+ */
+const SETTLE_GRACE_MS = 30_000;
+/** Entries one sweep reads at most (a page at a time). */
+const SWEEP_PAGE = 50;
+const SWEEP_MAX_READS = 500;
 
 /** `nextCursor` is the last index entry a page read: `<expiry>.<approvalId>`. */
 function encodeCursor(entry: SetEntry): string {
@@ -85,9 +97,20 @@ export class ApprovalService {
   readonly #runtime: GatewayRuntime;
   /** Expiry timers by approval id; each holds the id only, never the record. */
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  #sweeping = false;
 
-  constructor(runtime: GatewayRuntime) {
+  /**
+   * @param sweepIntervalMs how often to expire pending approvals no instance expired on time
+   *   (see {@link sweepExpired}); `0` (the default) never.
+   */
+  constructor(runtime: GatewayRuntime, sweepIntervalMs = 0) {
     this.#runtime = runtime;
+    if (sweepIntervalMs > 0) {
+      this.#sweepTimer = setInterval(() => this.#sweepInBackground(), sweepIntervalMs);
+      // Feature-detected: not every runtime's timers have unref.
+      (this.#sweepTimer as { unref?: () => void }).unref?.();
+    }
   }
 
   /** Stores a pending approval and builds the `approval_required` answer (or the idempotent replay's). */
@@ -130,9 +153,17 @@ export class ApprovalService {
         record,
         runtime.approvalTtlMs + runtime.approvalRetentionMs,
       ));
-      // Listed as pending until decided, or until it expires (the index drops it by itself).
-      if (created)
+      if (created) {
+        // Listed as pending until decided, or until it expires (the index drops it by itself).
         await runtime.records.addToSet(indexOf('pending'), approvalId, runtime.approvalTtlMs);
+        // Found by any instance's sweep until it is settled, even past `expiresAt`: its own
+        // instance may stop before expiring it.
+        await runtime.records.addToSet(
+          EXPIRING,
+          approvalId,
+          runtime.approvalTtlMs + runtime.approvalRetentionMs,
+        );
+      }
     } catch (error) {
       await releaseQuota(runtime, 'pendingApprovals', ownerId, approvalId);
       throw error;
@@ -219,7 +250,6 @@ export class ApprovalService {
     if (stored.value.status !== 'pending')
       throw new ApprovalDecisionError('approval_already_decided', stored.value.status);
 
-    const action = runtime.actionsById.get(stored.value.actionId);
     // One job per approval: the id names this approval *and* when it was requested, so an
     // approval requested again under the same idempotency key (after the first one's record
     // expired) never lands on the first one's job.
@@ -249,38 +279,21 @@ export class ApprovalService {
     this.#clearTimer(approvalId);
 
     let job: ApprovalJob | undefined;
-    if (jobId && action) {
-      let created: { readonly created: boolean; readonly job: StoredJob };
-      try {
-        created = await runtime.jobs.create(
-          createJob({
-            jobId,
-            ownerId: decided.ownerId,
-            action: { id: decided.actionId, name: decided.actionName },
-            invocation: decided.invocation,
-            callbacks: decided.callbacks,
-            input: decided.input,
-            fingerprint: decided.fingerprint,
-            now: runtime.now(),
-          }),
-        );
-      } catch (error) {
-        // No job, no decision: put the approval back to pending so it can be decided again once
-        // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
-        await runtime.records
-          .replace(
-            keyOf(approvalId),
-            written.version,
-            stored.value,
-            runtime.approvalTtlMs + runtime.approvalRetentionMs,
-          )
-          .catch(() => undefined);
-        this.#scheduleExpiry(approvalId, stored.value.expiresAt);
-        throw error;
-      }
-      // Created by an earlier decide of this very approval that failed halfway: it is this job.
-      if (created.created) startJob(runtime, created.job, action, decided.principal);
-      job = this.#jobLinks(decided.baseUrl, created.job);
+    try {
+      job = await this.#jobOf(decided);
+    } catch (error) {
+      // No job, no decision: put the approval back to pending so it can be decided again once
+      // the job store recovers (the caller sees the store's error, e.g. a 503-worthy one).
+      await runtime.records
+        .replace(
+          keyOf(approvalId),
+          written.version,
+          stored.value,
+          runtime.approvalTtlMs + runtime.approvalRetentionMs,
+        )
+        .catch(() => undefined);
+      this.#scheduleExpiry(approvalId, stored.value.expiresAt);
+      throw error;
     }
     await this.#settled(decided);
     this.#notify(decided, job);
@@ -289,8 +302,100 @@ export class ApprovalService {
       : { approval: await this.#view(decided) };
   }
 
-  /** Stops expiry timers (the records stay in the store). */
+  /**
+   * An approved approval's job, created (once: its id is derived from the approval) and started
+   * by whoever creates it. `undefined` for a denial, or an action this gateway no longer has.
+   */
+  async #jobOf(decided: ApprovalRecord): Promise<ApprovalJob | undefined> {
+    const runtime = this.#runtime;
+    const action = runtime.actionsById.get(decided.actionId);
+    if (!decided.jobId || !action) return undefined;
+    const created = await runtime.jobs.create(
+      createJob({
+        jobId: decided.jobId,
+        ownerId: decided.ownerId,
+        action: { id: decided.actionId, name: decided.actionName },
+        invocation: decided.invocation,
+        callbacks: decided.callbacks,
+        input: decided.input,
+        fingerprint: decided.fingerprint,
+        now: runtime.now(),
+      }),
+    );
+    // Created by an earlier, interrupted decide of this very approval: it is this job.
+    if (created.created) startJob(runtime, created.job, action, decided.principal);
+    return this.#jobLinks(decided.baseUrl, created.job);
+  }
+
+  /**
+   * Expires the pending approvals past their `expiresAt` that no instance expired yet — the one
+   * that took the request keeps a timer for each, but it may have stopped or restarted since —
+   * and sends their `expired` callback. Also completes decisions whose instance stopped halfway
+   * (30 s after the decision): starts the approved action's job if it does not exist, and sends
+   * the approval callback. Reads the unsettled index in expiry order and stops at the
+   * first approval not yet due, so a sweep with nothing to do costs one read. Expiry is a
+   * compare-and-set, so an approval is expired, and called back, once across instances. Returns
+   * how many it expired.
+   *
+   * @example
+   * const expired = await approvals.sweepExpired();
+   */
+  async sweepExpired(): Promise<number> {
+    const { records } = this.#runtime;
+    const now = this.#runtime.now();
+    let expired = 0;
+    let after: SetEntry | undefined;
+    for (let reads = 0; reads < SWEEP_MAX_READS; ) {
+      const entries = await records.rangeOfSet(EXPIRING, SWEEP_PAGE, after);
+      for (const entry of entries) {
+        reads += 1;
+        after = entry;
+        const stored = await records.get<ApprovalRecord>(keyOf(entry.member));
+        if (!stored || stored.value.status === 'expired') {
+          await records.removeFromSet(EXPIRING, entry.member);
+          continue;
+        }
+        if (stored.value.status !== 'pending') {
+          // Decided, but the deciding instance stopped before starting the job or calling back.
+          const decidedAt = Date.parse(stored.value.decidedAt ?? stored.value.createdAt);
+          if (decidedAt + SETTLE_GRACE_MS <= now) await this.#finishDecision(stored.value);
+          continue;
+        }
+        // In expiry order: the approvals after this one are not due either.
+        if (Date.parse(stored.value.expiresAt) > now) return expired;
+        if ((await this.#expireIfDue(stored))?.value.status === 'expired') expired += 1;
+      }
+      if (entries.length < SWEEP_PAGE) break;
+    }
+    return expired;
+  }
+
+  /** Completes a decision whose instance stopped halfway: its job (if approved), index, callback. */
+  async #finishDecision(decided: ApprovalRecord): Promise<void> {
+    const job = await this.#jobOf(decided);
+    await this.#settled(decided);
+    this.#notify(decided, job);
+  }
+
+  #sweepInBackground(): void {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    this.#runtime.background(
+      this.sweepExpired()
+        .catch((error: unknown) => {
+          // An unreachable store is an outage its adapter reports; the next sweep retries.
+          if (!isStoreUnavailableError(error))
+            this.#runtime.logger.error('approval sweep failed', { error });
+        })
+        .finally(() => {
+          this.#sweeping = false;
+        }),
+    );
+  }
+
+  /** Stops expiry timers and the sweep (the records stay in the store). */
   close(): void {
+    clearInterval(this.#sweepTimer);
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
   }
@@ -338,6 +443,7 @@ export class ApprovalService {
       this.#runtime.approvalRetentionMs,
     );
     await records.removeFromSet(indexOf('pending'), record.approvalId);
+    await records.removeFromSet(EXPIRING, record.approvalId);
     await releaseQuota(this.#runtime, 'pendingApprovals', record.ownerId, record.approvalId);
   }
 

@@ -33,6 +33,8 @@ import { fromWebRequest, toWebResponse } from './web-call.ts';
 
 /** How long `auth.verify` may take before the request is answered 503. */
 const VERIFY_TIMEOUT_MS = 10_000;
+/** How often pending approvals that no instance expired on time are looked for. */
+const APPROVAL_SWEEP_MS = 5_000;
 
 /**
  * Creates a gateway serving Gateway Contract v1 from a list of actions. The configuration is
@@ -144,7 +146,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       options.gateway.url?.replace(/\/+$/, '') ?? `${requestBase}${basePath}`,
     background: track,
   };
-  const approvalService = new ApprovalService(runtime);
+  const approvalService = new ApprovalService(
+    runtime,
+    hasApprovals ? (options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS) : 0,
+  );
   // A job the store failed on its own (its worker died) is finished like any other: call back.
   const stopWorkerLost = runtime.jobs.onWorkerLost?.((job) =>
     runtime.background(notifyJobFinished(runtime, job)),

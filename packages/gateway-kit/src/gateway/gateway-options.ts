@@ -84,6 +84,13 @@ export interface GatewayOptions {
      * as the approval does.
      */
     readonly retentionMs?: number;
+    /**
+     * How often this instance looks for pending approvals past their `expiresAt` that no
+     * instance expired yet (the one that took the request stopped, or restarted): it expires
+     * them and sends their `expired` callback. The instance that took the request expires its
+     * own on time regardless. Defaults to 5 000 ms; `0` turns the sweep off.
+     */
+    readonly sweepIntervalMs?: number;
   };
   /**
    * Outbound callbacks (job results, approval outcomes): delivery settings, SSRF policy and the

@@ -69,6 +69,7 @@ describe('createGateway names the exact path and the kind of value it received',
     [{ idempotencyTtlMs: -1 }, 'idempotencyTtlMs is the number -1'],
     [{ approvals: { ttlMs: '15m' } }, 'approvals.ttlMs is a string'],
     [{ approvals: { policy: true } }, 'approvals.policy is true: expected a function'],
+    [{ approvals: { sweepIntervalMs: -5 } }, 'approvals.sweepIntervalMs is the number -5'],
     [{ logger: console.error }, 'logger is a function'],
     [
       { jobStore: new Map() },

@@ -317,10 +317,16 @@ export function validateOptions(options: GatewayOptions): void {
   const approvals: unknown = options.approvals;
   if (approvals !== undefined) {
     if (!isObject(approvals))
-      refuse('approvals', approvals, 'expected { policy?, ttlMs?, retentionMs? }.');
+      refuse(
+        'approvals',
+        approvals,
+        'expected { policy?, ttlMs?, retentionMs?, sweepIntervalMs? }.',
+      );
     optionalFunction('approvals.policy', approvals.policy);
     positiveMs('approvals.ttlMs', approvals.ttlMs);
     positiveMs('approvals.retentionMs', approvals.retentionMs);
+    if (approvals.sweepIntervalMs !== 0)
+      positiveMs('approvals.sweepIntervalMs', approvals.sweepIntervalMs);
   }
   budgets('limits', options.limits, DEFAULT_LIMITS);
   budgets('quotas', options.quotas, DEFAULT_QUOTAS);
