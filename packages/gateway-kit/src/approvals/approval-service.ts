@@ -345,7 +345,8 @@ export class ApprovalService {
     const now = this.#runtime.now();
     let expired = 0;
     let after: SetEntry | undefined;
-    for (let reads = 0; reads < SWEEP_MAX_READS; ) {
+    // A gateway closing stops sweeping between reads: its stores may be closing too.
+    for (let reads = 0; reads < SWEEP_MAX_READS && !this.#runtime.closing.aborted; ) {
       const entries = await records.rangeOfSet(EXPIRING, SWEEP_PAGE, after);
       for (const entry of entries) {
         reads += 1;
