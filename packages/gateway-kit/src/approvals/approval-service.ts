@@ -65,6 +65,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 const MAX_PAGE = 500;
 /** Approvals not yet decided or expired, kept past `expiresAt`: what the sweep reads. */
 const EXPIRING = 'approvals:unsettled';
+/** Approvals whose decision may be under way: from just before it is written until settled. */
+const DECIDING = 'approvals:deciding';
 /**
  * How long after a decision its instance may still be starting the job and calling back: past
  * it, a sweep completes the decision (a second instance doing it too would only repeat the
@@ -262,6 +264,9 @@ export class ApprovalService {
       ...(decision.note !== undefined ? { note: decision.note } : {}),
       ...(jobId ? { jobId } : {}),
     };
+    // Marked first: if this instance stops between the write and the job or the callback, any
+    // instance's sweep finishes the decision.
+    await runtime.records.addToSet(DECIDING, approvalId, runtime.approvalRetentionMs);
     const written = await runtime.records.replace(
       keyOf(approvalId),
       stored.version,
@@ -328,54 +333,91 @@ export class ApprovalService {
   }
 
   /**
-   * Expires the pending approvals past their `expiresAt` that no instance expired yet — the one
-   * that took the request keeps a timer for each, but it may have stopped or restarted since —
-   * and sends their `expired` callback. Also completes decisions whose instance stopped halfway
-   * (30 s after the decision): starts the approved action's job if it does not exist, and sends
-   * the approval callback. Reads the unsettled index in expiry order and stops at the
-   * first approval not yet due, so a sweep with nothing to do costs one read. Expiry is a
-   * compare-and-set, so an approval is expired, and called back, once across instances. Returns
-   * how many it expired.
+   * Finishes what an instance that stopped (or restarted) left undone, and returns how many
+   * approvals it touched:
+   * - pending approvals past their `expiresAt` that nobody expired (the requesting instance's
+   *   timer is gone): expired, with their `expired` callback, once across instances (the expiry
+   *   is a compare-and-set);
+   * - decisions interrupted between the record write and the end (30 s after `decidedAt`, or
+   *   `expiresAt` for an expiry): the approved action's job is created and started if it does not
+   *   exist, and the approval callback is sent.
+   *
+   * Both indexes are read in time order and the sweep stops at the first entry not yet due, so a
+   * sweep with nothing to do reads one entry of each. An entry that fails is logged and skipped.
    *
    * @example
-   * const expired = await approvals.sweepExpired();
+   * const touched = await approvals.sweepExpired();
    */
   async sweepExpired(): Promise<number> {
-    const { records } = this.#runtime;
     const now = this.#runtime.now();
-    let expired = 0;
+    const expiring = await this.#sweepIndex(EXPIRING, (record) => {
+      if (record.status === 'pending')
+        return Date.parse(record.expiresAt) <= now ? 'finish' : 'stop';
+      // Expired, but the instance that expired it stopped before settling it.
+      if (record.status === 'expired')
+        return Date.parse(record.expiresAt) + SETTLE_GRACE_MS <= now ? 'finish' : 'skip';
+      return 'skip'; // decided: the deciding index covers it
+    });
+    const deciding = await this.#sweepIndex(DECIDING, (record, entry) => {
+      if (record.status === 'approved' || record.status === 'denied') {
+        const decidedAt = Date.parse(record.decidedAt ?? record.createdAt);
+        return decidedAt + SETTLE_GRACE_MS <= now ? 'finish' : 'stop';
+      }
+      // Still pending: a decision that never wrote, or was undone; forgotten once surely over.
+      if (record.status === 'pending')
+        return entry.expiresAt - this.#runtime.approvalRetentionMs + SETTLE_GRACE_MS <= now
+          ? 'drop'
+          : 'skip';
+      return 'drop';
+    });
+    return expiring + deciding;
+  }
+
+  /** Walks one sweep index in order, acting on each approval as `verdict` says. */
+  async #sweepIndex(
+    index: string,
+    verdict: (record: ApprovalRecord, entry: SetEntry) => 'finish' | 'skip' | 'drop' | 'stop',
+  ): Promise<number> {
+    const { records } = this.#runtime;
+    let touched = 0;
     let after: SetEntry | undefined;
     // A gateway closing stops sweeping between reads: its stores may be closing too.
     for (let reads = 0; reads < SWEEP_MAX_READS && !this.#runtime.closing.aborted; ) {
-      const entries = await records.rangeOfSet(EXPIRING, SWEEP_PAGE, after);
+      const entries = await records.rangeOfSet(index, SWEEP_PAGE, after);
       for (const entry of entries) {
         reads += 1;
         after = entry;
         const stored = await records.get<ApprovalRecord>(keyOf(entry.member));
-        if (!stored || stored.value.status === 'expired') {
-          await records.removeFromSet(EXPIRING, entry.member);
-          continue;
+        const action = stored ? verdict(stored.value, entry) : 'drop';
+        if (action === 'stop') return touched;
+        if (action === 'drop') await records.removeFromSet(index, entry.member);
+        if (action !== 'finish' || !stored) continue;
+        try {
+          await this.#finish(stored);
+          touched += 1;
+        } catch (error) {
+          // One approval that cannot be finished (a full job store…) must not stop the others.
+          if (isStoreUnavailableError(error)) throw error;
+          this.#runtime.logger.error('approval sweep could not finish an approval', {
+            approvalId: entry.member,
+            error,
+          });
         }
-        if (stored.value.status !== 'pending') {
-          // Decided, but the deciding instance stopped before starting the job or calling back.
-          const decidedAt = Date.parse(stored.value.decidedAt ?? stored.value.createdAt);
-          if (decidedAt + SETTLE_GRACE_MS <= now) await this.#finishDecision(stored.value);
-          continue;
-        }
-        // In expiry order: the approvals after this one are not due either.
-        if (Date.parse(stored.value.expiresAt) > now) return expired;
-        if ((await this.#expireIfDue(stored))?.value.status === 'expired') expired += 1;
       }
       if (entries.length < SWEEP_PAGE) break;
     }
-    return expired;
+    return touched;
   }
 
-  /** Completes a decision whose instance stopped halfway: its job (if approved), index, callback. */
-  async #finishDecision(decided: ApprovalRecord): Promise<void> {
-    const job = await this.#jobOf(decided);
-    await this.#settled(decided);
-    this.#notify(decided, job);
+  /** Expires a due pending approval, or completes an interrupted decision or expiry. */
+  async #finish(stored: VersionedRecord<ApprovalRecord>): Promise<void> {
+    if (stored.value.status === 'pending') {
+      await this.#expireIfDue(stored);
+      return;
+    }
+    const job = await this.#jobOf(stored.value);
+    await this.#settled(stored.value);
+    this.#notify(stored.value, job);
   }
 
   #sweepInBackground(): void {
@@ -445,6 +487,7 @@ export class ApprovalService {
     );
     await records.removeFromSet(indexOf('pending'), record.approvalId);
     await records.removeFromSet(EXPIRING, record.approvalId);
+    await records.removeFromSet(DECIDING, record.approvalId);
     await releaseQuota(this.#runtime, 'pendingApprovals', record.ownerId, record.approvalId);
   }
 

@@ -38,6 +38,7 @@ async function deployment(sweepIntervalMs: number) {
   return {
     receiver,
     jobs,
+    records,
     instance,
     advance: (ms: number) => {
       clock += ms;
@@ -127,6 +128,43 @@ describe('approvals whose instance stopped', () => {
     const jobId: string = body.approval.job.jobId;
     await expect.poll(async () => (await jobs.get(jobId))?.status).toBe('completed');
     // Settled: later sweeps leave it alone.
+    const moreSweeps = Date.now() + 200;
+    await expect.poll(() => Date.now() >= moreSweeps).toBe(true);
+    await b.idle();
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('completes an expiry whose instance stopped before calling back', async () => {
+    const { receiver, records, instance, advance } = await deployment(20);
+    // A's record store never answers once A starts settling the expiry: A "dies" right after
+    // writing `expired`.
+    const stalled = new Proxy(records, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property === 'addToSet')
+          return (set: string, ...rest: unknown[]) =>
+            set === 'approvals:expired'
+              ? new Promise(() => {})
+              : (value as (...args: unknown[]) => unknown).call(target, set, ...rest);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = instance({ recordStore: stalled, approvals: { ttlMs: TTL_MS, sweepIntervalMs: 0 } });
+    const approvalId = await requestRefund(a, receiver.url);
+    advance(TTL_MS + 1);
+    void a.approvals.get(approvalId); // a read expires it, then stalls
+    const b = instance();
+    await expect
+      .poll(
+        async () => (await records.get<{ status: string }>(`approval:${approvalId}`))?.value.status,
+      )
+      .toBe('expired');
+    await a.close();
+    expect(receiver.received).toEqual([]);
+
+    advance(31_000);
+    await expect.poll(() => receiver.received.length, { timeout: 5_000 }).toBe(1);
+    expect(receiver.received[0]!.headers['webhook-id']).toBe(`approval_${approvalId}_expired`);
     const moreSweeps = Date.now() + 200;
     await expect.poll(() => Date.now() >= moreSweeps).toBe(true);
     await b.idle();

@@ -206,15 +206,24 @@ export class CallbackDispatcher {
    * When `maxPendingDeliveries` or `maxPendingBytes` would be exceeded, it ends at once as
    * `overflow` (reported like any failure). After {@link close}, deliveries end at once with
    * reason `aborted`.
+   *
+   * `handedOver`, when given, is called once the delivery no longer needs its caller: stored in
+   * the outbox (or found pending there already), started in process, or refused for good. It is
+   * not called for a delivery that ends `aborted` because the dispatcher closed.
    * @throws {CallbackConfigError} when `body` is not JSON-serialisable or `webhookId` is invalid.
    */
-  dispatch(delivery: CallbackDelivery): Promise<CallbackDeliveryResult> {
+  dispatch(delivery: CallbackDelivery, handedOver?: () => void): Promise<CallbackDeliveryResult> {
     const signal = this.#closing.signal;
     const prepared = prepareDelivery({ ...this.#settingsFor(delivery), ...delivery, signal });
     const target = originOf(delivery.url);
-    const inProcess = (): Promise<CallbackDeliveryResult> => this.#deliver(prepared, target);
+    const inProcess = (): Promise<CallbackDeliveryResult> => {
+      if (!signal.aborted) handedOver?.();
+      return this.#deliver(prepared, target);
+    };
     const delivering =
-      this.#durable && !signal.aborted ? this.#durable.dispatch(prepared, inProcess) : inProcess();
+      this.#durable && !signal.aborted
+        ? this.#durable.dispatch(prepared, inProcess, handedOver)
+        : inProcess();
     const promise = delivering.then((result) => {
       this.#finish(delivery.webhookId, target, result);
       return result;

@@ -190,3 +190,47 @@ describe('CallbackDispatcher polling an outbox', () => {
     expect(outbox.log.slice(1).sort()).toEqual(['reschedule w0 0', 'reschedule w1 0']);
   });
 });
+
+describe('CallbackDispatcher handedOver', () => {
+  it('is called once the callback is in the outbox, before its first attempt ends', async () => {
+    const outbox = new MapOutbox();
+    let release: ((response: Response) => void) | undefined;
+    const fetch = vi.fn(() => new Promise<Response>((resolve) => (release = resolve)));
+    const dispatcher = new CallbackDispatcher({ outbox, fetch });
+    const handedOver = vi.fn(() => outbox.log.push('handedOver'));
+    const result = dispatcher.dispatch({ url: JOB_URL, body: {}, webhookId: 'w-h1' }, handedOver);
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    expect(outbox.log).toContain('enqueue w-h1');
+    expect(outbox.log.indexOf('handedOver')).toBeGreaterThan(outbox.log.indexOf('enqueue w-h1'));
+    release?.(new Response(null, { status: 204 }));
+    expect(await result).toMatchObject({ delivered: true });
+    expect(handedOver).toHaveBeenCalledTimes(1);
+    await dispatcher.close();
+  });
+
+  it('is called when an in-process delivery starts, not after its retries', async () => {
+    const fetch = vi.fn(async () => new Response(null, { status: 503 }));
+    const dispatcher = new CallbackDispatcher({ fetch, maxAttempts: 3, baseDelayMs: 1 });
+    const handedOver = vi.fn(() => expect(fetch).not.toHaveBeenCalled());
+    const result = await dispatcher.dispatch(
+      { url: JOB_URL, body: {}, webhookId: 'w-h2' },
+      handedOver,
+    );
+    expect(result).toMatchObject({ delivered: false, attempts: 3 });
+    expect(handedOver).toHaveBeenCalledTimes(1);
+  });
+
+  it('is not called for a delivery that ends because the dispatcher closed', async () => {
+    const outbox = new MapOutbox();
+    const dispatcher = new CallbackDispatcher({ outbox, fetch: vi.fn() });
+    await dispatcher.close();
+    const handedOver = vi.fn();
+    const result = await dispatcher.dispatch(
+      { url: JOB_URL, body: {}, webhookId: 'w-h3' },
+      handedOver,
+    );
+    expect(result).toMatchObject({ delivered: false, reason: 'aborted' });
+    expect(handedOver).not.toHaveBeenCalled();
+    expect(outbox.stored.size).toBe(0);
+  });
+});

@@ -82,16 +82,22 @@ export class OutboxDelivery {
   async dispatch(
     p: PreparedDelivery,
     fallback: () => Promise<CallbackDeliveryResult>,
+    handedOver?: () => void,
   ): Promise<CallbackDeliveryResult> {
     // Refusals that need no request (bad URL, bad header) end at once, without the outbox.
     const refused = precheckDelivery(p);
-    if (!(refused instanceof URL)) return refused;
+    if (!(refused instanceof URL)) {
+      handedOver?.();
+      return refused;
+    }
     let claim: string;
     try {
       const entry = { webhookId: p.webhookId, url: p.url, payload: p.payload };
       const stored = await this.#c.outbox.enqueue(
         p.authorization === undefined ? entry : { ...entry, authorization: p.authorization },
       );
+      // Stored (or pending already), or refused for good: it no longer depends on the caller.
+      handedOver?.();
       if (stored === 'exists') return queued(0);
       if (stored === 'full') return { delivered: false, attempts: 0, reason: 'overflow' };
       claim = stored.claim;

@@ -318,14 +318,14 @@ describe('jobs failed by the store itself', () => {
     }
   });
 
-  it('announces each finished job to the store once its callback was handed over, whichever way it ended', async () => {
+  it('announces each finished job to the store once, when its callback is handed over (not after delivery and its retries)', async () => {
     const receiver = await startCallbackReceiver();
     const events: string[] = [];
     class AnnouncedStore extends MemoryJobStore {
       async announced(jobId: string): Promise<void> {
-        // Announced only once the callback went out, never before it.
+        // In process, the callback is handed over when its delivery starts: before it arrives.
         const sent = receiver.received.some((request) => request.body.includes(jobId));
-        events.push(`announced ${jobId}${sent ? ' after its callback' : ''}`);
+        events.push(`announced ${jobId} ${sent ? 'after' : 'before'} its callback arrived`);
       }
     }
     const store = new AnnouncedStore();
@@ -348,8 +348,12 @@ describe('jobs failed by the store itself', () => {
       await announcingClient.cancel(cancelled);
       await announcing.idle();
       expect(events.sort()).toEqual(
-        [completed, cancelled].map((jobId) => `announced ${jobId} after its callback`).sort(),
+        [completed, cancelled]
+          .map((jobId) => `announced ${jobId} before its callback arrived`)
+          .sort(),
       );
+      for (const jobId of [completed, cancelled])
+        expect(receiver.received.some((request) => request.body.includes(jobId))).toBe(true);
     } finally {
       await announcing.close();
       await receiver.close();

@@ -260,22 +260,41 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
  * settles when delivery succeeded or gave up (it never rejects).
  */
 export async function notifyJobFinished(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
-  await handOver(runtime, job);
-  // Handed over: a shared store stops holding the job for another instance to report.
-  await runtime.jobs.announced?.(job.jobId).catch((error: unknown) => {
-    // Harmless: another instance reports the job again later, with the same webhook-id.
-    runtime.logger.warn?.('job end not acknowledged to the store', { jobId: job.jobId, error });
-  });
+  let acknowledging: Promise<void> | undefined;
+  // Once the callback is stored in the outbox or started in process (not after its retries), a
+  // shared store stops holding the job for another instance to report. A gateway closing meanwhile
+  // never acknowledges: another instance sends the callback.
+  const handedOver = (): void => {
+    acknowledging ??= acknowledge(runtime, job.jobId);
+  };
+  await handOver(runtime, job, handedOver);
+  await acknowledging;
 }
 
-async function handOver(runtime: GatewayRuntime, job: StoredJob): Promise<void> {
+async function acknowledge(runtime: GatewayRuntime, jobId: string): Promise<void> {
+  try {
+    await runtime.jobs.announced?.(jobId);
+  } catch (error) {
+    // Harmless: another instance reports the job again later, with the same webhook-id.
+    runtime.logger.warn?.('job end not acknowledged to the store', { jobId, error });
+  }
+}
+
+async function handOver(
+  runtime: GatewayRuntime,
+  job: StoredJob,
+  handedOver: () => void,
+): Promise<void> {
   // Every way a job ends comes through here: its principal's budget is free again.
   await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
   const observer = runtime.observer;
   observer?.jobFinished(job);
   const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
-  if (!url || !runtime.callbacks) return;
+  if (!url || !runtime.callbacks) {
+    handedOver();
+    return;
+  }
   const delivery = {
     url,
     body: { job: toJobResource(job) },
@@ -283,12 +302,17 @@ async function handOver(runtime: GatewayRuntime, job: StoredJob): Promise<void> 
     authorization: payload.callbacks.authorization,
   };
   await (observer
-    ? observer.dispatch(runtime.callbacks, delivery, {
-        kind: 'job_result',
-        jobId: job.jobId,
-        invocationId: job.invocationId,
-        actionId: job.actionId,
-        principalId: job.ownerId,
-      })
-    : runtime.callbacks.dispatch(delivery));
+    ? observer.dispatch(
+        runtime.callbacks,
+        delivery,
+        {
+          kind: 'job_result',
+          jobId: job.jobId,
+          invocationId: job.invocationId,
+          actionId: job.actionId,
+          principalId: job.ownerId,
+        },
+        handedOver,
+      )
+    : runtime.callbacks.dispatch(delivery, handedOver));
 }

@@ -234,9 +234,10 @@ export class Observer {
     callbacks: CallbackDispatcher,
     delivery: CallbackDelivery,
     ids: CallbackIds,
+    handedOver?: () => void,
   ): Promise<CallbackDeliveryResult> {
     if (this.#tracer) this.#deliveries.set(delivery, ids);
-    const result = callbacks.dispatch(delivery);
+    const result = callbacks.dispatch(delivery, handedOver);
     if (!this.#hooks.onCallbackDelivered && !this.#hooks.onCallbackFailed) return result;
     return result.then((outcome) => {
       // Left to an outbox: not an outcome yet (retries run from the outbox, on any instance).
