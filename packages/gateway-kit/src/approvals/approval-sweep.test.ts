@@ -18,9 +18,28 @@ afterEach(async () => {
  * Two instances of one deployment: the same stores and one clock (a shared store's clock), moved
  * by the test. Each gateway keeps its own expiry timers, as separate processes would.
  */
+/** `target` with some methods replaced; the others bound to it. */
+function intercept<T extends object>(target: T, replaced: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (Object.hasOwn(replaced, property)) return replaced[property as keyof T];
+      const value = Reflect.get(object, property, object);
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  });
+}
+
 async function deployment(sweepIntervalMs: number) {
   let clock = Date.now();
-  const records = new MemoryRecordStore({ now: () => clock });
+  const store = new MemoryRecordStore({ now: () => clock });
+  // Every sweep ends by reading the deciding index: counting those reads counts sweeps.
+  let sweeps = 0;
+  const records = intercept(store, {
+    rangeOfSet: (set: string, ...rest: [number, undefined]) => {
+      if (set === 'approvals:deciding') sweeps += 1;
+      return store.rangeOfSet(set, ...rest);
+    },
+  });
   const jobs = new MemoryJobStore({ now: () => clock });
   const receiver = await startCallbackReceiver();
   cleanups.push(() => receiver.close());
@@ -43,6 +62,12 @@ async function deployment(sweepIntervalMs: number) {
     advance: (ms: number) => {
       clock += ms;
     },
+    /** Resolves once every instance has swept at least `count` more times. */
+    afterSweeps: async (count: number, ...gateways: Gateway[]) => {
+      const target = sweeps + count * gateways.length;
+      await expect.poll(() => sweeps >= target, { timeout: 5_000 }).toBe(true);
+      await Promise.all(gateways.map((gateway) => gateway.idle()));
+    },
   };
 }
 
@@ -61,7 +86,7 @@ async function requestRefund(gateway: Gateway, receiverUrl: string): Promise<str
 
 describe('approvals whose instance stopped', () => {
   it('are expired by another instance’s sweep, with one expired callback', async () => {
-    const { receiver, instance, advance } = await deployment(20);
+    const { receiver, instance, advance, afterSweeps } = await deployment(20);
     const a = instance();
     const approvalId = await requestRefund(a, receiver.url);
     // A stops (its expiry timer with it) before the approval is due.
@@ -79,37 +104,26 @@ describe('approvals whose instance stopped', () => {
     expect((await b.approvals.get(approvalId))?.status).toBe('expired');
     expect(await c.approvals.list()).toEqual([]);
     // More sweeps of both instances: expired once, called back once.
-    const sweepsLater = Date.now() + 200;
-    await expect.poll(() => Date.now() >= sweepsLater).toBe(true);
-    await Promise.all([b.idle(), c.idle()]);
+    await afterSweeps(3, b, c);
     expect(receiver.received).toHaveLength(1);
   });
 
   it('are left pending until their expiresAt', async () => {
-    const { receiver, instance, advance } = await deployment(20);
+    const { receiver, instance, advance, afterSweeps } = await deployment(20);
     const a = instance();
     const approvalId = await requestRefund(a, receiver.url);
     await a.close();
     const b = instance();
     advance(TTL_MS - 1_000);
-    const sweepsLater = Date.now() + 200;
-    await expect.poll(() => Date.now() >= sweepsLater).toBe(true);
-    await b.idle();
+    await afterSweeps(3, b);
     expect(receiver.received).toEqual([]);
     expect((await b.approvals.get(approvalId))?.status).toBe('pending');
   });
 
   it('completes a decision whose instance stopped before creating the job: the job runs, the approval is called back', async () => {
-    const { receiver, jobs, instance, advance } = await deployment(20);
+    const { receiver, jobs, instance, advance, afterSweeps } = await deployment(20);
     // A's job store never answers a create: A "dies" right after writing the decision.
-    const stalled = new Proxy(jobs, {
-      get(target, property) {
-        if (property === 'create') return () => new Promise(() => {});
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const a = instance({ jobStore: stalled });
+    const a = instance({ jobStore: intercept(jobs, { create: () => new Promise(() => {}) }) });
     const approvalId = await requestRefund(a, receiver.url);
     void a.approvals.decide(approvalId, { approved: true, decidedBy: 'ops@acme.example' });
     const b = instance();
@@ -117,8 +131,7 @@ describe('approvals whose instance stopped', () => {
     await a.close();
     // Within the grace period the deciding instance is presumed busy: nothing is done for it.
     advance(29_000);
-    const sweepsLater = Date.now() + 200;
-    await expect.poll(() => Date.now() >= sweepsLater).toBe(true);
+    await afterSweeps(3, b);
     expect(receiver.received).toEqual([]);
 
     advance(2_000);
@@ -128,26 +141,19 @@ describe('approvals whose instance stopped', () => {
     const jobId: string = body.approval.job.jobId;
     await expect.poll(async () => (await jobs.get(jobId))?.status).toBe('completed');
     // Settled: later sweeps leave it alone.
-    const moreSweeps = Date.now() + 200;
-    await expect.poll(() => Date.now() >= moreSweeps).toBe(true);
-    await b.idle();
+    await afterSweeps(3, b);
     expect(receiver.received).toHaveLength(1);
   });
 
   it('completes an expiry whose instance stopped before calling back', async () => {
-    const { receiver, records, instance, advance } = await deployment(20);
+    const { receiver, records, instance, advance, afterSweeps } = await deployment(20);
     // A's record store never answers once A starts settling the expiry: A "dies" right after
     // writing `expired`.
-    const stalled = new Proxy(records, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === 'addToSet')
-          return (set: string, ...rest: unknown[]) =>
-            set === 'approvals:expired'
-              ? new Promise(() => {})
-              : (value as (...args: unknown[]) => unknown).call(target, set, ...rest);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const stalled = intercept(records, {
+      addToSet: (set: string, member: string, ttlMs: number, maxSize?: number) =>
+        set === 'approvals:expired'
+          ? new Promise(() => {})
+          : records.addToSet(set, member, ttlMs, maxSize),
     });
     const a = instance({ recordStore: stalled, approvals: { ttlMs: TTL_MS, sweepIntervalMs: 0 } });
     const approvalId = await requestRefund(a, receiver.url);
@@ -165,9 +171,7 @@ describe('approvals whose instance stopped', () => {
     advance(31_000);
     await expect.poll(() => receiver.received.length, { timeout: 5_000 }).toBe(1);
     expect(receiver.received[0]!.headers['webhook-id']).toBe(`approval_${approvalId}_expired`);
-    const moreSweeps = Date.now() + 200;
-    await expect.poll(() => Date.now() >= moreSweeps).toBe(true);
-    await b.idle();
+    await afterSweeps(3, b);
     expect(receiver.received).toHaveLength(1);
   });
 });
