@@ -40,6 +40,12 @@ afterEach(async () => {
   await tab.close();
 });
 
+/** Opens the page and waits until it has loaded its configuration (the button is enabled then). */
+async function open(url: string): Promise<void> {
+  await tab.goto(url);
+  await tab.locator('button:enabled').waitFor();
+}
+
 /** Fills the form like a user, clicks Publish and returns the status line once it settles. */
 async function publish(account: string, week: string): Promise<string> {
   await tab.locator('button:enabled').waitFor();
@@ -52,7 +58,7 @@ async function publish(account: string, week: string): Promise<string> {
 
 describe('publish-debrief-browser page in headless Chromium', () => {
   it('publishes a debrief to the workspace on another origin, and it is stored', async () => {
-    await tab.goto(server.url);
+    await open(server.url);
     expect(await tab.textContent('#workspace')).toBe(`Workspace: ${server.workspace.url}`);
 
     const status = await publish('Globex', '2025-W09');
@@ -85,7 +91,7 @@ describe('publish-debrief-browser page in headless Chromium', () => {
   });
 
   it('publishes to the workspace named by ?api= instead of the configured one', async () => {
-    await tab.goto(`${server.url}?api=${encodeURIComponent(other.url)}`);
+    await open(`${server.url}?api=${encodeURIComponent(other.url)}`);
     expect(await tab.textContent('#workspace')).toBe(`Workspace: ${other.url}`);
     expect(await publish('Initech', '2025-W10')).toMatch(
       /^Stored: debrief pipeline-review:initech/,
