@@ -146,14 +146,14 @@ describe('leases', () => {
     const c = app.instance();
     const reported: string[] = [];
     // As the gateway does: report, then announce the job's end handed over.
-    b.onWorkerLost((lost) => {
-      reported.push(`b:${lost.jobId}:${lost.status}:${lost.error?.code}`);
-      void b.announced(lost.jobId);
-    });
-    c.onWorkerLost((lost) => {
-      reported.push(`c:${lost.jobId}:${lost.status}:${lost.error?.code}`);
-      void c.announced(lost.jobId);
-    });
+    for (const [name, store] of [
+      ['b', b],
+      ['c', c],
+    ] as const)
+      store.onWorkerLost((lost) => {
+        reported.push(`${name}:${lost.jobId}:${lost.status}:${lost.error?.code}`);
+        void store.announced(lost.jobId);
+      });
     await a.create(job('l4', 'running'));
     await a.close();
     await until(() => reported.length > 0, 2_000);

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { expect, it } from 'vitest';
+import { sourceFiles } from '../test/source-files.ts';
 
 // The folders of src/ from the top layer down: a folder imports only from itself and from the
 // layers below it, so one invoke reads top-down (gateway → jobs … → contract) and no folder
@@ -21,22 +22,14 @@ const LAYERS: readonly (readonly string[])[] = [
 const root = new URL('.', import.meta.url).pathname;
 const layerOf = (folder: string): number => LAYERS.findIndex((layer) => layer.includes(folder));
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
-  });
-}
-
 it('every folder of src/ has a layer', () => {
-  const folders = new Set(sources(root).map((path) => relative(root, path).split('/')[0]!));
+  const folders = new Set(sourceFiles(root).map((path) => relative(root, path).split('/')[0]!));
   for (const folder of folders) expect(layerOf(folder), folder).toBeGreaterThanOrEqual(0);
 });
 
 it('imports only go down the layers (no cycles between folders, nothing reaches up)', () => {
   const upward: string[] = [];
-  for (const path of sources(root)) {
+  for (const path of sourceFiles(root)) {
     const from = relative(root, path).split('/')[0]!;
     for (const [, specifier] of readFileSync(path, 'utf8').matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)) {
       const target = relative(root, normalize(join(dirname(path), specifier!))).split('/')[0]!;

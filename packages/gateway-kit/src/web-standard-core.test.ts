@@ -1,21 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../test/source-files.ts';
 
 // The core must run wherever `fetch` does (Deno, Bun, workers): runtime specifics belong in
 // adapters, the way Hono keeps them.
 const root = new URL('.', import.meta.url).pathname;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return /\.ts$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
-  });
-}
-
 describe('the gateway core', () => {
-  const core = sources(root).filter((path) => !relative(root, path).startsWith('adapters/'));
+  const core = sourceFiles(root).filter((path) => !relative(root, path).startsWith('adapters/'));
 
   it('has source files to check', () => {
     expect(core.length).toBeGreaterThan(30);

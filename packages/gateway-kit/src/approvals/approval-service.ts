@@ -64,7 +64,7 @@ const indexOf = (status: ApprovalStatus): string => `approvals:${status}`;
 const MAX_TIMER_MS = 2_147_483_647;
 const MAX_PAGE = 500;
 /** Approvals not yet decided or expired, kept past `expiresAt`: what the sweep reads. */
-const EXPIRING = 'approvals:unsettled';
+const UNSETTLED = 'approvals:unsettled';
 /** Approvals whose decision may be under way: from just before it is written until settled. */
 const DECIDING = 'approvals:deciding';
 /**
@@ -161,7 +161,7 @@ export class ApprovalService {
         // Found by any instance's sweep until it is settled, even past `expiresAt`: its own
         // instance may stop before expiring it.
         await runtime.records.addToSet(
-          EXPIRING,
+          UNSETTLED,
           approvalId,
           runtime.approvalTtlMs + runtime.approvalRetentionMs,
         );
@@ -350,7 +350,7 @@ export class ApprovalService {
    */
   async sweepExpired(): Promise<number> {
     const now = this.#runtime.now();
-    const expiring = await this.#sweepIndex(EXPIRING, (record) => {
+    const expiring = await this.#sweepIndex(UNSETTLED, (record) => {
       if (record.status === 'pending')
         return Date.parse(record.expiresAt) <= now ? 'finish' : 'stop';
       // Expired, but the instance that expired it stopped before settling it.
@@ -486,7 +486,7 @@ export class ApprovalService {
       this.#runtime.approvalRetentionMs,
     );
     await records.removeFromSet(indexOf('pending'), record.approvalId);
-    await records.removeFromSet(EXPIRING, record.approvalId);
+    await records.removeFromSet(UNSETTLED, record.approvalId);
     await records.removeFromSet(DECIDING, record.approvalId);
     await releaseQuota(this.#runtime, 'pendingApprovals', record.ownerId, record.approvalId);
   }

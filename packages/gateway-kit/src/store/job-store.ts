@@ -37,13 +37,13 @@ export type NewJob = Omit<StoredJob, 'version' | 'updatedAt' | 'cancelRequested'
 };
 
 /** The fields a transition may set. `status` must be a legal next state (see {@link canTransition}). */
-export interface JobUpdate {
-  readonly status?: JobStatus;
-  readonly outputText?: string;
-  readonly machineSummary?: string;
-  readonly dataSchemaVersion?: string;
-  readonly data?: Record<string, unknown>;
-  readonly error?: GatewayError;
+export interface JobUpdate
+  extends Partial<
+    Pick<
+      StoredJob,
+      'status' | 'outputText' | 'machineSummary' | 'dataSchemaVersion' | 'data' | 'error'
+    >
+  > {
   /**
    * Replaces the opaque payload: the gateway slims it on the terminal write, so a finished job
    * keeps only what follow-ups need (callbacks, fingerprint), not the input and context.
