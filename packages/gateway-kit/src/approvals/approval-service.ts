@@ -19,6 +19,7 @@ import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/ho
 import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
 import { randomId } from '../runtime/fingerprint.ts';
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
@@ -61,7 +62,6 @@ export interface ApprovalRequest {
 const keyOf = (approvalId: string): string => `approval:${approvalId}`;
 /** The index of approvals with a status: a time-ordered set of approval ids. */
 const indexOf = (status: ApprovalStatus): string => `approvals:${status}`;
-const MAX_TIMER_MS = 2_147_483_647;
 const MAX_PAGE = 500;
 /** Approvals not yet decided or expired, kept past `expiresAt`: what the sweep reads. */
 const UNSETTLED = 'approvals:unsettled';

@@ -1,5 +1,7 @@
 import { utf8Length } from '../http/json-size.ts';
 import type { CallbackOutbox, ClaimedOutboxEntry } from '../runtime/callback-outbox.ts';
+import { originOf } from '../runtime/origin-of.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import {
   backoffDelay,
   type CallbackDeliveryResult,
@@ -10,7 +12,6 @@ import {
   runDelivery,
 } from './deliver-callback.ts';
 import type { DeliveryLimiter } from './delivery-limiter.ts';
-import { unrefTimer } from './timers.ts';
 
 /** Entries claimed per poll at most (also bounded by free attempt slots). */
 const POLL_BATCH = 32;
@@ -213,13 +214,5 @@ export class OutboxDelivery {
     } catch {
       // At least once: a lapsed claim is due again after `leaseMs`.
     }
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
   }
 }

@@ -5,7 +5,9 @@ import type { ApprovalStatus } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { parseJsonBody } from '../http/parse-json.ts';
 import { envelopeReply, errorReply, jsonReply } from '../http/replies.ts';
+import { BASE_PATH } from '../http/routes.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
@@ -56,7 +58,6 @@ const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'e
 const MAX_NOTE_LENGTH = 1_000;
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
-const VERIFY_TIMEOUT_MS = 10_000;
 
 type Route =
   | { readonly route: 'list'; readonly method: 'GET' }
@@ -88,7 +89,7 @@ export function createApprovalsHandler(
   options: ApprovalsHandlerOptions,
 ): ApprovalsHandler {
   const basePath = options.basePath ?? '';
-  if (basePath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath))
+  if (basePath !== '' && !BASE_PATH.test(basePath))
     throw new GatewayConfigError(
       'createApprovalsHandler: basePath must look like "/prefix" (no trailing slash).',
     );
@@ -109,7 +110,7 @@ export function createApprovalsHandler(
     const authenticated = authenticate(call.header('authorization'), call.header);
     const principal =
       authenticated instanceof Promise
-        ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+        ? await withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS })
         : authenticated;
     if (principal === TIMED_OUT)
       return errorReply('unavailable', { message: 'Authentication did not answer in time.' });

@@ -18,8 +18,8 @@ import { createObserver } from '../observe/observer.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
-import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
-import { consoleLogger } from '../runtime/logger.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS, VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
+import { consoleLogger, logWarning } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import type { JobStore } from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
@@ -31,8 +31,6 @@ import { handleInvoke } from './invoke.ts';
 import { validateOptions } from './validate-options.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
-/** How long `auth.verify` may take before the request is answered 503. */
-const VERIFY_TIMEOUT_MS = 10_000;
 /** How often pending approvals that no instance expired on time are looked for. */
 const APPROVAL_SWEEP_MS = 5_000;
 
@@ -120,7 +118,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           onDeliveryFailed:
             callbackSettings.onDeliveryFailed ??
             ((failure) =>
-              (logger.warn ?? logger.error)('callback not delivered', {
+              logWarning(logger, 'callback not delivered', {
                 webhookId: failure.webhookId,
                 target: failure.target,
                 reason: failure.result.reason,
@@ -177,7 +175,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const authenticated = authenticate(call.header('authorization'), call.header);
     return authenticated instanceof Promise
-      ? withinBudget(authenticated, VERIFY_TIMEOUT_MS).then((principal) =>
+      ? withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS }).then((principal) =>
           // An identity provider that does not answer is a temporary failure, not a refusal.
           principal === TIMED_OUT
             ? errorReply('unavailable', { message: 'Authentication did not answer in time.' })

@@ -35,7 +35,7 @@ import { createJob } from '../jobs/new-job.ts';
 import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
-import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { abortOnTimeout, isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
 function isJsonContentType(value: string | undefined): boolean {
@@ -168,7 +168,7 @@ function resolveAction(
   return { ok: true, action };
 }
 
-export function invocationOf(request: InvokeRequest): Invocation {
+function invocationOf(request: InvokeRequest): Invocation {
   const invocation: {
     -readonly [K in keyof Invocation]: Invocation[K];
   } = {
@@ -357,7 +357,7 @@ async function approvalReasonFor(
   if (!runtime.approvalPolicy) return undefined;
   const verdict = await withinBudget(
     Promise.resolve(runtime.approvalPolicy({ action, input, invocation, principal })),
-    budgetMs,
+    { budgetMs },
   );
   // A policy that cannot decide in time asks for approval: the safe side of a side effect.
   if (verdict === TIMED_OUT) return fallback;
@@ -509,7 +509,7 @@ async function raceBudget<T>(
   const onClientGone = (): void => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   try {
-    return await withinBudget(pending, budgetMs, controller);
+    return await withinBudget(pending, { budgetMs, onTimeout: abortOnTimeout(controller) });
   } finally {
     clientSignal?.removeEventListener('abort', onClientGone);
   }

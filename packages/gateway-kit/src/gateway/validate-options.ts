@@ -1,12 +1,12 @@
 import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
 import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
+import { BASE_PATH } from '../http/routes.ts';
 import type { GatewayHookName } from '../observe/hooks.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
-import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS, MAX_TIMER_MS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
 import type { GatewayOptions } from './gateway-options.ts';
 
-const MAX_TIMER_MS = 2_147_483_647;
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const OPTION_NAMES = [
@@ -54,7 +54,7 @@ const RECORD_STORE_METHODS = [
  * @example
  * describeKind(process.env.UNSET); // 'undefined'
  */
-export function describeKind(value: unknown): string {
+function describeKind(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   switch (typeof value) {
     case 'string':
@@ -310,7 +310,7 @@ export function validateOptions(options: GatewayOptions): void {
   if (options.version !== undefined && !VERSION.test(String(options.version))) {
     refuse('version', options.version, 'expected a date, YYYY-MM-DD.');
   }
-  if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)+$/.test(String(options.basePath))) {
+  if (options.basePath !== undefined && !BASE_PATH.test(String(options.basePath))) {
     refuse('basePath', options.basePath, 'expected "/prefix" (no trailing slash).');
   }
   positiveMs('idempotencyTtlMs', options.idempotencyTtlMs);

@@ -1,3 +1,4 @@
+import { unrefTimer } from '../runtime/timers.ts';
 import {
   canTransition,
   isTerminal,
@@ -367,16 +368,6 @@ export class MemoryJobStore implements JobStore {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
-  }
-}
-
-/** Lets the process exit while the sweep timer runs (Node, Bun: `unref()`; Deno: `unrefTimer`). */
-function unrefTimer(timer: unknown): void {
-  if (typeof timer === 'object' && timer !== null && 'unref' in timer) {
-    if (typeof timer.unref === 'function') timer.unref();
-  } else if (typeof timer === 'number') {
-    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-    deno?.unrefTimer?.(timer);
   }
 }
 
