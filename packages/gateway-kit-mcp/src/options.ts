@@ -31,7 +31,7 @@ export interface CallSettings {
 }
 
 /** Defaults of {@link McpCallOptions}. */
-export const CALL_DEFAULTS: CallSettings = {
+const CALL_DEFAULTS: CallSettings = {
   basePath: '',
   waitMs: 30_000,
   pollIntervalMs: 1_000,

@@ -159,7 +159,6 @@ export class RedisRecordStore implements RecordStore {
     return entries;
   }
 
-  /** Releases the connection (unless you passed your own `client`). */
   /**
    * Fail-fast start-up: resolves once Redis answers; rejects with a `StoreUnavailableError` naming
    * the URL (never its password) when it cannot be reached within `connectTimeoutMs`. Not calling
@@ -174,6 +173,7 @@ export class RedisRecordStore implements RecordStore {
     return this.#redis.ready();
   }
 
+  /** Releases the connection (unless you passed your own `client`). */
   async close(): Promise<void> {
     await this.#redis.close();
   }

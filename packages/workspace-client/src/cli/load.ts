@@ -86,7 +86,7 @@ function readDebrief(value: unknown): DebriefInput {
 }
 
 /** Validates one parsed file and returns its item. Throws `WorkspaceValidationError`. */
-export function readItem(kind: Kind, file: string, value: unknown): LocalItem {
+function readItem(kind: Kind, file: string, value: unknown): LocalItem {
   if (kind === 'debriefs') {
     const input = readDebrief(value);
     return { kind, file, key: input.externalId, input };
