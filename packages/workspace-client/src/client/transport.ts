@@ -4,6 +4,7 @@ import { WorkspaceConfigError } from '../errors/config-error.js';
 import { WorkspaceConnectionError } from '../errors/connection-error.js';
 import { apiErrorFromResponse } from '../errors/from-response.js';
 import { REDACTED, redact } from '../errors/redact.js';
+import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.js';
 import { parseRetryAfterMs } from '../errors/retry-after.js';
 import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
@@ -326,7 +327,11 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
                     return new Response(null, { status: 204, headers: response.headers });
                   }
                 } else if (response.ok) {
-                  return limitBody(response, maxResponseBytes, what);
+                  return limitBody(
+                    response,
+                    maxResponseBytes,
+                    new WorkspaceResponseTooLargeError(what, maxResponseBytes),
+                  );
                 }
               },
             ],
