@@ -2,13 +2,13 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import * as v from 'valibot';
 import { parseDocument } from 'yaml';
-import { type DebriefDraft, defineDebrief } from '../debrief/define-debrief.js';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.js';
-import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.js';
-import { toIssues } from '../schemas/issues.js';
-import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.js';
-import { slugify } from '../schemas/slugify.js';
+import { type DebriefDraft, defineDebrief } from '../debrief/define-debrief.ts';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.ts';
+import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.ts';
+import { toIssues } from '../schemas/issues.ts';
+import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.ts';
+import { slugify } from '../schemas/slugify.ts';
 
 /** The three kinds of workspace object, each in its own sub-folder. */
 export const KINDS: readonly ['skills', 'agents', 'debriefs'] = [

@@ -1,4 +1,4 @@
-import { limitBody } from '../client/limit-body.js';
+import { limitBody } from '../client/limit-body.ts';
 
 /** Thrown by `readLimited` when a body passes its byte limit. */
 export class BodyTooLargeError extends Error {
