@@ -51,7 +51,7 @@ export {
   type ValidationSide,
   WorkspaceValidationError,
 } from './errors/validation-error.ts';
-export { WorkspaceError } from './errors/workspace-error.ts';
+export { isWorkspaceError, WorkspaceError } from './errors/workspace-error.ts';
 export {
   BASE_PERSONA_IDS,
   type BasePersonaId,

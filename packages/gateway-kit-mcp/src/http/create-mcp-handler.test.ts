@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createGateway, defineAction, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { McpConfigError } from '../mcp-config-error.ts';
+import { isMcpConfigError, McpConfigError } from '../mcp-config-error.ts';
 import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
 
 const echo = defineAction({
@@ -305,6 +305,13 @@ describe('createMcpHandler', () => {
     });
     mcp = createMcpHandler(gateway);
     expect(() => createMcpHandler(gateway, options)).toThrow(McpConfigError);
+    let thrown: unknown;
+    try {
+      createMcpHandler(gateway, options);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isMcpConfigError(thrown)).toBe(true);
     expect(() => createMcpHandler(gateway, options)).toThrow(message);
   });
 });

@@ -15,7 +15,7 @@ import { PermissionDeniedError } from './permission-denied-error.ts';
 import { RateLimitError } from './rate-limit-error.ts';
 import { UnprocessableEntityError } from './unprocessable-entity-error.ts';
 import { WorkspaceValidationError } from './validation-error.ts';
-import { WorkspaceError } from './workspace-error.ts';
+import { isWorkspaceError, WorkspaceError } from './workspace-error.ts';
 
 const server = useMsw();
 const client = (apiKey: string | (() => Promise<string>) = KEY) =>
@@ -216,5 +216,19 @@ describe('unusable keys', () => {
     expect((error as Error).cause).toBeUndefined();
     expect(views(error)).not.toContain(KEY);
     expect(sent).toBe(0);
+  });
+});
+
+describe('isWorkspaceError', () => {
+  it('recognises every error of the package, and one from another copy of it', () => {
+    const errors = [
+      new WorkspaceConfigError('maxRetries must be a whole number'),
+      new WorkspaceConnectionError('GET /skills: fetch failed'),
+      new WorkspaceError('x'),
+    ];
+    for (const error of errors) expect(isWorkspaceError(error), error.name).toBe(true);
+    expect(isWorkspaceError(Object.assign(new Error('x'), { isWorkspaceError: true }))).toBe(true);
+    expect(isWorkspaceError(new Error('x'))).toBe(false);
+    expect(isWorkspaceError({ isWorkspaceError: true })).toBe(false);
   });
 });
