@@ -168,10 +168,31 @@ describe('createApprovalsHandler', () => {
     expect(wrong.headers.get('allow')).toBe('GET');
   });
 
-  it('refuses a malformed basePath at creation', () => {
-    expect(() =>
-      createApprovalsHandler(gateway, { auth: { tokens: ['t'] }, basePath: 'operator/' }),
-    ).toThrow(GatewayConfigError);
+  it.each([
+    [
+      { auth: { tokens: [undefined] } },
+      'createApprovalsHandler: auth.tokens[0] is undefined: is an environment variable unset? (expected a non-empty token string)',
+    ],
+    [
+      { auth: { tokens: [] } },
+      'createApprovalsHandler: auth.tokens is an empty array: is an environment variable unset? (expected a list of at least one token)',
+    ],
+    [
+      { auth: undefined },
+      'createApprovalsHandler: auth is undefined: expected { tokens: [...] } or { verify(token) }.',
+    ],
+    [
+      { auth: { tokens: ['t'] }, basePath: 'operator/' },
+      'createApprovalsHandler: basePath is a string: expected "/prefix" (no trailing slash).',
+    ],
+    [
+      { auth: { tokens: ['t'] }, maxBodyBytes: 0 },
+      'createApprovalsHandler: maxBodyBytes is the number 0: expected a positive integer.',
+    ],
+  ])("refuses the options %j at creation, in createGateway's message style", (options, message) => {
+    expect(() => createApprovalsHandler(gateway, options as never)).toThrow(
+      new GatewayConfigError(message),
+    );
   });
 
   it('mounts on node:http with toNodeHandler, query string included', async () => {

@@ -6,13 +6,14 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { parseJsonBody } from '../http/parse-json.ts';
 import { envelopeReply, errorReply, jsonReply } from '../http/replies.ts';
 import { BASE_PATH } from '../http/routes.ts';
-import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
+import { type Refuse, refusalFor } from './config-refusal.ts';
 import type { GatewayApprovals } from './create-gateway.ts';
 import { HANDLE_CALL, WANTS_QUERY } from './handle-call.ts';
+import { validateAuth } from './validate-auth.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
 /**
@@ -88,16 +89,18 @@ export function createApprovalsHandler(
   gateway: { readonly approvals: GatewayApprovals },
   options: ApprovalsHandlerOptions,
 ): ApprovalsHandler {
+  const refuse: Refuse = refusalFor('createApprovalsHandler');
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected { auth, basePath?, maxBodyBytes?, logger? }.');
+  validateAuth(options.auth, 'createApprovalsHandler');
   const basePath = options.basePath ?? '';
-  if (basePath !== '' && !BASE_PATH.test(basePath))
-    throw new GatewayConfigError(
-      'createApprovalsHandler: basePath must look like "/prefix" (no trailing slash).',
-    );
+  if (basePath !== '' && !BASE_PATH.test(String(basePath)))
+    refuse('basePath', basePath, 'expected "/prefix" (no trailing slash).');
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)
-    throw new GatewayConfigError(
-      'createApprovalsHandler: maxBodyBytes must be a positive integer.',
-    );
+    refuse('maxBodyBytes', maxBodyBytes, 'expected a positive integer.');
+  if (options.logger !== undefined && typeof options.logger?.error !== 'function')
+    refuse('logger', options.logger, 'expected { error(message, fields), warn?, info?, debug? }.');
   const authenticate = createAuthenticator(options.auth);
   const logger = options.logger ?? { error: (message, fields) => console.error(message, fields) };
   const approvals = gateway.approvals;

@@ -5,7 +5,9 @@ import type { GatewayHookName } from '../observe/hooks.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS, MAX_TIMER_MS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
+import { type Refuse, refusalFor } from './config-refusal.ts';
 import type { GatewayOptions } from './gateway-options.ts';
+import { validateAuth } from './validate-auth.ts';
 
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -47,47 +49,7 @@ const RECORD_STORE_METHODS = [
   'close',
 ];
 
-/**
- * What a configuration value is, for an error message: its kind, never its content (tokens and
- * secrets pass through here). `undefined`, `an empty string`, `a CallbackDispatcher instance`…
- *
- * @example
- * describeKind(process.env.UNSET); // 'undefined'
- */
-function describeKind(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  switch (typeof value) {
-    case 'string':
-      if (value === '') return 'an empty string';
-      return value.trim() === value ? 'a string' : 'a string with surrounding spaces';
-    case 'number':
-      return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
-    case 'boolean':
-      return String(value);
-    case 'function':
-      return 'a function';
-    case 'object': {
-      if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
-      const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)
-        ?.constructor?.name;
-      return name && name !== 'Object' ? `a ${name} instance` : 'an object';
-    }
-    default:
-      return `a ${typeof value}`;
-  }
-}
-
-/**
- * Fails with `createGateway: <path> is <kind>: <what to do>`. For a string option (`fromEnv`), an
- * undefined or empty value most likely comes from an unset environment variable: say so.
- */
-function refuse(path: string, value: unknown, expected: string, fromEnv = false): never {
-  const hint =
-    fromEnv && (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
-      ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
-      : expected;
-  throw new GatewayConfigError(`createGateway: ${path} is ${describeKind(value)}: ${hint}`);
-}
+const refuse: Refuse = refusalFor('createGateway');
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -146,42 +108,6 @@ function store(path: string, value: unknown, methods: readonly string[], kind: s
   if (missing.length > 0) {
     refuse(path, value, `expected a ${kind} (missing ${missing.join(', ')}).`);
   }
-}
-
-function validateAuth(auth: unknown): void {
-  if (!isObject(auth) || (!('tokens' in auth) && !('verify' in auth))) {
-    refuse('auth', auth, 'expected { tokens: [...] } or { verify(token) }.');
-  }
-  if ('tokens' in auth && 'verify' in auth) {
-    throw new GatewayConfigError(
-      'createGateway: auth has both tokens and verify: keep one (verify may check static tokens itself).',
-    );
-  }
-  if ('verify' in auth) {
-    if (typeof auth.verify !== 'function')
-      refuse('auth.verify', auth.verify, 'expected a function.');
-    return;
-  }
-  const tokens = auth.tokens;
-  if (!Array.isArray(tokens) || tokens.length === 0) {
-    refuse('auth.tokens', tokens, 'expected a list of at least one token.', true);
-  }
-  tokens.forEach((entry: unknown, index) => {
-    const path = `auth.tokens[${index}]`;
-    if (isObject(entry)) {
-      checkToken(`${path}.token`, entry.token);
-      if (!isObject(entry.principal) || typeof entry.principal.id !== 'string') {
-        refuse(`${path}.principal`, entry.principal, 'expected { id: string }.');
-      }
-    } else checkToken(path, entry);
-  });
-}
-
-function checkToken(path: string, token: unknown): void {
-  if (typeof token !== 'string' || token.trim() === '') {
-    refuse(path, token, 'expected a non-empty token string.', true);
-  }
-  if (token !== token.trim()) refuse(path, token, 'remove the spaces or line break around it.');
 }
 
 function validateActions(actions: unknown): void {
@@ -305,7 +231,7 @@ export function validateOptions(options: GatewayOptions): void {
       refuse('agent.description', agent.description, 'expected a string.');
     }
   }
-  validateAuth(options.auth);
+  validateAuth(options.auth, 'createGateway');
   validateActions(options.actions);
   if (options.version !== undefined && !VERSION.test(String(options.version))) {
     refuse('version', options.version, 'expected a date, YYYY-MM-DD.');
