@@ -20,6 +20,7 @@ import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { MAX_TIMER_MS } from '../runtime/limits.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
@@ -110,8 +111,7 @@ export class ApprovalService {
     this.#runtime = runtime;
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => this.#sweepInBackground(), sweepIntervalMs);
-      // Feature-detected: not every runtime's timers have unref.
-      (this.#sweepTimer as { unref?: () => void }).unref?.();
+      unrefTimer(this.#sweepTimer);
     }
   }
 
@@ -501,8 +501,8 @@ export class ApprovalService {
         ),
       );
     }, delay + 1);
-    // Expiry must not keep a process alive on its own (feature-detected: not every runtime has unref).
-    (timer as { unref?: () => void }).unref?.();
+    // Expiry must not keep a process alive on its own.
+    unrefTimer(timer);
     this.#timers.set(approvalId, timer);
   }
 

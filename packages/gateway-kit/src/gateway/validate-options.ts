@@ -4,7 +4,7 @@ import { BASE_PATH } from '../http/routes.ts';
 import type { GatewayHookName } from '../observe/hooks.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS, MAX_TIMER_MS } from '../runtime/limits.ts';
-import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
+import { consoleLogger, type GatewayLogger, logWarning } from '../runtime/logger.ts';
 import { type Refuse, refusalFor } from './config-refusal.ts';
 import type { GatewayOptions } from './gateway-options.ts';
 import { validateAuth } from './validate-auth.ts';
@@ -291,10 +291,9 @@ export function validateOptions(options: GatewayOptions): void {
  * are enforced on invoke but invisible to the caller. Says so once per place, as a warning.
  */
 function warnAboutUnpublishedChecks(actions: GatewayOptions['actions'], logger: GatewayLogger) {
-  const warn = logger.warn ?? logger.error;
   for (const action of actions) {
     for (const path of checksAfterTransform(action.input, 'input', new Set())) {
-      warn.call(
+      logWarning(
         logger,
         `Action "${action.id}": ${path} validates after a transform; the manifest publishes only what comes before it. Check the raw input before transforming (e.g. v.pipe(v.string(), v.regex(/^\\d+$/), v.transform(Number))) so callers see the rule.`,
         { actionId: action.id, path },

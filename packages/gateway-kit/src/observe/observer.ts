@@ -6,6 +6,7 @@ import { routeTemplate } from '../http/routes.ts';
 import { type GatewayLogger, logWarning } from '../runtime/logger.ts';
 import { originOf } from '../runtime/origin-of.ts';
 import { isPromiseLike } from '../runtime/time-budget.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import type {
   ApprovalDecidedEvent,
@@ -343,7 +344,7 @@ export class Observer {
     const timer = setTimeout(() => {
       logWarning(this.#logger, 'hook slow', { hook: name, afterMs: slowMs });
     }, slowMs);
-    (timer as { unref?: () => void }).unref?.();
+    unrefTimer(timer);
     this.#background(
       Promise.resolve(returned).then(
         () => clearTimeout(timer),

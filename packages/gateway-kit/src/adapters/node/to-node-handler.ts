@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
+import { type Refuse, refusalFor } from '../../gateway/config-refusal.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
-import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -271,9 +271,11 @@ function sendReply(
   });
 }
 
+const refuse: Refuse = refusalFor('toNodeHandler');
+
 function nonNegative(name: string, value: number): number {
   if (Number.isSafeInteger(value) && value >= 0) return value;
-  throw new GatewayConfigError(`toNodeHandler: ${name} must be a non-negative integer.`);
+  return refuse(name, value, 'expected a non-negative integer.');
 }
 
 const INTERNAL_ERROR: GatewayReply = {
