@@ -143,7 +143,19 @@ describe('createApprovalsHandler', () => {
     const approvalId = await requestApproval('o1');
     const path = `/approvals/${approvalId}/decision`;
     expect((await call(path, { body: 'approved', type: 'text/plain' })).status).toBe(415);
-    expect((await call(path, { body: '{"approved":' })).body.error.code).toBe('malformed_json');
+    expect((await call(path, { body: '{"approved":' })).body.error).toMatchObject({
+      code: 'malformed_json',
+      message: 'The request body is not valid JSON.',
+    });
+    // The invoke route's JSON rules apply here too: no __proto__ key, no deep nesting.
+    const polluting = await call(path, { body: '{"approved":true,"__proto__":{"admin":true}}' });
+    expect(polluting.status).toBe(400);
+    expect(polluting.body.error.message).toContain('__proto__');
+    const deep = await call(path, { body: `${'['.repeat(100)}${']'.repeat(100)}` });
+    expect(deep.body.error).toMatchObject({
+      code: 'malformed_json',
+      message: expect.stringContaining('nests'),
+    });
     const big = await call(path, {
       body: JSON.stringify({ approved: true, pad: 'x'.repeat(20_000) }),
     });

@@ -3,7 +3,7 @@ import type { AuthConfig } from '../auth/auth-config.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
 import type { ApprovalStatus } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import { parseJsonBody } from '../http/parse-json.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
 import { envelopeReply, errorReply, jsonReply } from '../http/replies.ts';
 import { BASE_PATH } from '../http/routes.ts';
 import { VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
@@ -162,17 +162,9 @@ export function createApprovalsHandler(
     approvalId: string,
     decidedBy: string,
   ): Promise<GatewayReply> {
-    if (!isJson(call.header('content-type'))) return errorReply('unsupported_media_type');
-    const body = await call.readBody(maxBodyBytes);
-    if (body.kind === 'too_large')
-      return errorReply('payload_too_large', {
-        message: `The request body is larger than ${maxBodyBytes} bytes.`,
-        details: { field: 'body', maxBytes: maxBodyBytes },
-      });
-    const parsed =
-      body.kind === 'parsed' ? { ok: true as const, value: body.value } : parseJsonBody(body.bytes);
-    if (!parsed.ok) return errorReply('malformed_json');
-    const { approved, note } = (parsed.value ?? {}) as { approved?: unknown; note?: unknown };
+    const body = await readJsonBody(call, maxBodyBytes);
+    if (!body.ok) return body.reply;
+    const { approved, note } = (body.value ?? {}) as { approved?: unknown; note?: unknown };
     if (typeof approved !== 'boolean') return invalid('approved', 'Expected true or false.');
     if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH))
       return invalid('note', `Expected a string of at most ${MAX_NOTE_LENGTH} characters.`);
@@ -214,10 +206,6 @@ function invalid(path: string, message: string): GatewayReply {
     message: `${path}: ${message}`,
     details: { issues: [{ path, message }] },
   });
-}
-
-function isJson(value: string | undefined): boolean {
-  return value?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 function withQuery(call: GatewayCall, url: string): GatewayCall {

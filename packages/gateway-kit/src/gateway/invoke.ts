@@ -20,7 +20,7 @@ import type {
 import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonByteLength } from '../http/json-size.ts';
-import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
 import {
@@ -37,56 +37,6 @@ import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { abortOnTimeout, isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
-
-function isJsonContentType(value: string | undefined): boolean {
-  if (!value) return false;
-  const semicolon = value.indexOf(';');
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
-  return type === 'application/json';
-}
-
-const JSON_PROBLEM_MESSAGES = {
-  invalid_json: 'The request body is not valid JSON.',
-  too_deep: 'The request body nests too deeply.',
-  forbidden_key: 'The request body uses the reserved key "__proto__".',
-} as const;
-
-/**
- * Reads and checks the JSON body of a call: 415, 413 and 400 answers, or the parsed value and its
- * size in bytes (`undefined` when a framework parsed it already).
- */
-async function readJson(
-  call: GatewayCall,
-  maxBodyBytes: number,
-): Promise<
-  { ok: true; value: unknown; bytes: number | undefined } | { ok: false; reply: GatewayReply }
-> {
-  if (!isJsonContentType(call.header('content-type'))) {
-    return { ok: false, reply: errorReply('unsupported_media_type') };
-  }
-  const declared = call.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBodyBytes) {
-    return { ok: false, reply: tooLarge(maxBodyBytes) };
-  }
-  const body = await call.readBody(maxBodyBytes);
-  if (body.kind === 'too_large') return { ok: false, reply: tooLarge(maxBodyBytes) };
-  if (body.kind === 'parsed') {
-    const problem = inspectJsonValue(body.value);
-    return problem
-      ? {
-          ok: false,
-          reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[problem] }),
-        }
-      : { ok: true, value: body.value, bytes: undefined };
-  }
-  const parsed = parseJsonBody(body.bytes);
-  return parsed.ok
-    ? { ok: true, value: parsed.value, bytes: body.bytes.byteLength }
-    : {
-        ok: false,
-        reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
-      };
-}
 
 /**
  * The 413 for a part of the request over its budget: names the field and the limit, never the
@@ -126,13 +76,6 @@ function overBudget(
     if (size > maxStoredBytes) return fieldTooLarge('action.input', maxStoredBytes);
   }
   return undefined;
-}
-
-function tooLarge(maxBodyBytes: number): GatewayReply {
-  return errorReply('payload_too_large', {
-    message: `The request body is larger than ${maxBodyBytes} bytes.`,
-    details: { field: 'body', maxBytes: maxBodyBytes },
-  });
 }
 
 /** Finds the one action a request names, by `action.id`, `action.name`, or both (which must agree). */
@@ -198,7 +141,7 @@ export async function handleInvoke(
   runtime: GatewayRuntime,
   approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJson(call, runtime.maxBodyBytes);
+  const body = await readJsonBody(call, runtime.maxBodyBytes);
   if (!body.ok) return body.reply;
 
   const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
