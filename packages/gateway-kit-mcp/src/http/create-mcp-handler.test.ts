@@ -291,12 +291,21 @@ describe('createMcpHandler', () => {
   });
 
   it.each([
-    [{ waitMs: -1 }, /waitMs/],
-    [{ pollIntervalMs: 0 }, /pollIntervalMs/],
-    [{ path: 'mcp' }, /path/],
-    [{ basePath: '/gateway/' }, /basePath/],
-    [{ sessions: { perCaller: 0 } }, /sessions.perCaller/],
-    [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
+    [
+      { waitMs: -1 },
+      'createMcpHandler: waitMs is the number -1: expected a whole number from 0 to 600000.',
+    ],
+    [
+      { pollIntervalMs: 0 },
+      'createMcpHandler: pollIntervalMs is the number 0: expected a whole number',
+    ],
+    [{ path: 'mcp' }, 'createMcpHandler: path is a string: expected a path starting with "/"'],
+    [
+      { basePath: '/gateway/' },
+      'createMcpHandler: basePath is a string: expected "/prefix" (no trailing slash)',
+    ],
+    [{ sessions: { perCaller: 0 } }, 'createMcpHandler: sessions.perCaller is the number 0:'],
+    [{ maxBodyBytes: 1.5 }, 'createMcpHandler: maxBodyBytes is the number 1.5:'],
   ])('refuses the options %j with McpConfigError', (options, message) => {
     gateway = createGateway({
       gateway: { id: 'x', name: 'x' },
