@@ -72,36 +72,68 @@ export function hostMatcher(allowed: AllowedHosts | undefined): (hostname: strin
     domains.some((domain) => hostname === domain.slice(1) || hostname.endsWith(domain));
 }
 
-/** Whether the server that accepted `req` listens on a loopback address. */
-function servedOnLoopback(req: IncomingMessage): boolean {
-  const socket = req.socket as IncomingMessage['socket'] & {
-    server?: { address?: () => AddressInfo | string | null };
-  };
-  const bound = socket.server?.address?.();
-  if (bound && typeof bound === 'object') return isLoopbackAddress(bound.address);
-  // No listening server to ask (a socket handed over by a framework): judge by this connection.
-  return bound === undefined && isLoopbackAddress(socket.localAddress ?? '');
-}
+type ServerSocket = IncomingMessage['socket'] & {
+  server?: { address?: () => AddressInfo | string | null };
+};
 
 const FORBIDDEN_HOST: GatewayReply = errorReply('forbidden_host');
+
+/** Accepted `Host` (and `Origin`) values remembered for the fast path; more are judged each time. */
+const MAX_REMEMBERED_HOSTS = 32;
 
 /**
  * DNS-rebinding protection of a server bound to loopback: a web page whose name an attacker
  * points at 127.0.0.1 is same-origin with the local server and may send any request to it. Such
  * requests carry the page's name in `Host` (and `Origin`), so on a loopback server both must name
  * a loopback host (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) or one of `allowedHosts`.
- * Returns the `403 forbidden_host` reply for a request that fails, `undefined` otherwise.
+ * The guard answers the `403 forbidden_host` reply for a request that fails, `undefined`
+ * otherwise. Near-free on the hot path: whether a server listens on loopback is decided once per
+ * server, and accepted `Host` and `Origin` values are remembered (a `Set` lookup, no parsing).
  */
-export function refuseForeignHost(
-  req: IncomingMessage,
-  allowed: (hostname: string) => boolean,
-): GatewayReply | undefined {
-  if (!servedOnLoopback(req)) return undefined;
-  const host = req.headers.host;
-  const hostname = host === undefined ? undefined : hostnameOf(host);
-  if (hostname === undefined || !allowed(hostname)) return FORBIDDEN_HOST;
-  const origin = req.headers.origin;
-  if (origin === undefined) return undefined;
-  const fromHost = originHostname(origin);
-  return fromHost !== undefined && allowed(fromHost) ? undefined : FORBIDDEN_HOST;
+export function createHostGuard(
+  allowedHosts: AllowedHosts | undefined,
+): (req: IncomingMessage) => GatewayReply | undefined {
+  const allowed = hostMatcher(allowedHosts);
+  if (allowedHosts === true) return () => undefined;
+  const loopbackServers = new WeakMap<object, boolean>();
+  const acceptedHosts = new Set<string>();
+  const acceptedOrigins = new Set<string>();
+
+  /** Whether the server that accepted `req` listens on a loopback address. */
+  function servedOnLoopback(socket: ServerSocket): boolean {
+    const server = socket.server;
+    if (server?.address) {
+      let known = loopbackServers.get(server);
+      if (known === undefined) {
+        const bound = server.address();
+        // A Unix socket or a server not listening (yet): not reachable through 127.0.0.1.
+        known = bound !== null && typeof bound === 'object' && isLoopbackAddress(bound.address);
+        loopbackServers.set(server, known);
+      }
+      return known;
+    }
+    // No listening server to ask (a socket handed over by a framework): judge by this connection.
+    return isLoopbackAddress(socket.localAddress ?? '');
+  }
+
+  return (req) => {
+    const host = req.headers.host;
+    const origin = req.headers.origin;
+    if (
+      host !== undefined &&
+      acceptedHosts.has(host) &&
+      (origin === undefined || acceptedOrigins.has(origin))
+    )
+      return undefined;
+    if (!servedOnLoopback(req.socket as ServerSocket)) return undefined;
+    const hostname = host === undefined ? undefined : hostnameOf(host);
+    if (hostname === undefined || !allowed(hostname)) return FORBIDDEN_HOST;
+    if (origin !== undefined) {
+      const fromHost = originHostname(origin);
+      if (fromHost === undefined || !allowed(fromHost)) return FORBIDDEN_HOST;
+      if (acceptedOrigins.size < MAX_REMEMBERED_HOSTS) acceptedOrigins.add(origin);
+    }
+    if (acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host!);
+    return undefined;
+  };
 }

@@ -4,7 +4,7 @@ import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
-import { type AllowedHosts, hostMatcher, refuseForeignHost } from './loopback-host.ts';
+import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -323,9 +323,9 @@ export function toNodeHandler(
     }));
   }
   const wantsQuery = WANTS_QUERY in gateway;
-  const allowedHost = hostMatcher(options.allowedHosts);
+  const refuseForeignHost = createHostGuard(options.allowedHosts);
   return (req, res) => {
-    const refused = refuseForeignHost(req, allowedHost);
+    const refused = refuseForeignHost(req);
     if (refused) {
       sendReply(req, res, refused, limits);
       return;
