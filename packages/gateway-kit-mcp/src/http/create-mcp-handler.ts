@@ -73,9 +73,10 @@ const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /**
  * Serves the gateway's actions as MCP tools over Streamable HTTP (the MCP SDK's Web-standard
  * transport, with sessions). Every MCP request is authenticated by the gateway itself (its bearer
- * tokens or `verify`); a session stays bound to the token that opened it, and each tool call is
- * sent through the gateway's `POST /v1/invoke` with the caller's headers — the same principal,
- * validation, limits, quotas, approvals and hooks as any invoke.
+ * tokens or `verify`); a session stays bound to the principal that opened it (and counts against
+ * that principal's sessions, whatever spelling of its token), and each tool call is sent through
+ * the gateway's `POST /v1/invoke` with the caller's headers — the same principal, validation,
+ * limits, quotas, approvals and hooks as any invoke.
  *
  * @example
  * const mcp = createMcpHandler(gateway);
