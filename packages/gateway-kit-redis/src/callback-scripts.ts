@@ -10,8 +10,8 @@ import { type LuaScript, lua } from './redis-connection.ts';
  * - `cb:q:<principal>` sorted set: that principal's ids by next attempt time (its item share);
  * - `cb:bytes` hash: principal → bytes pending (its byte share);
  * - `cb:ready` sorted set: principals with pending entries, scored by when they are next eligible
- *   for a claim: the later of their earliest entry and when they were last served, so that claims
- *   go round the principals with due entries, least recently served first;
+ *   for a claim: the later of their earliest entry and when they were last served (+0.5 ms), so
+ *   that claims go round the principals with due entries, least recently served first;
  * - `cb:served` hash: principal → when a claim last served it.
  * A claim is a score in the future: if its holder neither completes nor reschedules the entry by
  * then, the entry is simply due again. `cb:due` is the single sorted set of earlier versions: its
@@ -107,7 +107,9 @@ for _, id in ipairs(adopted) do
   end
 end
 if #adopted > 0 then refresh('') end
-local principals = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)
+-- Served principals are scored half a millisecond after now: after every principal with an entry
+-- due by now, yet still eligible within this millisecond.
+local principals = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now + 0.5, 'LIMIT', 0, limit)
 local claimed = {}
 local turn = principals
 while #claimed < limit and #turn > 0 do
@@ -139,7 +141,7 @@ while #claimed < limit and #turn > 0 do
   turn = again
 end
 for _, p in ipairs(principals) do
-  redis.call('HSET', KEYS[4], p, now + 1)
+  redis.call('HSET', KEYS[4], p, now + 0.5)
   refresh(p)
 end
 return claimed
