@@ -397,6 +397,7 @@ describe('CallbackDispatcher limits: settings', () => {
     expect(CALLBACK_LIMIT_DEFAULTS).toEqual({
       maxConcurrentAttempts: 64,
       maxConcurrentPerDestination: 16,
+      maxConcurrentAttemptsPerPrincipal: 32,
       maxPendingDeliveries: 1_000,
       maxPendingBytes: 32 * 1024 * 1024,
       maxPendingPerPrincipal: 250,

@@ -151,6 +151,7 @@ export class CallbackDispatcher {
       wrapFetch,
       maxConcurrentAttempts,
       maxConcurrentPerDestination,
+      maxConcurrentAttemptsPerPrincipal,
       maxPendingDeliveries,
       maxPendingBytes,
       maxPendingPerPrincipal,

@@ -134,6 +134,24 @@ describe('DeliveryLimiter', () => {
     expect(granted).toEqual(['a:o1', 'b:o1', 'a:o2', 'a:o3', 'a:o4']);
   });
 
+  it('caps one principal’s attempts in flight, so its silent receivers leave slots to another', async () => {
+    const limiter = new DeliveryLimiter(
+      { maxConcurrentAttempts: 4, maxConcurrentAttemptsPerPrincipal: 2 },
+      clock,
+    );
+    const a1 = await enter(limiter, 'o1', undefined, 'a');
+    await enter(limiter, 'o2', undefined, 'a');
+    const granted: string[] = [];
+    // a is at its cap: its third attempt waits although two global slots are free.
+    const a3 = queue(limiter, 'o3', granted, undefined, 'a');
+    (await enter(limiter, 'o1', undefined, 'b')).leave('success');
+    expect(granted).toEqual([]);
+    expect(limiter.activeAttempts).toBe(2);
+    a1.leave('success');
+    ((await a3) as AttemptTicket).leave('success');
+    expect(granted).toEqual(['a:o3']);
+  });
+
   it('keeps circuits per principal and origin: a principal whose receiver is silent does not open the circuit of another', async () => {
     const limiter = new DeliveryLimiter({ circuitFailureThreshold: 2 }, clock);
     for (let i = 0; i < 2; i++) (await enter(limiter, 'o', undefined, 'a')).leave('failure');

@@ -26,6 +26,11 @@ export interface CallbackLimits {
   /** Total JSON body bytes of those deliveries; beyond it, `overflow` too. Default 32 MiB. */
   readonly maxPendingBytes?: number;
   /**
+   * Attempts in flight at once for one principal (deliveries that name one), all its destinations
+   * together, so that one principal's silent receivers never hold every slot. Default 32.
+   */
+  readonly maxConcurrentAttemptsPerPrincipal?: number;
+  /**
    * One principal's share of those deliveries (deliveries that name a `principal`): beyond it,
    * that principal's new callback ends as `overflow`, whatever the others hold. Default 250.
    */
@@ -53,6 +58,7 @@ export const CALLBACK_LIMIT_DEFAULTS: Readonly<Required<CallbackLimits>> =
   /* @__PURE__ */ Object.freeze({
     maxConcurrentAttempts: 64,
     maxConcurrentPerDestination: 16,
+    maxConcurrentAttemptsPerPrincipal: 32,
     maxPendingDeliveries: 1_000,
     maxPendingBytes: 32 * 1024 * 1024,
     maxPendingPerPrincipal: 250,
@@ -137,6 +143,7 @@ function keyOf(target: DeliveryTarget): string {
 export class DeliveryLimiter {
   readonly #maxAttempts: number;
   readonly #maxPerDestination: number;
+  readonly #maxPerPrincipal: number;
   readonly #maxPending: number;
   readonly #maxBytes: number;
   readonly #maxPendingPerPrincipal: number;
@@ -150,6 +157,8 @@ export class DeliveryLimiter {
    */
   readonly #ready = new Map<string, Set<Destination>>();
   readonly #shares = new Map<string, Share>();
+  /** Attempts in flight per principal (named principals only). */
+  readonly #principalActive = new Map<string, number>();
   #active = 0;
   #pending = 0;
   #pendingBytes = 0;
@@ -158,6 +167,7 @@ export class DeliveryLimiter {
   constructor(limits: CallbackLimits, clock: LimiterClock) {
     this.#maxAttempts = limitOption(limits, 'maxConcurrentAttempts', 1);
     this.#maxPerDestination = limitOption(limits, 'maxConcurrentPerDestination', 1);
+    this.#maxPerPrincipal = limitOption(limits, 'maxConcurrentAttemptsPerPrincipal', 1);
     this.#maxPending = limitOption(limits, 'maxPendingDeliveries', 1);
     this.#maxBytes = limitOption(limits, 'maxPendingBytes', 1);
     this.#maxPendingPerPrincipal = limitOption(limits, 'maxPendingPerPrincipal', 1);
@@ -317,7 +327,11 @@ export class DeliveryLimiter {
     signal: AbortSignal | undefined,
   ): Promise<(() => void) | undefined> {
     const destination = this.#destination(key, principal);
-    if (this.#active < this.#maxAttempts && destination.active < this.#maxPerDestination) {
+    if (
+      this.#active < this.#maxAttempts &&
+      destination.active < this.#maxPerDestination &&
+      this.#principalHasRoom(destination.principal)
+    ) {
       return Promise.resolve(this.#take(destination));
     }
     if (signal?.aborted) {
@@ -367,27 +381,50 @@ export class DeliveryLimiter {
     if (ready.size === 0) this.#ready.delete(destination.principal);
   }
 
+  /** Whether `principal` may start one more attempt ('' — no principal — has no cap of its own). */
+  #principalHasRoom(principal: string): boolean {
+    return principal === '' || (this.#principalActive.get(principal) ?? 0) < this.#maxPerPrincipal;
+  }
+
   #take(destination: Destination): () => void {
+    const { principal } = destination;
     this.#active += 1;
     destination.active += 1;
+    if (principal !== '') {
+      this.#principalActive.set(principal, (this.#principalActive.get(principal) ?? 0) + 1);
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#active -= 1;
       destination.active -= 1;
+      if (principal !== '') {
+        const left = (this.#principalActive.get(principal) ?? 1) - 1;
+        if (left > 0) this.#principalActive.set(principal, left);
+        else this.#principalActive.delete(principal);
+      }
       if (destination.queue.length > 0) this.#markReady(destination);
       else this.#dropIfIdle(destination);
       this.#grant();
     };
   }
 
-  /** Hands free slots to waiting attempts: one principal after another, then one destination after another. */
+  /**
+   * Hands free slots to waiting attempts: one principal after another (skipping principals at
+   * their own cap, who keep their turn), then one destination after another.
+   */
   #grant(): void {
     while (this.#active < this.#maxAttempts) {
-      const next = this.#ready.entries().next();
-      if (next.done) return;
-      const [principal, ready] = next.value;
+      let next: [string, Set<Destination>] | undefined;
+      for (const candidate of this.#ready) {
+        if (this.#principalHasRoom(candidate[0])) {
+          next = candidate;
+          break;
+        }
+      }
+      if (!next) return;
+      const [principal, ready] = next;
       // The principal served now takes its next turn after every other waiting principal.
       this.#ready.delete(principal);
       const destination = ready.values().next().value as Destination;
