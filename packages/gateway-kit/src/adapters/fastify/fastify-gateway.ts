@@ -137,13 +137,14 @@ function nonNegative(name: string, value: number): number {
 
 const NOT_FOUND = errorReply('not_found');
 
+/** The gateway's bodies are final: no serialisation, and no `; charset=utf-8` added to JSON. */
+const asIs = (payload: unknown): string => payload as string;
+
 function send(reply: FastifyReply, gatewayReply: GatewayReply, close: boolean): void {
   if (reply.sent || reply.raw.destroyed) return;
-  reply.code(gatewayReply.status).headers(gatewayReply.headers);
+  reply.code(gatewayReply.status).headers(gatewayReply.headers).serializer(asIs);
   if (close) reply.header('connection', 'close');
-  const body = gatewayReply.body;
-  // Bytes, not a string: Fastify would add `; charset=utf-8` to a JSON string's content type.
-  reply.send(body === null ? undefined : typeof body === 'string' ? Buffer.from(body) : body);
+  reply.send(gatewayReply.body ?? undefined);
 }
 
 /**
