@@ -244,6 +244,9 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
 
   // Scoped to this plugin (Fastify encapsulation): the app's other routes keep their parsers.
   fastify.removeAllContentTypeParsers();
+  // JSON named as well as the catch-all: Fastify caches the parser it finds for a named type, and
+  // re-parses the Content-Type header on every request that falls through to '*'.
+  fastify.addContentTypeParser('application/json', passThrough);
   fastify.addContentTypeParser('*', passThrough);
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     // Fastify refuses a Content-Type header it cannot parse before any handler runs; the gateway
