@@ -6,7 +6,7 @@
 // BENCH_CONNECTIONS (64), BENCH_IMPORT_SAMPLES (15), BENCH_MICRO_MS (1000),
 // BENCH_ENFORCE=1 (exit 1 when a target is missed). `--smoke` shortens everything (~1 s runs).
 import { execFileSync, fork } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,7 +136,23 @@ async function verify(running) {
   return answers[0].body;
 }
 
+/**
+ * CPU time (user + system, µs) a server process has used so far, from /proc (Linux; `undefined`
+ * elsewhere). Per answered request it moves far less than req/s when other work shares the cores.
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+// USER_HZ: 100 on every Linux build Node supports.
+const CLOCK_TICKS = 100;
+
 async function load(server, seconds, expectBody) {
+  const cpuBefore = cpuMicros(server.child.pid);
   const result = await autocannon({
     url: server.url,
     method: 'POST',
@@ -155,7 +171,13 @@ async function load(server, seconds, expectBody) {
         `timeouts=${result.timeouts} mismatches=${result.mismatches} total=${result.requests.total}`,
     );
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuAfter = cpuMicros(server.child.pid);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: cpuBefore === undefined ? undefined : (cpuAfter - cpuBefore) / result.requests.total,
+  };
 }
 
 // --- report --------------------------------------------------------------------------------
@@ -228,14 +250,19 @@ async function main() {
 
 function report(running, rounds, importMs, micro) {
   const pad = (text, width) => String(text).padStart(width);
-  console.log(`\n${'server'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}`);
+  const withCpu = rounds.every((round) => running.every((s) => round[s.key].cpuUs !== undefined));
+  console.log(
+    `\n${'server'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}` +
+      (withCpu ? pad('CPU µs/req', 12) : ''),
+  );
   for (const server of running) {
     const runs = rounds.map((round) => round[server.key]);
     console.log(
       server.label.padEnd(24) +
         pad(fmt(median(runs.map((x) => x.rps))), 10) +
         pad(fmt(median(runs.map((x) => x.p50)), 1), 9) +
-        pad(fmt(median(runs.map((x) => x.p99)), 1), 9),
+        pad(fmt(median(runs.map((x) => x.p99)), 1), 9) +
+        (withCpu ? pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12) : ''),
     );
   }
   // Ratio per round, then the median: neighbouring runs share the machine's state.
@@ -262,6 +289,14 @@ function report(running, rounds, importMs, micro) {
     `d/c per round: ${dcRatios.map((ratio) => fmt(ratio, 3)).join(', ')} ` +
       `(spread ${fmt(Math.min(...dcRatios), 3)}–${fmt(Math.max(...dcRatios), 3)})`,
   );
+  if (withCpu) {
+    // What req/s would be if each server had a core to itself: the inverse CPU cost per request.
+    const cpuRatios = rounds.map((round) => round.c.cpuUs / round.d.cpuUs);
+    console.log(
+      `d/c by server CPU per request (c µs / d µs): median ${fmt(median(cpuRatios), 3)}, ` +
+        `per round ${cpuRatios.map((ratio) => fmt(ratio, 3)).join(', ')}`,
+    );
+  }
   console.log(
     `cold import, median of ${config.importSamples} fresh processes: index + node ` +
       `${fmt(importMs.package, 1)} ms on top of node:http (target ≤ ${TARGETS.importMs} ms: ${verdict(importOk)}); ` +
