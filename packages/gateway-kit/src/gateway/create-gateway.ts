@@ -25,7 +25,7 @@ import type { JobStore } from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
-import type { Gateway, GatewayOptions } from './gateway-options.ts';
+import type { Authentication, Gateway, GatewayOptions } from './gateway-options.ts';
 import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { validateOptions } from './validate-options.ts';
@@ -239,8 +239,30 @@ export function createGateway(options: GatewayOptions): Gateway {
   // With hooks or a tracer, each request is served inside the observer (span, invoke events).
   const serve = observer ? (call: GatewayCall) => observer.request(call, handle) : handle;
 
+  /** `gateway.authenticate`: the route's authentication step, on its own. */
+  async function authenticateRequest(request: Request): Promise<Authentication> {
+    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+    try {
+      const authenticated = authenticate(header('authorization'), header);
+      const principal =
+        authenticated instanceof Promise
+          ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+          : authenticated;
+      if (principal === TIMED_OUT) {
+        return refusal(
+          errorReply('unavailable', { message: 'Authentication did not answer in time.' }),
+        );
+      }
+      return principal ? { principal } : refusal(unauthorized());
+    } catch (error) {
+      logger.error('authentication failed', { error });
+      return refusal(errorReply('internal_error', { message: 'The gateway failed unexpectedly.' }));
+    }
+  }
+
   const gateway = {
     manifest,
+    authenticate: authenticateRequest,
     fetch: async (
       request: Request,
       _env?: unknown,
@@ -281,6 +303,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   return gateway as Gateway;
 }
 
+function refusal(reply: GatewayReply): Authentication {
+  return { refusal: toWebResponse(reply) };
+}
+
 /** The set entries of a partial options object, without the ones given as `undefined`. */
 function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   const defined: Partial<T> = {};
@@ -289,4 +315,9 @@ function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   return defined;
 }
 
-export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway-options.ts';
+export type {
+  Authentication,
+  Gateway,
+  GatewayApprovals,
+  GatewayOptions,
+} from './gateway-options.ts';
