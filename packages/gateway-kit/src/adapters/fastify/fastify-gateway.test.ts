@@ -333,6 +333,34 @@ describe('fastifyGateway options and lifecycle', () => {
     }
   });
 
+  it('refuses a foreign Host on a loopback server (DNS rebinding) unless allowed', async () => {
+    const { app, origin } = await startApp((a) =>
+      a.register(fastifyGateway, { gateway: fixtureGateway(), prefix: '/gateway' }),
+    );
+    const rebound = await rawRequest(origin, '/gateway/v1/manifest', {
+      headers: { ...headers, host: 'attacker.example' },
+    });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.text)).toMatchObject({ error: { code: 'forbidden_host' } });
+    const fromPage = await rawRequest(origin, '/gateway/v1/manifest', {
+      headers: { ...headers, origin: 'https://attacker.example' },
+    });
+    expect(fromPage.status).toBe(403);
+    await app.close();
+    const allowing = await startApp((a) =>
+      a.register(fastifyGateway, {
+        gateway: fixtureGateway(),
+        prefix: '/gateway',
+        allowedHosts: ['gw.example.test'],
+      }),
+    );
+    const named = await rawRequest(allowing.origin, '/gateway/v1/manifest', {
+      headers: { ...headers, host: 'gw.example.test' },
+    });
+    expect(named.status).toBe(200);
+    await allowing.app.close();
+  });
+
   it('serves the operators’ approvals API, query string included', async () => {
     const gateway = fixtureGateway();
     const approvals = createApprovalsHandler(gateway, { auth: { tokens: ['operator-token'] } });

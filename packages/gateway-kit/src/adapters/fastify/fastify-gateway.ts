@@ -13,6 +13,7 @@ import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/ha
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
 import { createPinnedFetch } from '../node/pinned-fetch.ts';
 import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
 import {
@@ -56,6 +57,13 @@ export interface FastifyGatewayOptions {
   readonly drainMaxBytes?: number;
   /** How long such a reply waits for the rest of the body. Defaults to 5 000 ms. */
   readonly drainTimeoutMs?: number;
+  /**
+   * DNS-rebinding protection, as `toNodeHandler`'s: on a server listening on a loopback address,
+   * a request whose `Host` (or `Origin`) names another host than `localhost`, `*.localhost`,
+   * `127.x.x.x` or `[::1]` is answered `403 forbidden_host`. List the names a deliberate setup
+   * uses (exact, or `.example.test` for a domain); `true` turns the check off.
+   */
+  readonly allowedHosts?: AllowedHosts;
   /** Fastify's own plugin options (`prefix`, `logLevel` …) pass through. */
   readonly prefix?: string;
 }
@@ -218,10 +226,16 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
     }));
   }
   const wantsQuery = WANTS_QUERY in gateway;
+  const refuseForeignHost = createHostGuard(options.allowedHosts);
   // Fastify's prefix of this plugin's context, nested prefixes included: `/gateway`, or ''.
   const prefix = fastify.prefix.replace(/\/+$/, '');
 
   const serve = (request: FastifyRequest, reply: FastifyReply): void => {
+    const refused = refuseForeignHost(request.raw);
+    if (refused) {
+      sendReply(request, reply, refused, limits);
+      return;
+    }
     const path = pathOf(request.raw.url ?? '/');
     let inner: string;
     if (prefix === '') inner = path;
