@@ -4,8 +4,8 @@
 // and body bytes are compared with the verified ones; latency is measured per request with
 // `performance.now()` (sub-microsecond resolution) and reported as exact percentiles in µs.
 //
-// Run by run.mjs over IPC: it sends { url, seconds, connections, body, headers, expectBody } and
-// gets back { requests, seconds, rps, latencyUs: { p50, p90, p99, p999, max }, bad }.
+// Run by run.mjs over IPC: it sends { url, seconds, connections, body, headers, expectBody } (or
+// `expectPrefix`, for answers that differ per request, such as accepted jobs) and gets back { requests, seconds, rps, latencyUs: { p50, p90, p99, p999, max }, bad }.
 import { connect } from 'node:net';
 
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
@@ -60,10 +60,14 @@ function parseResponse(buffer) {
 const percentile = (sorted, count, p) =>
   sorted[Math.min(count - 1, Math.ceil((p / 100) * count) - 1)];
 
-export async function run({ url, seconds, connections, body, headers, expectBody }) {
+export async function run({ url, seconds, connections, body, headers, expectBody, expectPrefix }) {
   const target = new URL(url);
   const request = requestBytes(target, headers, body);
-  const expected = Buffer.from(expectBody);
+  const expected = Buffer.from(expectBody ?? expectPrefix);
+  const matches =
+    expectBody === undefined
+      ? (answer) => answer.subarray(0, expected.length).equals(expected)
+      : (answer) => answer.equals(expected);
   let samples = new Float64Array(1 << 20);
   let count = 0;
   let bad = 0;
@@ -96,8 +100,7 @@ export async function run({ url, seconds, connections, body, headers, expectBody
         if (!response) return;
         const now = performance.now();
         pending = pending.subarray(response.length);
-        if (response.status === 200 && response.body.equals(expected))
-          record((now - sentAt) * 1000);
+        if (response.status === 200 && matches(response.body)) record((now - sentAt) * 1000);
         else bad++;
         if (now >= deadline || stopping) {
           stopping = true;
