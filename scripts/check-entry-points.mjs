@@ -10,7 +10,7 @@
 // A page fails when its reader would be stuck: a command exits non-zero, a snippet imports a
 // package the page never installed, a server neither exits nor prints its address within the time
 // limit, or does not answer there. Servers are stopped with SIGINT (Ctrl-C) at the end of the page.
-// The demo gateway (examples/node, built in the workspace) runs on 127.0.0.1:8787 for the pages
+// The demo gateway (bash scripts/demo.sh, in the workspace) runs on 127.0.0.1:8787 for the pages
 // that talk to it. Usage: node scripts/check-entry-points.mjs [--page PATH]... [--verbose]
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -37,6 +37,15 @@ const COMMAND_MS = 60_000; // a command that neither ends nor serves within this
 const INSTALL_MS = 240_000;
 const STOP_MS = 10_000;
 const DEMO_PORT = 8787;
+// Failures tolerated until a named change lands (a page another change is rewriting). The run
+// fails on an entry that no longer matches a failure, so each is removed once fixed.
+const PENDING = [
+  {
+    page: 'docs/redis.md',
+    match: 'imports @svc/example-demo-actions, which is not published',
+    until: "docs/redis.md's rewrite in the Redis change (issue 20)",
+  },
+];
 
 // Commands a reader of a published package runs. Anything else in a shell block (pnpm, bash
 // scripts/…, git, deno, bun) runs in a clone of this repository, which the other CI steps cover.
@@ -95,7 +104,7 @@ try {
     npm_config_yes: 'true', // npx asks before installing a package that is not installed: a CI has no one to answer
   };
   mkdirSync(baseEnv.HOME, { recursive: true });
-  demo = await startDemo(baseEnv);
+  demo = await startDemo();
 
   const pages = [
     'README.md',
@@ -135,6 +144,18 @@ try {
   registry?.server.closeAllConnections();
   registry?.server.close();
   rmSync(scratch, { recursive: true, force: true });
+}
+
+for (const pending of PENDING) {
+  const result = results.find((r) => r.page === pending.page);
+  if (!result) continue;
+  const before = result.failures.length;
+  result.failures = result.failures.filter((failure) => !failure.includes(pending.match));
+  if (result.failures.length === before) {
+    result.failures.push(`PENDING entry "${pending.match}" matches nothing any more: remove it`);
+  } else {
+    result.skipped.push(`pending until ${pending.until}: ${pending.match}`);
+  }
 }
 
 console.log('');
@@ -230,18 +251,24 @@ async function serveRegistry(packages) {
 }
 
 /** The demo gateway from the workspace, as `bash scripts/demo.sh` starts it. */
-async function startDemo(env) {
+async function startDemo() {
   if (await portAnswers(DEMO_PORT)) {
     throw new Error(
       `127.0.0.1:${DEMO_PORT} is taken: stop what listens there (the pages talk to the demo on it)`,
     );
   }
-  // As scripts/demo.sh starts it (the README's quick start), so Ctrl-C is checked as a reader sees it.
-  const child = launch('pnpm', ['--filter', '@svc/example-node', 'start'], {
+  // With scripts/demo.sh (the README's quick start), so Ctrl-C is checked as a reader sees it.
+  // The developer's own environment (pnpm's store, HOME), not a reader's empty one.
+  const own = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(GATEWAY_|OPERATOR_|REDIS_|PORT$|HOST$)/.test(name),
+    ),
+  );
+  const child = launch('bash', ['scripts/demo.sh'], {
     cwd: root,
-    env: { ...env, ALLOW_LOOPBACK_CALLBACKS: '1' },
+    env: { ...own, ALLOW_LOOPBACK_CALLBACKS: '1' },
   });
-  const up = await waitForServer(child, COMMAND_MS, -1);
+  const up = await waitForServer(child, INSTALL_MS, -1);
   if (up.kind !== 'server') throw new Error(`the demo gateway did not start:\n${child.output()}`);
   return child;
 }
@@ -453,6 +480,12 @@ async function checkPage(page, baseEnv, packages) {
       .filter(
         (name) => env[name] === undefined && !new RegExp(`(^|\\s)${name}=`).test(step.command),
       );
+    if (step.command.includes('…')) {
+      result.skipped.push(
+        `${where(step.line)} ${step.command} (a template: the reader completes the "…")`,
+      );
+      continue;
+    }
     if (unset.length > 0) {
       result.skipped.push(
         `${where(step.line)} ${step.command} (a template: the reader supplies $${unset[0]})`,
