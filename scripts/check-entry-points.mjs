@@ -73,12 +73,18 @@ const DOCS_COMMANDS = new Set([
 const scratch = mkdtempSync(join(tmpdir(), 'svc-entry-points-'));
 // One npm cache for every page (and across local runs); CI starts with an empty one.
 const npmCache = join(root, 'node_modules', '.cache', 'entry-points-npm');
+// npx keeps what it fetched under <cache>/_npx and reuses it for the same version: drop it, so
+// every run executes this run's tarballs.
+rmSync(join(npmCache, '_npx'), { recursive: true, force: true });
 const children = new Set();
 let registry;
 let demo;
 const results = [];
 
 try {
+  // The demo builds and starts (scripts/demo.sh) while the packages are packed.
+  const demoStarting = startDemo();
+  demoStarting.catch(() => {});
   const packages = pack();
   registry = await serveRegistry(packages);
   const npmrc = join(scratch, 'npmrc');
@@ -101,10 +107,13 @@ try {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    // Third-party metadata from the shared cache when it has it; the @svc scope is never cached
+    // (its registry answers no-store), so every page gets this run's tarballs.
+    npm_config_prefer_offline: 'true',
     npm_config_yes: 'true', // npx asks before installing a package that is not installed: a CI has no one to answer
   };
   mkdirSync(baseEnv.HOME, { recursive: true });
-  demo = await startDemo();
+  demo = await demoStarting;
 
   const pages = [
     'README.md',
