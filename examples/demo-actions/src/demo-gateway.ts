@@ -196,5 +196,7 @@ export function startupMessage(gatewayUrl: string, config: DemoConfig): string {
   if (config.allowLoopbackCallbacks) {
     lines.push('ALLOW_LOOPBACK_CALLBACKS=1: callbacks may target this machine (development only).');
   }
+  // Every example prints this message, so each shows the configuration warnings too.
+  for (const warning of config.warnings) lines.push(`Warning: ${warning}`);
   return lines.join('\n');
 }

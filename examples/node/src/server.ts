@@ -46,7 +46,6 @@ const { gateway, config } = startOrExit(() =>
     ...(chatWebhookUrl ? { hooks: approvalChatHooks(chatWebhookUrl, () => approvalsPageUrl) } : {}),
   }),
 );
-for (const warning of config.warnings) console.warn(warning);
 const operatorToken = readOperatorToken(process.env.OPERATOR_TOKEN, config.hostname);
 
 // One server: the approvals page under /operator, the gateway contract everywhere else.
@@ -113,7 +112,7 @@ function startOrExit<T>(start: () => T): T {
 function readOperatorToken(raw: string | undefined, hostname: string): string {
   const token = raw?.trim();
   if (raw !== undefined && !token) {
-    console.warn('OPERATOR_TOKEN is set but empty: treated as unset.');
+    console.warn('Warning: OPERATOR_TOKEN is set but empty: treated as unset.');
   }
   if (token) return token;
   if (!isLoopbackHost(hostname)) {
