@@ -183,6 +183,6 @@ describe('checkGateway against a correct gateway', () => {
         ),
     });
     expect(report.checks[0]?.message).toBe('no answer: no answer within 50 ms');
-    expect(report.incomplete).toBe('the gateway could not be reached: no answer within 50 ms');
+    expect(report.incomplete).toBe('no answer to GET /v1/manifest: no answer within 50 ms');
   });
 });

@@ -106,7 +106,7 @@ export async function checkGateway(options: CheckGatewayOptions): Promise<CheckR
     : options.signal?.aborted
       ? `stopped by its signal after ${checks.length} checks`
       : run.unreachable
-        ? `the gateway could not be reached: ${run.unreachable}`
+        ? `no answer to GET /v1/manifest: ${run.unreachable}`
         : undefined;
   return {
     url: run.settings.url,
