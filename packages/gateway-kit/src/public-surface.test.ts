@@ -87,3 +87,11 @@ it('every error the package exports extends GatewayKitError, which isGatewayKitE
   expect(isGatewayKitError(foreign)).toBe(true);
   expect(isGatewayKitError(new Error('x'))).toBe(false);
 });
+
+it('the /fastify subpath is the plugin and its logger adapter only', () => {
+  expect(exportedNames('./adapters/fastify/index.ts').sort()).toEqual([
+    'FastifyGatewayOptions',
+    'fastifyGateway',
+    'fastifyLogger',
+  ]);
+});
