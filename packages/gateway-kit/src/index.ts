@@ -16,7 +16,6 @@ export type {
   StandardInputSchema,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
-export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
 export type { Principal } from './auth/principal.ts';

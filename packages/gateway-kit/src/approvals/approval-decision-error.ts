@@ -1,11 +1,5 @@
-import type { ApprovalStatus } from '../contract/approval.ts';
+import type { ApprovalDecisionErrorCode, ApprovalStatus } from '../contract/approval.ts';
 import { GatewayKitError } from '../runtime/gateway-kit-error.ts';
-
-/** Why a decision was refused. */
-export type ApprovalDecisionErrorCode =
-  | 'approval_not_found'
-  | 'approval_already_decided'
-  | 'approval_expired';
 
 /**
  * Thrown by `gateway.approvals.decide` when the approval cannot be decided: it does not exist,
