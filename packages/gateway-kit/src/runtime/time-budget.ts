@@ -29,16 +29,38 @@ export function withinBudget<T>(
   budget: Budget,
 ): Promise<T | typeof TIMED_OUT> {
   const { budgetMs, signal, onTimeout } = budget;
+  if (signal === undefined) {
+    // The hot path (every async run, precheck and verify): one promise and one timer, no more.
+    return new Promise((resolve, reject) => {
+      const timer =
+        budgetMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              onTimeout?.();
+              resolve(TIMED_OUT);
+            }, budgetMs);
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const lose = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', lose);
+      signal.removeEventListener('abort', lose);
       resolve(TIMED_OUT);
     };
     const settle = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', lose);
+      signal.removeEventListener('abort', lose);
     };
     pending.then(
       (value) => {
@@ -50,8 +72,8 @@ export function withinBudget<T>(
         reject(error);
       },
     );
-    if (signal?.aborted) return lose();
-    signal?.addEventListener('abort', lose, { once: true });
+    if (signal.aborted) return lose();
+    signal.addEventListener('abort', lose, { once: true });
     if (budgetMs !== undefined) {
       timer = setTimeout(() => {
         onTimeout?.();
