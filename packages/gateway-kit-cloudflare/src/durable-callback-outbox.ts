@@ -1,0 +1,172 @@
+import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
+import type { DurableStorage, SqlStorage } from './durable-storage.ts';
+import { positiveInteger, tablePrefix } from './time.ts';
+
+/**
+ * Options of {@link DurableCallbackOutbox}.
+ *
+ * @example
+ * const options: DurableCallbackOutboxOptions = { maxEntries: 1_000 };
+ */
+export interface DurableCallbackOutboxOptions {
+  /** Prefix of the outbox's SQLite table (letters, digits, `_`). Default `gw_`. */
+  readonly prefix?: string;
+  /** How long a claim lasts, in ms. Default 60 000 (well above a callback attempt's timeout). */
+  readonly leaseMs?: number;
+  /** How often a dispatcher looks for due entries while the object is awake, in ms. Default 1 000. */
+  readonly pollIntervalMs?: number;
+  /** Entries kept at most; beyond it `enqueue` answers `full`. Default 10 000. */
+  readonly maxEntries?: number;
+  /** Clock in epoch ms. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface OutboxRow extends Record<string, string | number | null> {
+  webhook_id: string;
+  url: string;
+  payload: string;
+  auth: string | null;
+  attempts: number;
+}
+
+/**
+ * A {@link CallbackOutbox} on a Durable Object's SQLite storage: pending callbacks survive the
+ * object's eviction and restarts, and the object's alarm (see {@link nextDueAt}) makes the next
+ * attempt when nothing else woke it. Each method is one synchronous transaction.
+ *
+ * @example
+ * const outbox = new DurableCallbackOutbox(this.ctx.storage);
+ * const jobs = new DurableJobStore(this.ctx.storage, { callbackOutbox: outbox });
+ */
+export class DurableCallbackOutbox implements CallbackOutbox {
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly #storage: DurableStorage;
+  readonly #sql: SqlStorage;
+  readonly #table: string;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  /** Called after each write that may move the next due time (the object re-arms its alarm). */
+  onChange: (() => void) | undefined;
+
+  constructor(storage: DurableStorage, options: DurableCallbackOutboxOptions = {}) {
+    this.#storage = storage;
+    this.#sql = storage.sql;
+    this.#table = `${tablePrefix(options.prefix ?? 'gw_')}outbox`;
+    this.leaseMs = positiveInteger('leaseMs', options.leaseMs ?? 60_000);
+    this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1_000);
+    this.#maxEntries = positiveInteger('maxEntries', options.maxEntries ?? 10_000);
+    this.#now = options.now ?? (() => Date.now());
+    this.#sql.exec(
+      `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,
+        payload TEXT NOT NULL, auth TEXT, attempts INTEGER NOT NULL,
+        due_at INTEGER NOT NULL, claim TEXT)`,
+    );
+    this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${this.#table}_due ON ${this.#table} (due_at)`);
+  }
+
+  async enqueue(
+    entry: Omit<OutboxEntry, 'attempts'>,
+  ): Promise<{ readonly claim: string } | 'exists' | 'full'> {
+    const claim = crypto.randomUUID();
+    const now = this.#now();
+    const result = this.#storage.transactionSync(() => {
+      const exists = this.#sql
+        .exec(`SELECT 1 FROM ${this.#table} WHERE webhook_id = ?`, entry.webhookId)
+        .toArray();
+      if (exists.length > 0) return 'exists' as const;
+      const size = this.#sql
+        .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#table}`)
+        .one().n;
+      if (size >= this.#maxEntries) return 'full' as const;
+      // Claimed by the caller: due again only if its lease lapses (the instance died).
+      this.#sql.exec(
+        `INSERT INTO ${this.#table} (webhook_id, url, payload, auth, attempts, due_at, claim)
+         VALUES (?, ?, ?, ?, 0, ?, ?)`,
+        entry.webhookId,
+        entry.url,
+        entry.payload,
+        entry.authorization ?? null,
+        now + this.leaseMs,
+        claim,
+      );
+      return { claim };
+    });
+    this.onChange?.();
+    return result;
+  }
+
+  async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
+    const count = Math.max(0, Math.floor(limit));
+    if (count === 0) return [];
+    const claim = crypto.randomUUID();
+    const now = this.#now();
+    const rows = this.#storage.transactionSync(() => {
+      const due = this.#sql
+        .exec<OutboxRow>(
+          `SELECT webhook_id, url, payload, auth, attempts FROM ${this.#table}
+           WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
+          now,
+          count,
+        )
+        .toArray();
+      for (const row of due) {
+        this.#sql.exec(
+          `UPDATE ${this.#table} SET claim = ?, due_at = ? WHERE webhook_id = ?`,
+          claim,
+          now + this.leaseMs,
+          row.webhook_id,
+        );
+      }
+      return due;
+    });
+    if (rows.length > 0) this.onChange?.();
+    return rows.map((row) => ({
+      webhookId: row.webhook_id,
+      url: row.url,
+      payload: row.payload,
+      attempts: row.attempts,
+      claim,
+      ...(row.auth === null ? {} : { authorization: row.auth }),
+    }));
+  }
+
+  async complete(webhookId: string, claim: string): Promise<void> {
+    this.#sql.exec(
+      `DELETE FROM ${this.#table} WHERE webhook_id = ? AND claim = ?`,
+      webhookId,
+      claim,
+    );
+    this.onChange?.();
+  }
+
+  async reschedule(
+    webhookId: string,
+    claim: string,
+    attempts: number,
+    delayMs: number,
+  ): Promise<void> {
+    this.#sql.exec(
+      `UPDATE ${this.#table} SET claim = NULL, attempts = ?, due_at = ?
+       WHERE webhook_id = ? AND claim = ?`,
+      attempts,
+      this.#now() + Math.max(0, delayMs),
+      webhookId,
+      claim,
+    );
+    this.onChange?.();
+  }
+
+  /** Entries waiting (due or not, claimed or not). */
+  get size(): number {
+    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#table}`).one().n;
+  }
+
+  /** When the earliest entry is due (epoch ms), if any: the object's alarm fires then. */
+  nextDueAt(): number | undefined {
+    const at = this.#sql
+      .exec<{ at: number | null }>(`SELECT MIN(due_at) AS at FROM ${this.#table}`)
+      .one().at;
+    return at === null ? undefined : at;
+  }
+}
