@@ -10,6 +10,13 @@ export interface ExampleCommand {
   readonly example: string;
   /** Extra environment on top of the test's own (PORT=0 is always set). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The line that says it listens, its first group the URL. Default `listening on <url>`
+   * (wrangler prints `Ready on <url>`).
+   */
+  readonly ready?: RegExp;
+  /** How long it may take to start, in ms. Default 20 000. */
+  readonly startTimeoutMs?: number;
 }
 
 /** A started example: the URL it printed, its output so far, and a way to stop it. */
@@ -80,10 +87,14 @@ export function startExample(spec: ExampleCommand): Promise<RunningExample> {
         reject(new Error(`${spec.example}: ${why}\n--- output ---\n${output}`)),
       );
     };
-    const timer = setTimeout(() => fail('no "listening on" line within 20 s'), START_TIMEOUT_MS);
+    const startTimeoutMs = spec.startTimeoutMs ?? START_TIMEOUT_MS;
+    const timer = setTimeout(
+      () => fail(`no "listening on" line within ${startTimeoutMs / 1000} s`),
+      startTimeoutMs,
+    );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = (spec.ready ?? /listening on (http:\/\/\S+)/).exec(output);
       if (match) {
         clearTimeout(timer);
         child.off('close', onExit);

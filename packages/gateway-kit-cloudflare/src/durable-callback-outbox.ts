@@ -48,6 +48,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
   readonly #now: () => number;
   /** Called after each write that may move the next due time (the object re-arms its alarm). */
   onChange: (() => void) | undefined;
+  #claimWaiters: (() => void)[] = [];
 
   constructor(storage: DurableStorage, options: DurableCallbackOutboxOptions = {}) {
     this.#storage = storage;
@@ -121,6 +122,9 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       return due;
     });
     if (rows.length > 0) this.onChange?.();
+    const waiters = this.#claimWaiters;
+    this.#claimWaiters = [];
+    for (const wake of waiters) wake();
     return rows.map((row) => ({
       webhookId: row.webhook_id,
       url: row.url,
@@ -155,6 +159,20 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       claim,
     );
     this.onChange?.();
+  }
+
+  /**
+   * Settles after the next `claimDue` (a dispatcher's poll), or after `timeoutMs`: the alarm waits
+   * for it, so that due entries are claimed and attempted before the alarm invocation ends.
+   */
+  nextPoll(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.#claimWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Entries waiting (due or not, claimed or not). */
