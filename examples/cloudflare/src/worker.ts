@@ -21,7 +21,8 @@ interface Env {
 /** Only the string bindings: what the demo reads as its environment. */
 function variables(env: Env): Record<string, string | undefined> {
   const vars: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') vars[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (typeof value === 'string') vars[name] = value;
   return vars;
 }
 
@@ -35,7 +36,8 @@ const worker = createGatewayWorker<Env>({
       agent: {
         id: 'demo-agent',
         name: 'Demo agent',
-        description: 'Answers account questions, writes reports and issues refunds during meetings.',
+        description:
+          'Answers account questions, writes reports and issues refunds during meetings.',
       },
       version: '2026-11-22',
       actions: demoActions,
@@ -75,7 +77,10 @@ export default {
         {
           auth: {
             tokens: [
-              { token: env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN, principal: { id: 'operator' } },
+              {
+                token: env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN,
+                principal: { id: 'operator' },
+              },
             ],
           },
           basePath: '/operator/api',

@@ -39,9 +39,15 @@ it('runs an async job after the response and keeps a pending approval', async ()
   expect(body.status).toBe('accepted');
   // The job ran after the response, kept alive by the request's waitUntil.
   let job: { status: string; outputText?: string } = { status: 'queued' };
-  for (let polls = 0; polls < 100 && (job.status === 'queued' || job.status === 'running'); polls++) {
+  for (
+    let polls = 0;
+    polls < 100 && (job.status === 'queued' || job.status === 'running');
+    polls++
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    job = (await (await miniflare.dispatchFetch(body.job.statusUrl, { headers: auth })).json()) as typeof job;
+    job = (await (
+      await miniflare.dispatchFetch(body.job.statusUrl, { headers: auth })
+    ).json()) as typeof job;
   }
   expect(job).toMatchObject({ status: 'completed', outputText: 'later' });
   const approval = await miniflare.dispatchFetch('http://plain/v1/invoke', {

@@ -51,7 +51,10 @@ function restartedStore() {
   return {
     store,
     /** Stores a job as the previous instance left it (queued, or running). */
-    left: async (job: Omit<NewJob, 'status' | 'ownerId' | 'invocationId' | 'createdAt'>, status: 'queued' | 'running') => {
+    left: async (
+      job: Omit<NewJob, 'status' | 'ownerId' | 'invocationId' | 'createdAt'>,
+      status: 'queued' | 'running',
+    ) => {
       const { job: created } = await inner.create({
         ...job,
         status: 'queued',
@@ -121,7 +124,12 @@ describe('jobs an earlier instance left (JobStore.onOrphaned)', () => {
   it('runs a running job of an idempotent action again', async () => {
     const { restarted, status } = await setUp();
     const job = await restarted.left(
-      { jobId: 'job_r', actionId: 'report', actionName: 'report', payload: payload({ topic: 'q3' }) },
+      {
+        jobId: 'job_r',
+        actionId: 'report',
+        actionName: 'report',
+        payload: payload({ topic: 'q3' }),
+      },
       'running',
     );
     restarted.report(job);
