@@ -17,12 +17,23 @@ export interface DurableCallbackOutboxOptions {
   readonly pollIntervalMs?: number;
   /** Entries kept at most; beyond it `enqueue` answers `full`. Default 10 000. */
   readonly maxEntries?: number;
+  /**
+   * Entries one principal may have waiting (the entry's `principal`; none: the anonymous
+   * principal `''`); beyond it `enqueue` answers `full` for that principal only. Default 1 000.
+   */
+  readonly maxEntriesPerPrincipal?: number;
+  /**
+   * How long an entry may wait in all, in ms; past it the next claim removes it and hands it out
+   * once more marked `expired` (the dispatcher reports it, without sending). Default 24 h.
+   */
+  readonly ttlMs?: number;
   /** Clock in epoch ms. Default `Date.now`. */
   readonly now?: () => number;
 }
 
 interface OutboxRow extends Record<string, string | number | null> {
   webhook_id: string;
+  expires_at: number;
   url: string;
   payload: string;
   auth: string | null;
@@ -45,6 +56,8 @@ export class DurableCallbackOutbox implements CallbackOutbox {
   readonly #sql: SqlStorage;
   readonly #table: string;
   readonly #maxEntries: number;
+  readonly #maxPerPrincipal: number;
+  readonly #ttlMs: number;
   readonly #now: () => number;
   /** Called after each write that may move the next due time (the object re-arms its alarm). */
   onChange: (() => void) | undefined;
@@ -57,13 +70,21 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     this.leaseMs = positiveInteger('leaseMs', options.leaseMs ?? 60_000);
     this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1_000);
     this.#maxEntries = positiveInteger('maxEntries', options.maxEntries ?? 10_000);
+    this.#maxPerPrincipal = positiveInteger(
+      'maxEntriesPerPrincipal',
+      options.maxEntriesPerPrincipal ?? 1_000,
+    );
+    this.#ttlMs = positiveInteger('ttlMs', options.ttlMs ?? 24 * 60 * 60 * 1000);
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,
         payload TEXT NOT NULL, auth TEXT, attempts INTEGER NOT NULL,
-        due_at INTEGER NOT NULL, claim TEXT)`,
+        due_at INTEGER NOT NULL, claim TEXT, principal TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${this.#table}_due ON ${this.#table} (due_at)`);
+    this.#sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#table}_principal ON ${this.#table} (principal, due_at)`,
+    );
   }
 
   async enqueue(
@@ -80,16 +101,28 @@ export class DurableCallbackOutbox implements CallbackOutbox {
         .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#table}`)
         .one().n;
       if (size >= this.#maxEntries) return 'full' as const;
+      // The principal's own share, so that one caller cannot fill the outbox for the others.
+      const principal = (entry as { readonly principal?: string }).principal ?? '';
+      const mine = this.#sql
+        .exec<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${this.#table} WHERE principal = ?`,
+          principal,
+        )
+        .one().n;
+      if (mine >= this.#maxPerPrincipal) return 'full' as const;
       // Claimed by the caller: due again only if its lease lapses (the instance died).
       this.#sql.exec(
-        `INSERT INTO ${this.#table} (webhook_id, url, payload, auth, attempts, due_at, claim)
-         VALUES (?, ?, ?, ?, 0, ?, ?)`,
+        `INSERT INTO ${this.#table}
+           (webhook_id, url, payload, auth, attempts, due_at, claim, principal, expires_at)
+         VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)`,
         entry.webhookId,
         entry.url,
         entry.payload,
         entry.authorization ?? null,
         now + this.leaseMs,
         claim,
+        principal,
+        now + this.#ttlMs,
       );
       return { claim };
     });
@@ -103,15 +136,23 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     const claim = crypto.randomUUID();
     const now = this.#now();
     const rows = this.#storage.transactionSync(() => {
+      // Fair across principals: each one's earliest due entry first, then each one's second…
       const due = this.#sql
         .exec<OutboxRow>(
-          `SELECT webhook_id, url, payload, auth, attempts FROM ${this.#table}
-           WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
+          `SELECT webhook_id, url, payload, auth, attempts, expires_at FROM (
+             SELECT *, ROW_NUMBER() OVER (PARTITION BY principal ORDER BY due_at) AS turn
+             FROM ${this.#table} WHERE due_at <= ?)
+           ORDER BY turn, due_at LIMIT ?`,
           now,
           count,
         )
         .toArray();
       for (const row of due) {
+        if (row.expires_at <= now) {
+          // Waited too long: removed now, handed out once to be reported as expired.
+          this.#sql.exec(`DELETE FROM ${this.#table} WHERE webhook_id = ?`, row.webhook_id);
+          continue;
+        }
         this.#sql.exec(
           `UPDATE ${this.#table} SET claim = ?, due_at = ? WHERE webhook_id = ?`,
           claim,
@@ -132,6 +173,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       attempts: row.attempts,
       claim,
       ...(row.auth === null ? {} : { authorization: row.auth }),
+      ...(row.expires_at <= now ? { expired: true } : {}),
     }));
   }
 

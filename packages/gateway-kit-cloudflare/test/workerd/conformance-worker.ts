@@ -6,6 +6,7 @@ import * as fc from 'fast-check';
 import { DurableJobStore } from '../../src/durable-job-store.ts';
 import { DurableRecordStore } from '../../src/durable-record-store.ts';
 import type { DurableStorage } from '../../src/durable-storage.ts';
+import { outboxCases } from './outbox-cases.ts';
 import { collectTests, type RegisteredTest, runTest } from './test-runner.ts';
 
 interface State {
@@ -52,6 +53,7 @@ export class ConformanceObject {
         numRuns: 50,
         ttl: { ttlMs: 60_000, advanceTime },
       });
+      outboxCases(test, storage, { now, advance: advanceTime }, prefix);
     });
   }
 
