@@ -16,6 +16,8 @@ interface Env {
   readonly CALLBACK_SIGNING_SECRET?: string;
   readonly GATEWAY_URL?: string;
   readonly ALLOW_LOOPBACK_CALLBACKS?: string;
+  /** How often the alarm checks on active jobs, in ms (default 30 000): see docs/cloudflare.md. */
+  readonly JOB_WATCH_INTERVAL_MS?: string;
 }
 
 /** Only the string bindings: what the demo reads as its environment. */
@@ -57,6 +59,7 @@ const worker = createGatewayWorker<Env>({
     };
   },
   namespace: (env) => env.GATEWAY,
+  watchIntervalMs: (env) => Number(env.JOB_WATCH_INTERVAL_MS?.trim() || 30_000),
 });
 
 /** Every caller's shard: the operator API looks for approvals there. */

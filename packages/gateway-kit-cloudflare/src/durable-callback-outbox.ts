@@ -1,6 +1,6 @@
 import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
-import { positiveInteger, tablePrefix } from './time.ts';
+import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
 
 /**
  * Options of {@link DurableCallbackOutbox}.
@@ -22,6 +22,8 @@ export interface DurableCallbackOutboxOptions {
    * principal `''`); beyond it `enqueue` answers `full` for that principal only. Default 1 000.
    */
   readonly maxEntriesPerPrincipal?: number;
+  /** Bytes (URL, payload, authorization) one principal may have waiting. Default 32 MiB. */
+  readonly maxBytesPerPrincipal?: number;
   /**
    * How long an entry may wait in all, in ms; past it the next claim removes it and hands it out
    * once more marked `expired` (the dispatcher reports it, without sending). Default 24 h.
@@ -41,7 +43,7 @@ interface OutboxRow extends Record<string, string | number | null> {
 }
 
 /**
- * A {@link CallbackOutbox} on a Durable Object's SQLite storage: pending callbacks survive the
+ * A `CallbackOutbox` (`@svc/gateway-kit/store`) on a Durable Object's SQLite storage: pending callbacks survive the
  * object's eviction and restarts, and the object's alarm (see {@link nextDueAt}) makes the next
  * attempt when nothing else woke it. Each method is one synchronous transaction.
  *
@@ -57,6 +59,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
   readonly #table: string;
   readonly #maxEntries: number;
   readonly #maxPerPrincipal: number;
+  readonly #maxBytesPerPrincipal: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
   /** Called after each write that may move the next due time (the object re-arms its alarm). */
@@ -74,12 +77,17 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       'maxEntriesPerPrincipal',
       options.maxEntriesPerPrincipal ?? 1_000,
     );
+    this.#maxBytesPerPrincipal = positiveInteger(
+      'maxBytesPerPrincipal',
+      options.maxBytesPerPrincipal ?? 32 * 1024 * 1024,
+    );
     this.#ttlMs = positiveInteger('ttlMs', options.ttlMs ?? 24 * 60 * 60 * 1000);
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,
         payload TEXT NOT NULL, auth TEXT, attempts INTEGER NOT NULL,
-        due_at INTEGER NOT NULL, claim TEXT, principal TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+        due_at INTEGER NOT NULL, claim TEXT, principal TEXT NOT NULL, expires_at INTEGER NOT NULL,
+        bytes INTEGER NOT NULL)`,
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${this.#table}_due ON ${this.#table} (due_at)`);
     this.#sql.exec(
@@ -103,18 +111,22 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       if (size >= this.#maxEntries) return 'full' as const;
       // The principal's own share, so that one caller cannot fill the outbox for the others.
       const principal = (entry as { readonly principal?: string }).principal ?? '';
+      const bytes =
+        utf8Bytes(entry.url) + utf8Bytes(entry.payload) + utf8Bytes(entry.authorization ?? '');
       const mine = this.#sql
-        .exec<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM ${this.#table} WHERE principal = ?`,
+        .exec<{ n: number; bytes: number }>(
+          `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM ${this.#table}
+           WHERE principal = ?`,
           principal,
         )
-        .one().n;
-      if (mine >= this.#maxPerPrincipal) return 'full' as const;
+        .one();
+      if (mine.n >= this.#maxPerPrincipal || mine.bytes + bytes > this.#maxBytesPerPrincipal)
+        return 'full' as const;
       // Claimed by the caller: due again only if its lease lapses (the instance died).
       this.#sql.exec(
         `INSERT INTO ${this.#table}
-           (webhook_id, url, payload, auth, attempts, due_at, claim, principal, expires_at)
-         VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+           (webhook_id, url, payload, auth, attempts, due_at, claim, principal, expires_at, bytes)
+         VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
         entry.webhookId,
         entry.url,
         entry.payload,
@@ -123,6 +135,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
         claim,
         principal,
         now + this.#ttlMs,
+        bytes,
       );
       return { claim };
     });

@@ -55,7 +55,7 @@ const ACTIVE = "('queued','running')";
 const noop = (): void => {};
 
 /**
- * A {@link JobStore} on a Durable Object's SQLite storage. A Durable Object is one instance at a
+ * A `JobStore` (`@svc/gateway-kit/store`) on a Durable Object's SQLite storage. A Durable Object is one instance at a
  * time, so everything a gateway instance shares (compare-and-set, cancel notification) happens in
  * this object: each method is a few synchronous SQL statements in one transaction, strongly
  * consistent and never interleaved with another request.

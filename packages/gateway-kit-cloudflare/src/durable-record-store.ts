@@ -33,7 +33,7 @@ interface RecordRow extends Record<string, string | number | null> {
 }
 
 /**
- * A {@link RecordStore} (idempotency keys, approvals, quota sets) on a Durable Object's SQLite
+ * A `RecordStore` (idempotency keys, approvals, quota sets) on a Durable Object's SQLite
  * storage. Each method is synchronous SQL in one transaction, so compare-and-set, create-if-absent
  * and bounded set adds are atomic; expired records are never returned and are deleted by
  * {@link sweep} (the Durable Object's alarm) and whenever room is needed.

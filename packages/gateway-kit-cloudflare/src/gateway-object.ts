@@ -54,9 +54,9 @@ export interface GatewayObjectSettings<Env> {
   /**
    * While jobs are queued or running, how often the alarm checks on them, in ms: an object evicted
    * or restarted mid-job is woken by it, and its jobs are run again or failed (see docs/cloudflare.md).
-   * Default 30 000.
+   * Default 30 000; a function reads it from the Worker's bindings.
    */
-  readonly watchIntervalMs?: number;
+  readonly watchIntervalMs?: number | ((env: Env) => number);
 }
 
 /** What `decideApproval` answers: the decision, or the refusal as data (RPC keeps no error class). */
@@ -112,7 +112,6 @@ const MIN_ALARM_DELAY_MS = 50;
  * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
  */
 export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): GatewayObjectClass<Env> {
-  const watchIntervalMs = positiveInteger('watchIntervalMs', settings.watchIntervalMs ?? 30_000);
   const prefix = tablePrefix(settings.stores?.prefix ?? 'gw_');
 
   return class GatewayObject extends DurableObject<Env> implements GatewayObjectApi {
@@ -121,10 +120,16 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
     readonly #outbox: DurableCallbackOutbox;
     readonly #gateway: Gateway;
     readonly #sweepIntervalMs: number;
+    readonly #watchIntervalMs: number;
     #armedAt: number | undefined;
 
     constructor(ctx: DurableObjectStateLike, env: Env) {
       super(ctx, env);
+      const watch = settings.watchIntervalMs;
+      this.#watchIntervalMs = positiveInteger(
+        'watchIntervalMs',
+        (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
+      );
       const storage = ctx.storage;
       this.#outbox = new DurableCallbackOutbox(storage, { ...settings.stores?.outbox, prefix });
       this.#jobs = new DurableJobStore(storage, {
@@ -229,7 +234,7 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
         .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM ${prefix}wakeups`)
         .one().at;
       const candidates = [
-        this.#jobs.hasActiveJobs() ? now + watchIntervalMs : undefined,
+        this.#jobs.hasActiveJobs() ? now + this.#watchIntervalMs : undefined,
         this.#outbox.nextDueAt(),
         this.#jobs.sweep(),
         this.#records.sweep(),

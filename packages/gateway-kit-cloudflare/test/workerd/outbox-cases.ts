@@ -34,7 +34,13 @@ export function outboxCases(
   clock: { now: () => number; advance: (ms: number) => void },
   prefix: () => string,
 ): void {
-  const outbox = (options: { maxEntries?: number; maxEntriesPerPrincipal?: number } = {}) =>
+  const outbox = (
+    options: {
+      maxEntries?: number;
+      maxEntriesPerPrincipal?: number;
+      maxBytesPerPrincipal?: number;
+    } = {},
+  ) =>
     new DurableCallbackOutbox(storage, {
       prefix: prefix(),
       now: clock.now,
@@ -87,6 +93,18 @@ export function outboxCases(
       equal(typeof (await box.enqueue(entry('p5'))), 'object', 'anonymous 1');
       equal(typeof (await box.enqueue(entry('p6', 'carol'))), 'object', 'carol 1');
       equal(await box.enqueue(entry('p7', 'dave')), 'full', 'dave, outbox full');
+    });
+
+    test.it('bounds the bytes one principal has waiting', async () => {
+      const box = outbox({ maxBytesPerPrincipal: 200 });
+      const big = { ...entry('big1', 'alice'), payload: 'x'.repeat(120) };
+      equal(typeof (await box.enqueue(big)), 'object', 'first large entry');
+      equal(await box.enqueue({ ...big, webhookId: 'big2' }), 'full', 'second large entry');
+      equal(
+        typeof (await box.enqueue({ ...entry('big3', 'bob'), payload: big.payload })),
+        'object',
+        'bob',
+      );
     });
 
     test.it('claims fairly: one due entry per principal in turn', async () => {
