@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exampleDir, type RunningExample, startExample } from './example-process.ts';
@@ -7,8 +7,9 @@ import { exampleDir, type RunningExample, startExample } from './example-process
 const WRANGLER = join(exampleDir('cloudflare'), 'node_modules/wrangler/bin/wrangler.js');
 
 /** A new, empty persistence folder (what `wrangler dev --persist-to` keeps between runs). */
-export function persistenceFolder(): string {
-  return mkdtempSync(join(tmpdir(), 'svc-cloudflare-state-'));
+export function persistenceFolder(): { readonly path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'svc-cloudflare-state-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
 /**

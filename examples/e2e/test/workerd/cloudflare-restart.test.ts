@@ -24,7 +24,7 @@ describe('examples/cloudflare across a restart of the runtime (same --persist-to
   const folder = persistenceFolder();
   const start = () =>
     startWrangler({
-      persistTo: folder,
+      persistTo: folder.path,
       vars: {
         GATEWAY_TOKEN: TOKEN,
         OPERATOR_TOKEN,
@@ -42,6 +42,7 @@ describe('examples/cloudflare across a restart of the runtime (same --persist-to
   afterAll(async () => {
     await example?.stop();
     await receiver.close();
+    folder.remove();
   });
 
   it('a job running when the runtime stopped completes after it restarts, woken by its alarm, and its signed callback arrives', async () => {

@@ -1,3 +1,4 @@
+import { afterAll } from 'vitest';
 import { contractWalk } from '../../src/contract-walk.ts';
 import { persistenceFolder, startWrangler } from '../../src/wrangler-example.ts';
 
@@ -5,6 +6,8 @@ import { persistenceFolder, startWrangler } from '../../src/wrangler-example.ts'
 // workerd), walked over HTTP like every other example, operator API included.
 const TOKEN = 'e2e-cloudflare-gateway-token';
 const OPERATOR_TOKEN = 'e2e-cloudflare-operator-token';
+const folder = persistenceFolder();
+afterAll(() => folder.remove());
 
 contractWalk({
   title: 'examples/cloudflare (wrangler dev, workerd, Durable Objects)',
@@ -12,7 +15,7 @@ contractWalk({
   operatorToken: OPERATOR_TOKEN,
   start: () =>
     startWrangler({
-      persistTo: persistenceFolder(),
+      persistTo: folder.path,
       vars: { GATEWAY_TOKEN: TOKEN, OPERATOR_TOKEN, ALLOW_LOOPBACK_CALLBACKS: '1' },
     }),
 });
