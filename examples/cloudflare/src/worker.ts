@@ -62,10 +62,11 @@ const worker = createGatewayWorker<Env>({
   watchIntervalMs: (env) => Number(env.JOB_WATCH_INTERVAL_MS?.trim() || 30_000),
 });
 
-/** Every caller's shard: the operator API looks for approvals there. */
-async function shardsOf(env: Env): Promise<string[]> {
+/** Every caller's object (one per principal): the operator API looks for approvals there. */
+function shardsOf(env: Env): Promise<string[]> {
   const config = readDemoConfig(variables(env));
-  return Promise.all([config.token, ...config.extraTokens].map((t) => worker.shardOfToken(t)));
+  const principals = ['default', ...config.extraTokens.map((_, i) => extraCallerId(i + 1))];
+  return Promise.all(principals.map((id) => worker.shardOfPrincipal(id)));
 }
 
 export const GatewayObject = worker.GatewayObject;

@@ -4,6 +4,7 @@ import {
   ApprovalDecisionError,
   type ApprovalListOptions,
   type ApprovalPage,
+  type AuthConfig,
   type GatewayApprovals,
 } from '@svc/gateway-kit';
 import {
@@ -34,9 +35,10 @@ export interface GatewayWorkerOptions<Env> extends GatewayObjectSettings<Env> {
   readonly namespace: (env: Env) => GatewayNamespace;
   /**
    * The name of the object that serves a request: one object per shard, and everything a
-   * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. Default:
-   * the SHA-256 of the `Authorization` header, i.e. one object per bearer token. Return the
-   * principal's id instead when several tokens belong to one principal.
+   * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. Default: the
+   * request is authenticated in the Worker with the gateway's own `auth` (static tokens, or your
+   * `verify`), and each principal id has its own object; requests that do not authenticate all go
+   * to one object (`anonymous`), which answers `401`, so that unknown tokens create no objects.
    */
   readonly shardKey?: (request: Request, env: Env) => string | Promise<string>;
 }
@@ -47,8 +49,11 @@ export interface GatewayWorker<Env> {
   readonly fetch: (request: Request, env: Env) => Promise<Response>;
   /** The Durable Object class; export it from the main module under the `class_name` of wrangler.jsonc. */
   readonly GatewayObject: GatewayObjectClass<Env>;
-  /** The object name (shard) a caller's bearer token maps to under the default `shardKey`. */
-  shardOfToken(token: string): Promise<string>;
+  /**
+   * The object name (shard) of a principal under the default `shardKey`, e.g. for
+   * {@link GatewayWorker.approvals}.
+   */
+  shardOfPrincipal(principalId: string): Promise<string>;
   /**
    * Operator access to approvals over the given shards (e.g. one per configured token): `get` and
    * `decide` find the approval's shard; `list` pages through the shards one after the other.
@@ -80,7 +85,23 @@ export interface GatewayWorker<Env> {
  */
 export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): GatewayWorker<Env> {
   const GatewayObject = gatewayObject(options);
-  const shardKey = options.shardKey ?? ((request: Request) => shardOfAuthorization(request));
+  // The gateway's auth per `env` (bindings are one object per isolate): built once, not per request.
+  const auth = new WeakMap<object, AuthConfig>();
+  const authOf = (env: Env): AuthConfig => {
+    const key = env as object;
+    let config = auth.get(key);
+    if (!config) {
+      config = options.gateway(env).auth;
+      auth.set(key, config);
+    }
+    return config;
+  };
+  const shardKey =
+    options.shardKey ??
+    (async (request: Request, env: Env): Promise<string> => {
+      const principalId = await authenticate(authOf(env), request);
+      return principalId === undefined ? 'anonymous' : shardName(principalId);
+    });
   const stub = (env: Env, shard: string): GatewayObjectApi => {
     const namespace = options.namespace(env);
     return namespace.get(namespace.idFromName(shard));
@@ -88,22 +109,61 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
   return {
     GatewayObject,
     fetch: async (request, env) => stub(env, await shardKey(request, env)).fetch(request),
-    shardOfToken: (token) => sha256Name(`Bearer ${token}`),
+    shardOfPrincipal: shardName,
     approvals: (env, shards) => shardedApprovals(shards.map((shard) => stub(env, shard))),
   };
 }
 
-/** The default shard: the SHA-256 of the `Authorization` header (no header: `anonymous`). */
-async function shardOfAuthorization(request: Request): Promise<string> {
-  const authorization = request.headers.get('authorization');
-  return authorization === null ? 'anonymous' : sha256Name(authorization);
-}
-
-async function sha256Name(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+/** The object name of a principal: its id hashed (ids may be long, or personal). */
+async function shardName(principalId: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(principalId));
   let hex = '';
   for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0');
-  return `auth:${hex}`;
+  return `principal:${hex}`;
+}
+
+/** The bearer token of `Authorization: Bearer <token>` (as the gateway reads it), if any. */
+function bearerToken(authorization: string | null): string | undefined {
+  if (!authorization || authorization.length < 8) return undefined;
+  if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const token = authorization.slice(7).trim();
+  return token.length > 0 ? token : undefined;
+}
+
+/** Compares in time that depends only on the presented token's length (as the gateway does). */
+function constantTimeEquals(presented: string, expected: string): boolean {
+  let difference = presented.length ^ expected.length;
+  for (let i = 0; i < presented.length; i++)
+    difference |= presented.charCodeAt(i) ^ expected.charCodeAt(i % expected.length);
+  return difference === 0;
+}
+
+/**
+ * The principal id the gateway will see for `request`, or `undefined` when it does not
+ * authenticate: the static tokens compared like the gateway compares them (a bare token is the
+ * principal `default`), or the gateway's own `verify`.
+ */
+async function authenticate(config: AuthConfig, request: Request): Promise<string | undefined> {
+  const token = bearerToken(request.headers.get('authorization'));
+  if (token === undefined) return undefined;
+  if ('verify' in config) {
+    try {
+      const principal = await config.verify(token, {
+        header: (name) => request.headers.get(name) ?? undefined,
+      });
+      return principal && typeof principal.id === 'string' ? principal.id : undefined;
+    } catch {
+      // The object's own authentication reports it (503 or 500); route it like any refusal.
+      return undefined;
+    }
+  }
+  let matched: string | undefined;
+  for (const entry of config.tokens) {
+    const [expected, principalId] =
+      typeof entry === 'string' ? [entry, 'default'] : [entry.token, entry.principal.id];
+    if (constantTimeEquals(token, expected) && matched === undefined) matched = principalId;
+  }
+  return matched;
 }
 
 /** Cursor of a sharded page: which shard, and that shard's own cursor. */
