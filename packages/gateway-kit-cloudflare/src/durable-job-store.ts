@@ -13,6 +13,7 @@ import {
 import type { DurableCallbackOutbox } from './durable-callback-outbox.ts';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
 import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
+import { trackUsage, type Usage } from './usage.ts';
 
 /**
  * Options of {@link DurableJobStore}.
@@ -87,6 +88,7 @@ export class DurableJobStore implements JobStore {
   readonly #listeners = new Map<string, Set<Subscription>>();
   readonly #orphanListeners = new Set<(job: StoredJob) => void>();
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
+  readonly #usage: () => Usage;
 
   constructor(storage: DurableStorage, options: DurableJobStoreOptions = {}) {
     this.#storage = storage;
@@ -107,6 +109,7 @@ export class DurableJobStore implements JobStore {
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_finished ON ${t} (finished_at, finish_seq)`);
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_status ON ${t} (status)`);
+    this.#usage = trackUsage(this.#sql, t, true);
   }
 
   async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
@@ -285,9 +288,8 @@ export class DurableJobStore implements JobStore {
   /** Whether queued or running jobs exist (the Durable Object keeps a watch alarm while they do). */
   hasActiveJobs(): boolean {
     return (
-      this.#sql
-        .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#table} WHERE status IN ${ACTIVE}`)
-        .one().n > 0
+      this.#sql.exec(`SELECT 1 FROM ${this.#table} WHERE status IN ${ACTIVE} LIMIT 1`).toArray()
+        .length > 0
     );
   }
 
@@ -362,12 +364,7 @@ export class DurableJobStore implements JobStore {
    */
   #makeRoom(bytes: number, newRow: boolean, now: number, keep?: string): void {
     const t = this.#table;
-    const usage = (): { n: number; bytes: number } =>
-      this.#sql
-        .exec<{ n: number; bytes: number }>(
-          `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM ${t}`,
-        )
-        .one();
+    const usage = this.#usage;
     let { n, bytes: used } = usage();
     if ((!newRow || n < this.#maxJobs) && used + bytes <= this.#maxBytes) return;
     this.#sql.exec(

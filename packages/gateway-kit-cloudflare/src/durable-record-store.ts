@@ -6,6 +6,7 @@ import {
 } from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
 import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
+import { trackUsage, type Usage } from './usage.ts';
 
 /**
  * Options of {@link DurableRecordStore}.
@@ -52,6 +53,8 @@ export class DurableRecordStore implements RecordStore {
   readonly #maxBytes: number;
   readonly #maxMembers: number;
   readonly #now: () => number;
+  readonly #recordUsage: () => Usage;
+  readonly #setUsage: () => Usage;
 
   constructor(storage: DurableStorage, options: DurableRecordStoreOptions = {}) {
     this.#storage = storage;
@@ -78,6 +81,8 @@ export class DurableRecordStore implements RecordStore {
       `CREATE INDEX IF NOT EXISTS ${this.#sets}_order ON ${this.#sets} (name, expires_at, member)`,
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${this.#sets}_expiry ON ${this.#sets} (expires_at)`);
+    this.#recordUsage = trackUsage(this.#sql, this.#records, true);
+    this.#setUsage = trackUsage(this.#sql, this.#sets, false);
   }
 
   async create<T>(
@@ -90,10 +95,12 @@ export class DurableRecordStore implements RecordStore {
     return this.#storage.transactionSync(() => {
       const existing = this.#live(key, now);
       if (existing) return { created: false, record: snapshot<T>(existing) };
+      // An expired record under this key goes first (a plain delete, so the usage triggers run).
+      this.#sql.exec(`DELETE FROM ${this.#records} WHERE key = ?`, key);
       const bytes = utf8Bytes(json) + utf8Bytes(key);
       this.#makeRoom(bytes, true, now);
       this.#sql.exec(
-        `INSERT OR REPLACE INTO ${this.#records} (key, value, bytes, version, expires_at)
+        `INSERT INTO ${this.#records} (key, value, bytes, version, expires_at)
          VALUES (?, ?, ?, 1, ?)`,
         key,
         json,
@@ -174,8 +181,7 @@ export class DurableRecordStore implements RecordStore {
           .one().n;
         if (size >= maxSize) return false;
       }
-      const total = (): number =>
-        this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#sets}`).one().n;
+      const total = (): number => this.#setUsage().n;
       if (total() >= this.#maxMembers) {
         this.#sql.exec(`DELETE FROM ${this.#sets} WHERE expires_at <= ?`, now);
         if (total() >= this.#maxMembers)
@@ -251,12 +257,7 @@ export class DurableRecordStore implements RecordStore {
   }
 
   #makeRoom(bytes: number, newRow: boolean, now: number): void {
-    const usage = (): { n: number; bytes: number } =>
-      this.#sql
-        .exec<{ n: number; bytes: number }>(
-          `SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM ${this.#records}`,
-        )
-        .one();
+    const usage = this.#recordUsage;
     const fits = ({ n, bytes: used }: { n: number; bytes: number }): boolean =>
       (!newRow || n < this.#maxRecords) && used + bytes <= this.#maxBytes;
     if (fits(usage())) return;

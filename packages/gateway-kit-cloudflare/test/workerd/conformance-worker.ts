@@ -7,6 +7,7 @@ import { DurableJobStore } from '../../src/durable-job-store.ts';
 import { DurableRecordStore } from '../../src/durable-record-store.ts';
 import type { DurableStorage } from '../../src/durable-storage.ts';
 import { outboxCases } from './outbox-cases.ts';
+import { recordBoundsCases } from './record-bounds-cases.ts';
 import { collectTests, type RegisteredTest, runTest } from './test-runner.ts';
 
 interface State {
@@ -54,6 +55,7 @@ export class ConformanceObject {
         ttl: { ttlMs: 60_000, advanceTime },
       });
       outboxCases(test, storage, { now, advance: advanceTime }, prefix);
+      recordBoundsCases(test, storage, { now, advance: advanceTime }, prefix);
     });
   }
 
