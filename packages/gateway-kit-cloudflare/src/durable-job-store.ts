@@ -34,6 +34,12 @@ export interface DurableJobStoreOptions {
   readonly now?: () => number;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
   readonly onListenerError?: (error: unknown, jobId: string) => void;
+  /**
+   * How many times a job left unfinished may be handed out to run again (`onOrphaned`); the next
+   * time it is failed `worker_lost` instead, so an action that always outlives its invocation
+   * (CPU or wall-time limit) is not run forever. Default 3.
+   */
+  readonly maxResumes?: number;
   /** The outbox to offer the gateway as `callbackOutbox` (see {@link DurableCallbackOutbox}). */
   readonly callbackOutbox?: DurableCallbackOutbox;
 }
@@ -45,6 +51,7 @@ interface JobRow extends Record<string, string | number | null> {
   finished_at: number | null;
   announced: number;
   runner: string;
+  resumes: number;
 }
 
 interface Subscription {
@@ -83,6 +90,7 @@ export class DurableJobStore implements JobStore {
   readonly #maxJobs: number;
   readonly #maxBytes: number;
   readonly #retentionMs: number;
+  readonly #maxResumes: number;
   readonly #now: () => number;
   readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #listeners = new Map<string, Set<Subscription>>();
@@ -97,6 +105,9 @@ export class DurableJobStore implements JobStore {
     this.#maxJobs = positiveInteger('maxJobs', options.maxJobs ?? 10_000);
     this.#maxBytes = positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
     this.#retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000);
+    this.#maxResumes = options.maxResumes ?? 3;
+    if (!Number.isInteger(this.#maxResumes) || this.#maxResumes < 0)
+      throw new RangeError(`maxResumes must be an integer ≥ 0, got ${this.#maxResumes}.`);
     this.#now = options.now ?? (() => Date.now());
     this.#onListenerError =
       options.onListenerError ??
@@ -105,7 +116,8 @@ export class DurableJobStore implements JobStore {
     const t = this.#table;
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, job TEXT NOT NULL, bytes INTEGER NOT NULL,
-        status TEXT NOT NULL, finished_at INTEGER, finish_seq INTEGER, announced INTEGER NOT NULL, runner TEXT NOT NULL)`,
+        status TEXT NOT NULL, finished_at INTEGER, finish_seq INTEGER, announced INTEGER NOT NULL, runner TEXT NOT NULL,
+        resumes INTEGER NOT NULL DEFAULT 0)`,
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_finished ON ${t} (finished_at, finish_seq)`);
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_status ON ${t} (status)`);
@@ -264,14 +276,17 @@ export class DurableJobStore implements JobStore {
       const unannounced: StoredJob[] = [];
       for (const row of rows) {
         let job = parse(row);
-        if (!isTerminal(job.status) && this.#orphanListeners.size === 0) {
-          // Nobody can run it again: it ends here, and its end is reported like any other.
+        const active = !isTerminal(job.status);
+        if (active && (this.#orphanListeners.size === 0 || row.resumes >= this.#maxResumes)) {
+          // Nobody can run it again, or it was run again too often: it ends here, and its end is
+          // reported like any other.
           job = this.#write(row, job, { status: 'failed', error: WORKER_LOST }, now);
           unannounced.push(job);
         } else {
           this.#sql.exec(
-            `UPDATE ${this.#table} SET runner = ? WHERE id = ?`,
+            `UPDATE ${this.#table} SET runner = ?, resumes = resumes + ? WHERE id = ?`,
             this.incarnation,
+            active ? 1 : 0,
             row.id,
           );
           (isTerminal(job.status) ? unannounced : orphans).push(job);

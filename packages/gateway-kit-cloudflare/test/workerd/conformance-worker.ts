@@ -8,6 +8,7 @@ import { DurableRecordStore } from '../../src/durable-record-store.ts';
 import type { DurableStorage } from '../../src/durable-storage.ts';
 import { outboxCases } from './outbox-cases.ts';
 import { recordBoundsCases } from './record-bounds-cases.ts';
+import { recoveryCases } from './recovery-cases.ts';
 import { collectTests, type RegisteredTest, runTest } from './test-runner.ts';
 
 interface State {
@@ -56,6 +57,7 @@ export class ConformanceObject {
       });
       outboxCases(test, storage, { now, advance: advanceTime }, prefix);
       recordBoundsCases(test, storage, { now, advance: advanceTime }, prefix);
+      recoveryCases(test, storage, prefix);
     });
   }
 
