@@ -4,6 +4,7 @@ import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -36,6 +37,16 @@ export interface NodeHandlerOptions {
    * to 5 000 ms.
    */
   readonly drainTimeoutMs?: number;
+  /**
+   * DNS-rebinding protection. On a server listening on a loopback address (`127.0.0.1`, `::1`),
+   * requests whose `Host` — or `Origin`, when sent — names another host than `localhost`,
+   * `*.localhost`, `127.x.x.x` or `[::1]` are answered `403 forbidden_host`: a web page whose
+   * name is pointed at 127.0.0.1 could otherwise call the local gateway with a token it knows.
+   * List the names a deliberate setup uses (a reverse proxy on the same machine that keeps the
+   * public `Host`, a name in `/etc/hosts`): exact names, or `.example.test` for a domain and its
+   * subdomains; `true` turns the check off. Servers listening on other addresses are not checked.
+   */
+  readonly allowedHosts?: AllowedHosts;
 }
 
 const DEFAULT_DRAIN_MAX_BYTES = 16 * 1024 * 1024;
@@ -312,7 +323,13 @@ export function toNodeHandler(
     }));
   }
   const wantsQuery = WANTS_QUERY in gateway;
+  const refuseForeignHost = createHostGuard(options.allowedHosts);
   return (req, res) => {
+    const refused = refuseForeignHost(req);
+    if (refused) {
+      sendReply(req, res, refused, limits);
+      return;
+    }
     const call = new NodeCall(req as NodeRequest, res, trustProxy, wantsQuery);
     handle(call).then(
       (reply) => sendReply(req, res, reply, limits),
