@@ -36,6 +36,7 @@ export interface DurableCallbackOutboxOptions {
 interface OutboxRow extends Record<string, string | number | null> {
   webhook_id: string;
   expires_at: number;
+  principal: string;
   url: string;
   payload: string;
   auth: string | null;
@@ -110,7 +111,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
         .one().n;
       if (size >= this.#maxEntries) return 'full' as const;
       // The principal's own share, so that one caller cannot fill the outbox for the others.
-      const principal = (entry as { readonly principal?: string }).principal ?? '';
+      const principal = entry.principal ?? '';
       const bytes =
         utf8Bytes(entry.url) + utf8Bytes(entry.payload) + utf8Bytes(entry.authorization ?? '');
       const mine = this.#sql
@@ -152,7 +153,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       // Fair across principals: each one's earliest due entry first, then each one's second…
       const due = this.#sql
         .exec<OutboxRow>(
-          `SELECT webhook_id, url, payload, auth, attempts, expires_at FROM (
+          `SELECT webhook_id, url, payload, auth, attempts, expires_at, principal FROM (
              SELECT *, ROW_NUMBER() OVER (PARTITION BY principal ORDER BY due_at) AS turn
              FROM ${this.#table} WHERE due_at <= ?)
            ORDER BY turn, due_at LIMIT ?`,
@@ -186,6 +187,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
       attempts: row.attempts,
       claim,
       ...(row.auth === null ? {} : { authorization: row.auth }),
+      ...(row.principal === '' ? {} : { principal: row.principal }),
       ...(row.expires_at <= now ? { expired: true } : {}),
     }));
   }

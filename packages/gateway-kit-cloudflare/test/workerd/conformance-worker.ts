@@ -1,8 +1,13 @@
 // A test worker run by Miniflare (workerd): the kit's store conformance suites against the
 // Durable Object stores, inside a real Durable Object. The Node side (conformance.test.ts) asks for
 // the list of tests, then runs each by its index.
-import { jobStoreConformance, recordStoreConformance } from '@svc/gateway-kit/testing';
+import {
+  callbackOutboxConformance,
+  jobStoreConformance,
+  recordStoreConformance,
+} from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
+import { DurableCallbackOutbox } from '../../src/durable-callback-outbox.ts';
 import { DurableJobStore } from '../../src/durable-job-store.ts';
 import { DurableRecordStore } from '../../src/durable-record-store.ts';
 import type { DurableStorage } from '../../src/durable-storage.ts';
@@ -54,6 +59,18 @@ export class ConformanceObject {
         fc,
         numRuns: 50,
         ttl: { ttlMs: 60_000, advanceTime },
+      });
+      // Real time (leases and retention of a few hundred ms): the store's default clock.
+      callbackOutboxConformance({
+        name: 'DurableCallbackOutbox (workerd)',
+        createOutbox: ({ leaseMs, maxEntriesPerPrincipal, retentionMs }) =>
+          new DurableCallbackOutbox(storage, {
+            prefix: prefix(),
+            leaseMs,
+            maxEntriesPerPrincipal,
+            ttlMs: retentionMs,
+          }),
+        test,
       });
       outboxCases(test, storage, { now, advance: advanceTime }, prefix);
       recordBoundsCases(test, storage, { now, advance: advanceTime }, prefix);
