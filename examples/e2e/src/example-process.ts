@@ -11,10 +11,15 @@ export interface ExampleCommand {
   /** Extra environment on top of the test's own (PORT=0 is always set). */
   readonly env?: Readonly<Record<string, string>>;
   /**
-   * The line that says it listens, its first group the URL. Default `listening on <url>`
-   * (wrangler prints `Ready on <url>`).
+   * For a server that prints no `listening on <url>` line (`next start`): the line that says it
+   * is ready, and the gateway URL to use then.
    */
-  readonly ready?: RegExp;
+  readonly ready?: { readonly line: RegExp; readonly url: string };
+  /**
+   * For a server that prints its URL in another line: that line, its first group the URL
+   * (wrangler prints `Ready on <url>`). Default `listening on <url>`.
+   */
+  readonly listening?: RegExp;
   /** How long it may take to start, in ms. Default 20 000. */
   readonly startTimeoutMs?: number;
 }
@@ -63,7 +68,8 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts an example with `PORT=0` and waits for its `listening on http://…` line. If it exits,
+ * Starts an example with `PORT=0` and waits for its `listening on http://…` line (or its
+ * {@link ExampleCommand.ready} line). If it exits,
  * fails to spawn or stays silent for 20 s, it is killed and the promise rejects with its output.
  */
 export function startExample(spec: ExampleCommand): Promise<RunningExample> {
@@ -94,11 +100,15 @@ export function startExample(spec: ExampleCommand): Promise<RunningExample> {
     );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      const match = (spec.ready ?? /listening on (http:\/\/\S+)/).exec(output);
-      if (match) {
+      const url = spec.ready
+        ? spec.ready.line.test(output)
+          ? spec.ready.url
+          : undefined
+        : (spec.listening ?? /listening on (http:\/\/\S+)/).exec(output)?.[1];
+      if (url) {
         clearTimeout(timer);
         child.off('close', onExit);
-        resolve(running(match[1]!.replace(/\/+$/, '')));
+        resolve(running(url.replace(/\/+$/, '')));
       }
     };
     const onExit = (code: number | null, signal: string | null): void =>

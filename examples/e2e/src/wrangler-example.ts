@@ -44,7 +44,7 @@ export function startWrangler(options: {
       ...vars,
     ],
     env: { WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' },
-    ready: /Ready on (http:\/\/\S+)/,
+    listening: /Ready on (http:\/\/\S+)/,
     startTimeoutMs: 60_000,
   });
 }
