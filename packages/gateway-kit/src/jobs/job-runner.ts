@@ -1,4 +1,4 @@
-import type { Action, JobHandle } from '../actions/define-action.ts';
+import type { Action, Invocation, JobHandle } from '../actions/define-action.ts';
 import { describeIssues, parseActionInput } from '../actions/validation-issues.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
@@ -9,6 +9,7 @@ import { releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
+import { decodeJobRequest, type JobRequest } from './job-request.ts';
 import { toJobResource } from './job-resource.ts';
 
 // A finish write may race with progress writes of the same run; a few retries settle it.
@@ -47,7 +48,7 @@ async function runJob(
   action: Action,
   principal: Principal,
 ): Promise<void> {
-  const payload = queued.payload as unknown as JobPayload;
+  const request = requestOf(queued);
   const deadline = deadlineOf(queued.deadlineAt);
   if (deadline <= runtime.now()) {
     await finishJob(runtime, queued, {
@@ -59,7 +60,7 @@ async function runJob(
     return;
   }
   // Re-validate: an approved job runs long after its input was first checked.
-  const input = await parseActionInput(action.input, payload.input);
+  const input = await parseActionInput(action.input, request.input);
   if (!input.success) {
     await finishJob(runtime, queued, {
       status: 'failed',
@@ -106,7 +107,7 @@ async function runJob(
       runtime,
       action,
       input: input.output,
-      invocation: payload.invocation,
+      invocation: request.invocation,
       principal,
       budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
       abortSource: controller,
@@ -217,13 +218,24 @@ export async function finishJob(
   return undefined;
 }
 
-/** What a finished job keeps of its payload: where to call back, and the idempotency fingerprint. */
+/**
+ * What a finished job keeps of its payload: where to call back, its trace id and the idempotency
+ * fingerprint (the store drops `request` itself).
+ */
 function finishedPayload(job: StoredJob): Record<string, unknown> {
   const payload = job.payload as unknown as JobPayload | undefined;
   return {
     callbacks: payload?.callbacks ?? {},
+    ...(payload?.traceId !== undefined ? { traceId: payload.traceId } : {}),
     ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
   };
+}
+
+/** The caller's input and invocation of a queued job (a job stored by an earlier version: its payload). */
+function requestOf(job: StoredJob): JobRequest {
+  if (job.request !== undefined) return decodeJobRequest(job.request);
+  const payload = job.payload as unknown as JobPayload | undefined;
+  return { input: payload?.input ?? {}, invocation: payload?.invocation as Invocation };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Action, Invocation } from '../actions/define-action.ts';
 import type { JobPayload } from '../context/gateway-runtime.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { NewJob } from '../store/job-store.ts';
+import { encodeJobRequest } from './job-request.ts';
 
 /** What a job is made of: the same for an accepted async invoke and an approved action. */
 export interface JobSource {
@@ -19,17 +20,18 @@ export interface JobSource {
 }
 
 /**
- * The one way a job is built: queued, owned by its principal, carrying what its run and its
- * callback need.
+ * The one way a job is built: queued, owned by its principal, carrying what its run needs (the
+ * caller's input and invocation, as text the store drops when the job ends) and what its callback
+ * needs.
  *
  * @example
  * await runtime.jobs.create(createJob({ jobId, ownerId, action, invocation, callbacks, input, now }));
  */
 export function createJob(source: JobSource): NewJob {
+  const { traceId } = source.invocation;
   const payload: JobPayload = {
-    invocation: source.invocation,
     callbacks: source.callbacks,
-    input: source.input,
+    ...(traceId !== undefined ? { traceId } : {}),
     ...(source.fingerprint !== undefined ? { fingerprint: source.fingerprint } : {}),
   };
   const { deadlineAt } = source.invocation;
@@ -43,5 +45,6 @@ export function createJob(source: JobSource): NewJob {
     createdAt: new Date(source.now).toISOString(),
     ...(deadlineAt !== undefined ? { deadlineAt } : {}),
     payload: payload as unknown as Record<string, unknown>,
+    request: encodeJobRequest({ input: source.input, invocation: source.invocation }),
   };
 }

@@ -12,6 +12,24 @@ export interface GatewayLimits {
    * kept for idempotent replay, as JSON. Default 256 KiB.
    */
   readonly maxResultBytes: number;
+  /**
+   * Most nodes (objects, arrays and object members) `context` may hold, and, separately,
+   * `action.input`: bytes alone do not bound what parsing builds (64 KiB of `{},{},…` is 21 000
+   * objects, 20× its size on the heap). A whole body may hold twice this plus 1 024, checked
+   * before it is parsed. Default 4 096.
+   */
+  readonly maxJsonNodes: number;
+}
+
+/**
+ * The most nodes a whole invoke body may hold under `maxJsonNodes`: room for a full `context` and
+ * a full `action.input`, and 1 024 for the rest.
+ *
+ * @example
+ * maxBodyNodes(DEFAULT_LIMITS); // 9_216
+ */
+export function maxBodyNodes(limits: GatewayLimits): number {
+  return 2 * limits.maxJsonNodes + 1_024;
 }
 
 /**
@@ -24,6 +42,7 @@ export const DEFAULT_LIMITS: GatewayLimits = Object.freeze({
   maxContextBytes: 64 * 1024,
   maxStoredBytes: 128 * 1024,
   maxResultBytes: 256 * 1024,
+  maxJsonNodes: 4_096,
 });
 
 /** The per-principal budgets: each caller's share of what the gateway keeps for it. */
