@@ -27,6 +27,8 @@ export interface JobPayload {
   readonly traceId?: string;
   /** Fingerprint of action + input, when the job was created under an idempotency key. */
   readonly fingerprint?: string;
+  /** The units of its principal's `heldBytes` quota the job took, given back when it ends. */
+  readonly heldUnits?: number;
   /** Jobs stored by earlier versions carry their input and invocation here instead of `request`. */
   readonly invocation?: Invocation;
   readonly input?: Record<string, unknown>;

@@ -250,3 +250,45 @@ describe("every way an approval ends drops the caller's input and context", () =
     expect(await held(expired)).not.toContain(MARK);
   });
 });
+
+describe("heldBytes: what one principal's queued and running jobs hold", () => {
+  it("refuses a job past the principal's byte budget with 429 quota_exceeded; others unaffected; a cancel frees it", async () => {
+    // 64 KiB: four 16 KiB units; each of these jobs holds ~20 KiB, so two units.
+    const context = { note: 'x'.repeat(20_000) };
+    const client = start({
+      auth: {
+        tokens: [
+          { token: TOKEN, principal: { id: 'principal-a' } },
+          { token: 'token-b', principal: { id: 'principal-b' } },
+        ],
+      },
+      quotas: { heldBytes: 64 * 1024 },
+    });
+    const other = createTestClient(gateway, { token: 'token-b' });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const accepted = await client.invoke(invokeBody('slow-export', { n: i }, { context }));
+      expect(accepted.body).toMatchObject({ status: 'accepted' });
+      ids.push((accepted.body as { job: { jobId: string } }).job.jobId);
+    }
+    const refused = await client.invoke(invokeBody('slow-export', { n: 3 }, { context }));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.body).toEqual({
+      error: {
+        code: 'quota_exceeded',
+        message: 'Too many bytes held for queued or running jobs for this caller; retry later.',
+        retryable: true,
+        details: { quota: 'heldBytes', limit: 65_536 },
+      },
+    });
+    // B has its own budget: not affected at all.
+    expect(
+      (await other.invoke(invokeBody('slow-export', { n: 4 }, { context }))).body,
+    ).toMatchObject({ status: 'accepted' });
+    await client.cancel(ids[0]!);
+    expect(
+      (await client.invoke(invokeBody('slow-export', { n: 5 }, { context }))).body,
+    ).toMatchObject({ status: 'accepted' });
+  });
+});

@@ -20,7 +20,7 @@ import type {
 import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonValueNodes } from '../http/json-shape.ts';
-import { jsonByteLength } from '../http/json-size.ts';
+import { jsonByteLength, utf8Length } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
@@ -31,9 +31,17 @@ import {
   runIdempotentSync,
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
+import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
-import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
+import {
+  claimHeldBytes,
+  claimQuota,
+  heldUnits,
+  quotaExceeded,
+  releaseHeldBytes,
+  releaseQuota,
+} from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { maxBodyNodes } from '../runtime/limits.ts';
@@ -471,8 +479,20 @@ async function acceptJob(
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
+  // What the job holds of the request counts against the principal's heldBytes too.
+  const units = heldUnits(
+    utf8Length(encodeJobRequest({ input: request.action.input, invocation })),
+  );
+  const release = async (): Promise<void> => {
+    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await releaseHeldBytes(runtime, principal.id, jobId, units);
+  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
+    if (!(await claimHeldBytes(runtime, principal.id, jobId, units, quotaTtlMs))) {
+      await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+      return quotaExceeded(runtime, 'heldBytes');
+    }
     created = await runtime.jobs.create(
       createJob({
         jobId,
@@ -482,16 +502,16 @@ async function acceptJob(
         callbacks: request.callbacks,
         input: request.action.input,
         fingerprint: scope?.fingerprint,
+        heldUnits: units,
         now: runtime.now(),
       }),
     );
   } catch (error) {
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await release();
     throw error;
   }
   if (created.created) startJob(runtime, created.job, action, principal, waitUntil);
-  else if (isTerminal(created.job.status))
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+  else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }
 

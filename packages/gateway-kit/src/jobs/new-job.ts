@@ -15,6 +15,8 @@ export interface JobSource {
   readonly input: Record<string, unknown>;
   /** Under an idempotency key: the request's fingerprint. */
   readonly fingerprint?: string | undefined;
+  /** The `heldBytes` quota units the job took (given back when it ends). */
+  readonly heldUnits?: number | undefined;
   /** Now, in epoch ms. */
   readonly now: number;
 }
@@ -33,6 +35,7 @@ export function createJob(source: JobSource): NewJob {
     callbacks: source.callbacks,
     ...(traceId !== undefined ? { traceId } : {}),
     ...(source.fingerprint !== undefined ? { fingerprint: source.fingerprint } : {}),
+    ...(source.heldUnits !== undefined ? { heldUnits: source.heldUnits } : {}),
   };
   const { deadlineAt } = source.invocation;
   return {

@@ -53,6 +53,13 @@ export interface Quotas {
   readonly pendingApprovals: number;
   /** Live idempotency records (sync invokes with an `idempotencyKey`) of one principal. Default 1 000. */
   readonly idempotencyKeys: number;
+  /**
+   * Bytes of caller requests (input and invocation with its `context`, as JSON) that one
+   * principal's queued and running jobs hold, counted in 16 KiB units (a job costs at least one).
+   * Default 8 MiB: 64 jobs at the 128 KiB `limits.maxStoredBytes`, or the 100 of `activeJobs` at
+   * 80 KiB.
+   */
+  readonly heldBytes: number;
 }
 
 /** The names of the per-principal budgets. */
@@ -68,4 +75,5 @@ export const DEFAULT_QUOTAS: Quotas = Object.freeze({
   activeJobs: 100,
   pendingApprovals: 50,
   idempotencyKeys: 1_000,
+  heldBytes: 8 * 1024 * 1024,
 });
