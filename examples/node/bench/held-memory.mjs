@@ -3,8 +3,9 @@
 // 256 MiB) with two principals (GATEWAY_TOKEN and one EXTRA_GATEWAY_TOKENS entry). Each principal
 // sends async `generate-report` jobs (60 s each) whose `context` is 64 KiB of the worst shapes: many
 // empty objects, many short keys, deep arrays — the ones over the shape budget (`413`) and the
-// heaviest that fit it (4 096 nodes, padded with a string up to 64 KiB) — up to its `activeJobs`
-// quota (`429`), then cancels its oldest jobs and resubmits, for HELD_SECONDS.
+// heaviest that fit it (8 192 nodes, padded with a string up to 64 KiB) — up to its quotas
+// (`429`: 100 active jobs, 8 MiB held), then cancels its oldest jobs and resubmits, for
+// HELD_SECONDS.
 //
 // Fails (exit code 1) when the gateway process dies, on any answer that is not one of the documented
 // envelopes (200 accepted, 413 payload_too_large, 429 quota_exceeded for an invoke; 200 or 409 for
@@ -40,7 +41,7 @@ const config = {
 const REQUEST_TIMEOUT_MS = 15_000;
 const QUOTA = 100; // the demo's quotas.activeJobs (the default)
 const CONTEXT_BYTES = 65_000; // under the 64 KiB context budget
-const MAX_NODES = 4_096; // limits.maxJsonNodes (the default)
+const MAX_NODES = 8_192; // limits.maxJsonNodes (the default)
 
 // --- the worst shapes of a 64 KiB context ------------------------------------------------------
 
@@ -48,10 +49,16 @@ const pad = (context) => {
   const size = JSON.stringify(context).length;
   return { ...context, pad: 'x'.repeat(Math.max(0, CONTEXT_BYTES - size - 10)) };
 };
+/** Objects, arrays and object members: what `limits.maxJsonNodes` counts. */
+const nodesOf = (value) => {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (Array.isArray(value)) return 1 + value.reduce((sum, item) => sum + nodesOf(item), 0);
+  return 1 + Object.values(value).reduce((sum, item) => sum + 1 + nodesOf(item), 0);
+};
 const emptyObjects = (n) => ({ o: Array.from({ length: n }, () => ({})) });
-const shortKeys = (n) => {
+const shortKeys = (n, value = () => 0) => {
   const keys = {};
-  for (let i = 0; i < n; i++) keys[i.toString(36)] = 0;
+  for (let i = 0; i < n; i++) keys[i.toString(36)] = value();
   return keys;
 };
 const deepArrays = (n) => {
@@ -59,19 +66,30 @@ const deepArrays = (n) => {
   for (let i = 0; i < 60; i++) deep = [deep];
   return { d: Array.from({ length: n }, () => deep) };
 };
-/** Each shape with the answer it must get: over the shape budget 413, within it accepted. */
+const DEEP = 61; // nodes of one 60-deep array
+/**
+ * The densest 64 KiB contexts of each worst shape, and the heaviest that fit the shape budget
+ * (padded with a string up to 64 KiB). Each must get 413 when over the budget, else `accepted`.
+ */
 const SHAPES = [
-  { name: 'empty objects (21 666)', context: emptyObjects(21_666), expect: 413 },
-  { name: 'short keys (7 222)', context: shortKeys(7_222), expect: 413 },
-  { name: 'deep arrays (520 × 61)', context: deepArrays(520), expect: 413 },
-  { name: 'empty objects at the budget', context: pad(emptyObjects(MAX_NODES - 4)), expect: 200 },
-  { name: 'short keys at the budget', context: pad(shortKeys(MAX_NODES - 2)), expect: 200 },
+  { name: 'empty objects, as many as fit', context: emptyObjects(21_666) },
+  { name: 'short keys → {}, as many as fit', context: shortKeys(7_222, () => ({})) },
+  { name: 'deep arrays, as many as fit', context: deepArrays(520) },
+  { name: 'short keys → 0, as many as fit', context: pad(shortKeys(7_800)) },
+  { name: 'empty objects at the budget', context: pad(emptyObjects(MAX_NODES - 4)) },
   {
     name: 'deep arrays at the budget',
-    context: pad(deepArrays(Math.floor((MAX_NODES - 3) / 61))),
-    expect: 200,
+    context: pad(deepArrays(Math.floor((MAX_NODES - 4) / DEEP))),
   },
-].map((shape) => ({ ...shape, bytes: JSON.stringify(shape.context).length }));
+].map((shape) => {
+  const nodes = nodesOf(shape.context);
+  return {
+    ...shape,
+    nodes,
+    bytes: JSON.stringify(shape.context).length,
+    expect: nodes > MAX_NODES ? 413 : 200,
+  };
+});
 for (const shape of SHAPES) {
   if (shape.bytes > 65_536) throw new Error(`${shape.name}: ${shape.bytes} bytes, over 64 KiB`);
 }
@@ -210,7 +228,7 @@ async function run(store) {
             count(`invoke 413 ${json.error.details.field}`);
             if (shape.expect !== 413) fail(`${shape.name}: 413, expected accepted`);
           } else if (status === 429 && code === 'quota_exceeded') {
-            count('invoke 429 quota_exceeded');
+            count(`invoke 429 ${json.error.details.quota}`);
             // At the quota: cancel the oldest half, then resubmit.
             const cancels = active.splice(0, Math.max(1, Math.floor(active.length / 2)));
             for (const jobId of cancels) {
@@ -275,7 +293,9 @@ console.log(
   `Held memory: the demo (--max-old-space-size=256), 2 principals × ${config.lanes} connections, ${config.seconds} s per store`,
 );
 for (const shape of SHAPES)
-  console.log(`  context shape: ${shape.name}, ${fmt(shape.bytes)} bytes → ${shape.expect}`);
+  console.log(
+    `  context: ${shape.name}, ${fmt(shape.bytes)} bytes, ${fmt(shape.nodes)} nodes → ${shape.expect}`,
+  );
 let ok = true;
 for (const store of config.stores) ok = (await run(store)) && ok;
 process.exit(ok ? 0 : 1);

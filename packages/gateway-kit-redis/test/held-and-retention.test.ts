@@ -115,14 +115,15 @@ describe("the caller's request in the job hash", () => {
 });
 
 describe('retention per principal', () => {
-  it("B's finished job survives A's churn of 100 000 short jobs (pipelined, 256 at a time)", async () => {
-    const { store: jobs } = store();
+  it("B's finished job survives A's churn of 100 000 short jobs (pipelined, 64 at a time)", async () => {
+    // About the retention, not deadlines: a generous command timeout for a loaded CI machine.
+    const { store: jobs } = store({ commandTimeoutMs: 30_000 });
     const { job: victim } = await jobs.create(job('b-1', 'b', 'running'));
     const finished = await jobs.update('b-1', victim.version, { status: 'completed' });
     expect(finished.ok).toBe(true);
     const started = performance.now();
     const total = 100_000;
-    const lanes = 256;
+    const lanes = 64;
     let next = 0;
     await Promise.all(
       Array.from({ length: lanes }, async () => {

@@ -63,7 +63,7 @@ export interface GatewayOptions {
   /**
    * Budgets of what one request makes the gateway keep: `context` (64 KiB), the record kept per
    * job or approval (128 KiB), a kept result (256 KiB), and the nodes (objects, arrays, members)
-   * of `context` and of `action.input` (4 096 each). Over a budget: `413
+   * of `context` and of `action.input` (8 192 each). Over a budget: `413
    * payload_too_large` naming the field and the limit (a job result: the job fails with
    * `result_too_large`). See docs/security.md.
    */

@@ -16,7 +16,8 @@ export interface GatewayLimits {
    * Most nodes (objects, arrays and object members) `context` may hold, and, separately,
    * `action.input`: bytes alone do not bound what parsing builds (64 KiB of `{},{},…` is 21 000
    * objects, 20× its size on the heap). A whole body may hold twice this plus 1 024, checked
-   * before it is parsed. Default 4 096.
+   * before it is parsed. Default 8 192 (a 64 KiB transcript of 1 600 turns
+   * with three fields each is 6 400).
    */
   readonly maxJsonNodes: number;
 }
@@ -26,7 +27,7 @@ export interface GatewayLimits {
  * a full `action.input`, and 1 024 for the rest.
  *
  * @example
- * maxBodyNodes(DEFAULT_LIMITS); // 9_216
+ * maxBodyNodes(DEFAULT_LIMITS); // 17_408
  */
 export function maxBodyNodes(limits: GatewayLimits): number {
   return 2 * limits.maxJsonNodes + 1_024;
@@ -42,7 +43,7 @@ export const DEFAULT_LIMITS: GatewayLimits = Object.freeze({
   maxContextBytes: 64 * 1024,
   maxStoredBytes: 128 * 1024,
   maxResultBytes: 256 * 1024,
-  maxJsonNodes: 4_096,
+  maxJsonNodes: 8_192,
 });
 
 /** The per-principal budgets: each caller's share of what the gateway keeps for it. */
