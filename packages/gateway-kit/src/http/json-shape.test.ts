@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonTextNodes, jsonValueNodes } from './json-shape.ts';
+import { jsonTextNodes, jsonTextTooDeep, jsonValueNodes } from './json-shape.ts';
 import { parseJsonBody } from './parse-json.ts';
 
 describe('JSON shape (nodes: objects, arrays, object members)', () => {
@@ -28,6 +28,13 @@ describe('JSON shape (nodes: objects, arrays, object members)', () => {
     // Up to the limit in length, the length bounds the count: nothing is scanned.
     expect(jsonTextNodes(text, 100)).toBe(text.length);
     expect(jsonTextNodes('["\\\\",{},"["]', 1)).toBe(2);
+  });
+
+  it('a body over maxNodes that also nests too deep is told too_deep, as a parsed one is', () => {
+    const deep = new TextEncoder().encode(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(parseJsonBody(deep, 17_408)).toEqual({ ok: false, problem: 'too_deep' });
+    expect(jsonTextTooDeep('["[[[[",[[1]]]', 3)).toBe(false);
+    expect(jsonTextTooDeep('["[[[[",[[[1]]]]', 3)).toBe(true);
   });
 
   it('refuses a body over maxNodes before parsing it', () => {

@@ -40,6 +40,8 @@ const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const COLON = 0x3a;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 
 /** The exact count, skipping strings (stops past `limit`). */
 function exactCount(text: string, limit: number): number {
@@ -60,6 +62,34 @@ function exactCount(text: string, limit: number): number {
     }
   }
   return count;
+}
+
+/**
+ * Whether JSON text nests deeper than `maxDepth` (brackets outside strings), without parsing it:
+ * for a text refused unparsed, so that it gets the same answer as a parsed one would.
+ *
+ * @example
+ * jsonTextTooDeep('[[[]]]', 2); // true
+ */
+export function jsonTextTooDeep(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      for (i = text.indexOf('"', i + 1); i !== -1; i = text.indexOf('"', i + 1)) {
+        let slashes = 0;
+        while (text.charCodeAt(i - 1 - slashes) === BACKSLASH) slashes += 1;
+        if (slashes % 2 === 0) break;
+      }
+      if (i === -1) return false;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > maxDepth) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+    }
+  }
+  return false;
 }
 
 /**

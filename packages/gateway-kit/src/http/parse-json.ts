@@ -1,4 +1,4 @@
-import { jsonTextNodes } from './json-shape.ts';
+import { jsonTextNodes, jsonTextTooDeep } from './json-shape.ts';
 
 /** The deepest nesting a request body may have; deeper bodies are refused before validation. */
 export const MAX_JSON_DEPTH = 64;
@@ -28,7 +28,13 @@ export function parseJsonBody(
     return { ok: false, problem: 'invalid_json' };
   }
   const nodes = jsonTextNodes(text, maxNodes);
-  if (nodes > maxNodes) return { ok: false, problem: 'too_many_nodes' };
+  if (nodes > maxNodes) {
+    // Refused unparsed: too deep is still told as such, as it would be once parsed.
+    return {
+      ok: false,
+      problem: jsonTextTooDeep(text, MAX_JSON_DEPTH) ? 'too_deep' : 'too_many_nodes',
+    };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
