@@ -304,9 +304,9 @@ export class ApprovalService {
     }
     await this.#settled(decided, written.version);
     this.#notify(decided, job);
-    return job
-      ? { approval: await this.#view(decided), job }
-      : { approval: await this.#view(decided) };
+    // As stored now: settled, it keeps nothing the caller sent.
+    const approval = await this.#view(withoutRequest(decided));
+    return job ? { approval, job } : { approval };
   }
 
   /**

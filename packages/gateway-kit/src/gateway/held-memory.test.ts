@@ -242,7 +242,9 @@ describe("every way an approval ends drops the caller's input and context", () =
     expect((await gateway.approvals.get(denied))?.input).toBeUndefined();
 
     const approved = await request(client);
-    const { job } = await gateway.approvals.decide(approved, { approved: true, decidedBy: 'ops' });
+    const decided = await gateway.approvals.decide(approved, { approved: true, decidedBy: 'ops' });
+    expect(decided.approval.input).toBeUndefined();
+    const { job } = decided;
     expect(await held(approved)).not.toContain(MARK);
     await gateway.idle();
     expect(JSON.stringify(await jobs.get(job!.jobId))).not.toContain(MARK);
