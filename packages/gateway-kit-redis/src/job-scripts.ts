@@ -39,6 +39,12 @@ end
 -- Each principal keeps at most share finished jobs: a zset per owner (<finished>:<ownerId
 -- JSON>, score: finish sequence) whose earliest-finished jobs are evicted past it, and
 -- <finished>:owners ranks owners by how many they keep (for eviction when the store is full).
+-- Whose share a finished job counts in: its owner's, or apart for a job an approval runs.
+local function retention_group(job)
+  local owner = redis.call('HGET', job, 'ownerId') or ''
+  if redis.call('HEXISTS', job, 'approvalId') == 1 then return owner .. ':approved' end
+  return owner
+end
 local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
   local mine = finished .. ':' .. owner
   redis.call('ZADD', mine, seq, id)
@@ -67,7 +73,7 @@ local function finish(id, retention_ms, grace_ms, share)
   local seq = redis.call('INCR', KEYS[5])
   redis.call('ZADD', KEYS[4], seq, id)
   redis.call('ZADD', KEYS[7], now_ms(nil) + tonumber(grace_ms), id)
-  local owner = redis.call('HGET', KEYS[1], 'ownerId') or ''
+  local owner = retention_group(KEYS[1])
   keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
 end
 local function append(target, from)
@@ -222,7 +228,7 @@ for i = 6, #ARGV do
     redis.call('ZADD', KEYS[3], seq, id)
     -- Reported by the sweeping instance now; by another one if it dies before announcing it.
     redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), id)
-    local owner = redis.call('HGET', job, 'ownerId') or ''
+    local owner = retention_group(job)
     keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
   end

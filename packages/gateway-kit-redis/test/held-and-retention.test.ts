@@ -141,6 +141,19 @@ describe('retention per principal', () => {
     expect(await jobs.get('a-0')).toBeUndefined();
   }, 180_000);
 
+  it("a job an approval links to is kept apart: its principal's own churn does not evict it", async () => {
+    const { store: jobs } = store({ maxFinishedPerOwner: 10 });
+    await jobs.create({ ...job('approved', 'a'), approvalId: 'apr_1' });
+    await jobs.requestCancel('approved');
+    for (let i = 0; i < 100; i++) {
+      await jobs.create(job(`a-${i}`, 'a'));
+      await jobs.requestCancel(`a-${i}`);
+    }
+    expect(await jobs.get('approved')).toMatchObject({ status: 'cancelled', approvalId: 'apr_1' });
+    expect(await jobs.get('a-89')).toBeUndefined();
+    expect(await jobs.get('a-90')).toBeDefined();
+  });
+
   it('when the store is full, the principal keeping the most finished jobs loses its oldest', async () => {
     const { store: jobs } = store({ maxJobs: 6, maxFinishedPerOwner: 10 });
     for (const [id, owner] of [

@@ -327,6 +327,7 @@ export class ApprovalService {
         callbacks: decided.callbacks,
         input: decided.input ?? {},
         fingerprint: decided.fingerprint,
+        approvalId: decided.approvalId,
         now: runtime.now(),
       }),
     );

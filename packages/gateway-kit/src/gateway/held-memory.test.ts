@@ -248,6 +248,8 @@ describe("every way an approval ends drops the caller's input and context", () =
     expect(await held(approved)).not.toContain(MARK);
     await gateway.idle();
     expect(JSON.stringify(await jobs.get(job!.jobId))).not.toContain(MARK);
+    // Retained apart from the principal's other jobs, as long as the approval (see the stores).
+    expect((await jobs.get(job!.jobId))?.approvalId).toBe(approved);
 
     const expired = await request(client);
     now += 61_000;

@@ -15,6 +15,8 @@ export interface JobSource {
   readonly input: Record<string, unknown>;
   /** Under an idempotency key: the request's fingerprint. */
   readonly fingerprint?: string | undefined;
+  /** The approval whose approved action the job runs. */
+  readonly approvalId?: string | undefined;
   /** The `heldBytes` quota units the job took (given back when it ends). */
   readonly heldUnits?: number | undefined;
   /** Now, in epoch ms. */
@@ -46,6 +48,7 @@ export function createJob(source: JobSource): NewJob {
     actionName: source.action.name,
     status: 'queued',
     createdAt: new Date(source.now).toISOString(),
+    ...(source.approvalId !== undefined ? { approvalId: source.approvalId } : {}),
     ...(deadlineAt !== undefined ? { deadlineAt } : {}),
     payload: payload as unknown as Record<string, unknown>,
     request: encodeJobRequest({ input: source.input, invocation: source.invocation }),

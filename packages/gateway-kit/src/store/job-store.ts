@@ -27,6 +27,12 @@ export interface StoredJob {
   readonly dataSchemaVersion?: string;
   readonly data?: Record<string, unknown>;
   readonly error?: GatewayError;
+  /**
+   * The approval this job runs, when an operator approved it. Its finished job is retained apart
+   * from the principal's other finished jobs (their churn never evicts it), so the approval's job
+   * link resolves as long as the approval does.
+   */
+  readonly approvalId?: string;
   /** Opaque JSON the gateway stores with the job (callbacks, fingerprint). Stores never read it. */
   readonly payload?: Record<string, unknown>;
   /**
@@ -133,6 +139,7 @@ export const NEW_JOB_FIELDS: readonly (
   | 'actionId'
   | 'actionName'
   | 'createdAt'
+  | 'approvalId'
   | 'deadlineAt'
   | 'outputText'
   | 'machineSummary'
@@ -148,6 +155,7 @@ export const NEW_JOB_FIELDS: readonly (
   'actionId',
   'actionName',
   'createdAt',
+  'approvalId',
   'deadlineAt',
   'outputText',
   'machineSummary',

@@ -264,6 +264,19 @@ describe('MemoryJobStore', () => {
       expect(await store.get('a-99000')).toBeDefined();
       expect(await store.get('a-98999')).toBeUndefined();
       expect(store.size).toBe(1_001);
+    }, 30_000); // ~2 s alone; a loaded CI machine may take several times that
+
+    it("a job an approval links to is kept apart: its principal's own churn does not evict it", async () => {
+      const store = open({ maxFinishedPerOwner: 10 });
+      const linked = await finish(
+        store,
+        (await store.create(newJob('approved', { ownerId: 'a', approvalId: 'apr_1' }))).job,
+      );
+      for (let i = 0; i < 100; i++)
+        await finish(store, (await store.create(newJob(`a-${i}`, { ownerId: 'a' }))).job);
+      expect(await store.get('approved')).toEqual(linked);
+      expect(await store.get('a-89')).toBeUndefined();
+      expect(await store.get('a-90')).toBeDefined();
     });
 
     it('when the store is full, the principal keeping the most finished jobs loses its oldest first', async () => {

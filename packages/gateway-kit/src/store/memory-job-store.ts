@@ -26,7 +26,8 @@ export interface MemoryJobStoreOptions {
   readonly retentionMs?: number;
   /**
    * Most finished jobs kept per principal (`ownerId`): past it, that principal's earliest-finished
-   * job is evicted, so one principal's churn never evicts another's. Default 1 000.
+   * job is evicted, so one principal's churn never evicts another's. Jobs of approved actions
+   * (`approvalId`) have a share of their own. Default 1 000.
    */
   readonly maxFinishedPerOwner?: number;
   /**
@@ -300,7 +301,7 @@ export class MemoryJobStore implements JobStore {
     slot.job = job;
     if (isTerminal(job.status)) {
       slot.finishedAt = now;
-      const owner = job.ownerId;
+      const owner = retentionGroup(job);
       let queue = this.#finished.get(owner);
       if (!queue) {
         queue = { slots: [], head: 0, count: 0 };
@@ -369,7 +370,7 @@ export class MemoryJobStore implements JobStore {
     slot.removed = true;
     if (slot.finishedAt !== undefined) {
       this.#finishedCount -= 1;
-      const owner = slot.job.ownerId;
+      const owner = retentionGroup(slot.job);
       const queue = this.#finished.get(owner);
       if (queue) {
         queue.count -= 1;
@@ -419,6 +420,14 @@ export class MemoryJobStore implements JobStore {
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/**
+ * Whose share a finished job counts in: its principal's, or, for a job an approval runs, apart
+ * (the principal's churn of other jobs must not evict what its approval links to).
+ */
+function retentionGroup(job: StoredJob): string {
+  return job.approvalId === undefined ? job.ownerId : `${job.ownerId}\napproved`;
 }
 
 /** The earliest-finished slot still in `queue`, dropping removed ones from its front. */
