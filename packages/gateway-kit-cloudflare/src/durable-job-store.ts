@@ -30,6 +30,12 @@ export interface DurableJobStoreOptions {
   readonly maxBytes?: number;
   /** How long a finished job stays readable after it finished, in ms. Default 24 h. */
   readonly retentionMs?: number;
+  /**
+   * Most finished jobs kept per principal (`ownerId`): past it, that principal's earliest-finished
+   * job is deleted, so one principal's churn never evicts another's. Jobs of approved actions
+   * (`approvalId`) have a share of their own. Default 1 000.
+   */
+  readonly maxFinishedPerOwner?: number;
   /** Clock in epoch ms. Default `Date.now`. */
   readonly now?: () => number;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
@@ -91,6 +97,7 @@ export class DurableJobStore implements JobStore {
   readonly #maxBytes: number;
   readonly #retentionMs: number;
   readonly #maxResumes: number;
+  readonly #maxFinishedPerOwner: number;
   readonly #now: () => number;
   readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #listeners = new Map<string, Set<Subscription>>();
@@ -105,6 +112,10 @@ export class DurableJobStore implements JobStore {
     this.#maxJobs = positiveInteger('maxJobs', options.maxJobs ?? 10_000);
     this.#maxBytes = positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
     this.#retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000);
+    this.#maxFinishedPerOwner = positiveInteger(
+      'maxFinishedPerOwner',
+      options.maxFinishedPerOwner ?? 1_000,
+    );
     this.#maxResumes = options.maxResumes ?? 3;
     if (!Number.isInteger(this.#maxResumes) || this.#maxResumes < 0)
       throw new RangeError(`maxResumes must be an integer ≥ 0, got ${this.#maxResumes}.`);
@@ -117,10 +128,11 @@ export class DurableJobStore implements JobStore {
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, job TEXT NOT NULL, bytes INTEGER NOT NULL,
         status TEXT NOT NULL, finished_at INTEGER, finish_seq INTEGER, announced INTEGER NOT NULL, runner TEXT NOT NULL,
-        resumes INTEGER NOT NULL DEFAULT 0)`,
+        resumes INTEGER NOT NULL DEFAULT 0, grp TEXT)`,
     );
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_finished ON ${t} (finished_at, finish_seq)`);
     this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_status ON ${t} (status)`);
+    this.#sql.exec(`CREATE INDEX IF NOT EXISTS ${t}_group ON ${t} (grp, finished_at, finish_seq)`);
     this.#usage = trackUsage(this.#sql, t, true);
   }
 
@@ -347,19 +359,24 @@ export class DurableJobStore implements JobStore {
     >,
     now: number,
   ): StoredJob {
-    const job = {
+    const next: Record<string, unknown> = {
       ...current,
       ...patch,
       version: current.version + 1,
       updatedAt: new Date(now).toISOString(),
-    } as StoredJob;
+    };
+    const finished = isTerminal(next.status as StoredJob['status']);
+    // A finished job keeps nothing the caller sent (the JobStore contract).
+    if (finished) delete next.request;
+    const job = next as unknown as StoredJob;
     const json = JSON.stringify(job);
     const bytes = utf8Bytes(json);
     this.#makeRoom(bytes - Number(row.bytes), false, now, row.id);
-    const finished = isTerminal(job.status);
+    const group = finished ? retentionGroup(job) : null;
     this.#sql.exec(
       `UPDATE ${this.#table} SET job = ?, bytes = ?, status = ?, finished_at = ?, announced = ?, runner = ?,
-         finish_seq = CASE WHEN ? THEN (SELECT COALESCE(MAX(finish_seq), 0) + 1 FROM ${this.#table}) END
+         finish_seq = CASE WHEN ? THEN (SELECT COALESCE(MAX(finish_seq), 0) + 1 FROM ${this.#table}) END,
+         grp = ?
        WHERE id = ?`,
       json,
       bytes,
@@ -368,8 +385,22 @@ export class DurableJobStore implements JobStore {
       finished ? 0 : 1,
       this.incarnation,
       finished ? 1 : 0,
+      group,
       row.id,
     );
+    if (group !== null) {
+      // The principal's share: its own earliest-finished job makes room, nobody else's.
+      const count = this.#sql
+        .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${this.#table} WHERE grp = ?`, group)
+        .one().n;
+      if (count > this.#maxFinishedPerOwner) {
+        this.#sql.exec(
+          `DELETE FROM ${this.#table} WHERE id = (SELECT id FROM ${this.#table} WHERE grp = ?
+             ORDER BY finished_at, finish_seq LIMIT 1)`,
+          group,
+        );
+      }
+    }
     return JSON.parse(json) as StoredJob;
   }
 
@@ -388,13 +419,25 @@ export class DurableJobStore implements JobStore {
     );
     ({ n, bytes: used } = usage());
     while ((newRow && n >= this.#maxJobs) || used + bytes > this.#maxBytes) {
-      const oldest = this.#sql
-        .exec<{ id: string; bytes: number }>(
-          `SELECT id, bytes FROM ${t} WHERE finished_at IS NOT NULL AND id != ?
-           ORDER BY finished_at, finish_seq LIMIT 1`,
+      // The earliest-finished job of the principal holding the most finished jobs: a principal
+      // with few is the last to lose any.
+      const heaviest = this.#sql
+        .exec<{ grp: string }>(
+          `SELECT grp FROM ${t} WHERE grp IS NOT NULL AND id != ?
+           GROUP BY grp ORDER BY COUNT(*) DESC, MIN(finished_at) LIMIT 1`,
           keep ?? '',
         )
         .toArray()[0];
+      const oldest = heaviest
+        ? this.#sql
+            .exec<{ id: string; bytes: number }>(
+              `SELECT id, bytes FROM ${t} WHERE grp = ? AND id != ?
+               ORDER BY finished_at, finish_seq LIMIT 1`,
+              heaviest.grp,
+              keep ?? '',
+            )
+            .toArray()[0]
+        : undefined;
       if (!oldest) throw new JobStoreFullError(this.#maxJobs);
       this.#sql.exec(`DELETE FROM ${t} WHERE id = ?`, oldest.id);
       n -= 1;
@@ -418,6 +461,11 @@ const WORKER_LOST = {
   message: 'The instance running this job stopped before it finished.',
   retryable: true,
 } as const;
+
+/** Whose share a finished job counts against: its principal's, or its approvals' own. */
+function retentionGroup(job: StoredJob): string {
+  return job.approvalId === undefined ? job.ownerId : `${job.ownerId}\napproved`;
+}
 
 function parse(row: JobRow): StoredJob {
   return JSON.parse(row.job) as StoredJob;
