@@ -17,6 +17,8 @@ export interface RedisCallbackOutboxSettings {
   readonly maxEntries: number;
   /** How long an entry may wait at most, in ms, before it is dropped. */
   readonly ttlMs: number;
+  /** Resolves once a write to the key reached the replicas the store asks for (`waitForReplicas`). */
+  readonly replicated?: (key: string) => Promise<void>;
 }
 
 /**
@@ -56,7 +58,9 @@ export class RedisCallbackOutbox implements CallbackOutbox {
       entry.authorization === undefined ? '0' : '1',
       entry.authorization ?? '',
     ]);
-    return reply === 'ok' ? { claim } : (reply as 'exists' | 'full');
+    if (reply !== 'ok') return reply as 'exists' | 'full';
+    await this.#settings.replicated?.(this.#dueKey());
+    return { claim };
   }
 
   async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
@@ -77,7 +81,12 @@ export class RedisCallbackOutbox implements CallbackOutbox {
   }
 
   async complete(webhookId: string, claim: string): Promise<void> {
-    await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [webhookId, claim]);
+    const done = await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [
+      webhookId,
+      claim,
+    ]);
+    // A completion lost in a failover would send the callback again.
+    if (Number(done) === 1) await this.#settings.replicated?.(this.#dueKey());
   }
 
   async reschedule(
