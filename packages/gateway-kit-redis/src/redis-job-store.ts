@@ -21,7 +21,11 @@ import {
   UPDATE_JOB,
 } from './job-scripts.ts';
 import { BUCKET_TAGS, bucketOf, checkClusterPrefix, defaultPrefix } from './key-layout.ts';
-import { RedisCallbackOutbox } from './redis-callback-outbox.ts';
+import {
+  callbackShares,
+  RedisCallbackOutbox,
+  type RedisCallbackShareOptions,
+} from './redis-callback-outbox.ts';
 import {
   type LuaScript,
   RedisConnection,
@@ -40,7 +44,7 @@ import {
  *   leaseMs: 30_000,
  * };
  */
-export interface RedisJobStoreOptions extends RedisConnectionOptions {
+export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
   /**
    * Prefix of every key and channel. Instances that share jobs use the same prefix. Default
    * `svc:gw:`; on a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
@@ -224,6 +228,7 @@ export class RedisJobStore implements JobStore {
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
+      ...callbackShares(options),
       ttlMs: retentionMs,
     });
     if (sweepIntervalMs > 0) {

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { jobStoreConformance, recordStoreConformance } from '@svc/gateway-kit/testing';
+import type { CallbackOutbox } from '@svc/gateway-kit/store';
+import {
+  callbackOutboxConformance,
+  jobStoreConformance,
+  recordStoreConformance,
+} from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +92,31 @@ describe('conformance on a Redis Cluster', () => {
     numRuns: 10,
     timeoutMs: 30_000,
     ttl: { ttlMs: 1_000 },
+  });
+});
+
+const outboxes = new Map<CallbackOutbox, RedisJobStore>();
+describe('the callback outbox on a Redis Cluster', () => {
+  callbackOutboxConformance({
+    name: 'RedisCallbackOutbox (cluster)',
+    createOutbox: ({ leaseMs, maxEntriesPerPrincipal, retentionMs }) => {
+      const store = new RedisJobStore({
+        ...seeds(),
+        prefix: freshPrefix('outbox'),
+        leaseMs,
+        retentionMs,
+        maxPendingCallbacksPerPrincipal: maxEntriesPerPrincipal,
+        sweepIntervalMs: 0,
+      });
+      outboxes.set(store.callbackOutbox, store);
+      return store.callbackOutbox;
+    },
+    cleanup: async (outbox) => {
+      await outboxes.get(outbox)?.close();
+      outboxes.delete(outbox);
+    },
+    test: { describe, it },
+    timeoutMs: 30_000,
   });
 });
 
@@ -229,7 +259,7 @@ describe('failover of a primary', () => {
     );
     // Once the outbox is empty no delivery can follow.
     await eventually(
-      async () => ((await raw.zCard(`${prefix}cb:due`)) === 0 ? true : undefined),
+      async () => ((await raw.zCard(`${prefix}cb:all`)) === 0 ? true : undefined),
       20_000,
       'the callback outbox to drain',
     );
