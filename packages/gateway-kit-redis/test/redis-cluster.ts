@@ -76,10 +76,10 @@ function startNode(port: number, dir: string, nodeTimeoutMs: number): Promise<Ch
   );
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(
-      () => reject(new Error(`redis-server (cluster) did not start:\n${output}`)),
-      10_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server (cluster) did not start:\n${output}`));
+    }, 10_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {
@@ -133,10 +133,12 @@ async function startClusterOnce(options: { nodeTimeoutMs?: number }): Promise<Te
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    const started = await Promise.all(
-      ports.map((port) => startNode(port, join(root, String(port)), nodeTimeoutMs)),
+    // Every node that started is tracked at once, so a failure of another still stops it.
+    await Promise.all(
+      ports.map(async (port) => {
+        children.set(port, await startNode(port, join(root, String(port)), nodeTimeoutMs));
+      }),
     );
-    for (const [index, child] of started.entries()) children.set(ports[index]!, child);
     await run(
       'redis-cli',
       [
