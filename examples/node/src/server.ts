@@ -13,13 +13,19 @@ import { approvalChatHooks } from './approval-chat.ts';
 import { createOperatorHandler } from './operator.ts';
 
 // REDIS_URL switches jobs, approvals and idempotency records to Redis, so several instances can
-// share them (docs/redis.md); without it the embedded in-memory stores are used.
+// share them (docs/redis.md); REDIS_CLUSTER_URLS (comma-separated seed nodes) to a Redis Cluster;
+// without either the embedded in-memory stores are used.
 const redisUrl = process.env.REDIS_URL?.trim();
-const stores = redisUrl
-  ? {
-      jobStore: new RedisJobStore({ url: redisUrl }),
-      recordStore: new RedisRecordStore({ url: redisUrl }),
-    }
+const clusterSeeds = process.env.REDIS_CLUSTER_URLS?.split(',')
+  .map((seed) => seed.trim())
+  .filter(Boolean);
+const redis = clusterSeeds?.length
+  ? { cluster: { rootNodes: clusterSeeds.map((url) => ({ url })) } }
+  : redisUrl
+    ? { url: redisUrl }
+    : undefined;
+const stores = redis
+  ? { jobStore: new RedisJobStore(redis), recordStore: new RedisRecordStore(redis) }
   : {};
 // Fail fast when Redis cannot be reached (the error names the URL, never its password), unless
 // REDIS_START_DEGRADED=true: then requests answer 503 until Redis is back.
@@ -73,8 +79,8 @@ const url = `http://${host}:${port}`;
 approvalsPageUrl = `${url}/operator/`;
 // Printed before the "listening on" line, which tools wait for.
 console.log(
-  redisUrl
-    ? 'Jobs and approvals: Redis (REDIS_URL)'
+  redis
+    ? `Jobs and approvals: Redis (${'cluster' in redis ? 'REDIS_CLUSTER_URLS' : 'REDIS_URL'})`
     : 'Jobs and approvals: in memory (set REDIS_URL to share them)',
 );
 console.log(startupMessage(url, config));

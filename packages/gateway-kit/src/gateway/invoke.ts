@@ -19,8 +19,9 @@ import type {
 } from '../contract/invoke-response.ts';
 import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import { jsonByteLength } from '../http/json-size.ts';
-import { readJsonBody } from '../http/read-json-body.ts';
+import { jsonValueNodes } from '../http/json-shape.ts';
+import { jsonByteLength, utf8Length } from '../http/json-size.ts';
+import { readJsonBody, tooManyNodes } from '../http/read-json-body.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
 import {
@@ -30,13 +31,40 @@ import {
   runIdempotentSync,
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
+import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
-import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
+import {
+  claimHeldBytes,
+  claimQuota,
+  heldUnits,
+  quotaExceeded,
+  releaseHeldBytes,
+  releaseQuota,
+} from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
+import { maxBodyNodes } from '../runtime/limits.ts';
 import { abortOnTimeout, isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
+
+/**
+ * The shape budget of `context` and `action.input` (`limits.maxJsonNodes`), each on its own. Free
+ * when the whole body holds no more nodes than one part may (the common case).
+ */
+function overShape(
+  runtime: GatewayRuntime,
+  request: InvokeRequest,
+  bodyNodes: number | undefined,
+): GatewayReply | undefined {
+  const { maxJsonNodes } = runtime.limits;
+  if (bodyNodes !== undefined && bodyNodes <= maxJsonNodes) return undefined;
+  if (jsonValueNodes(request.context, maxJsonNodes) > maxJsonNodes)
+    return tooManyNodes('context', maxJsonNodes);
+  if (jsonValueNodes(request.action.input, maxJsonNodes) > maxJsonNodes)
+    return tooManyNodes('action.input', maxJsonNodes);
+  return undefined;
+}
 
 /**
  * The 413 for a part of the request over its budget: names the field and the limit, never the
@@ -141,7 +169,7 @@ export async function handleInvoke(
   runtime: GatewayRuntime,
   approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJsonBody(call, runtime.maxBodyBytes);
+  const body = await readJsonBody(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
   const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
@@ -149,6 +177,9 @@ export async function handleInvoke(
     return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
   }
   const request = parsed.output;
+  // Before the action's schema copies the input: an over-shaped part goes no further.
+  const overShaped = overShape(runtime, request, body.nodes);
+  if (overShaped) return overShaped;
 
   const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
@@ -376,8 +407,20 @@ async function acceptJob(
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
+  // What the job holds of the request counts against the principal's heldBytes too.
+  const units = heldUnits(
+    utf8Length(encodeJobRequest({ input: request.action.input, invocation })),
+  );
+  const release = async (): Promise<void> => {
+    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await releaseHeldBytes(runtime, principal.id, jobId, units);
+  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
+    if (!(await claimHeldBytes(runtime, principal.id, jobId, units, quotaTtlMs))) {
+      await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+      return quotaExceeded(runtime, 'heldBytes');
+    }
     created = await runtime.jobs.create(
       createJob({
         jobId,
@@ -387,16 +430,16 @@ async function acceptJob(
         callbacks: request.callbacks,
         input: request.action.input,
         fingerprint: scope?.fingerprint,
+        heldUnits: units,
         now: runtime.now(),
       }),
     );
   } catch (error) {
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await release();
     throw error;
   }
   if (created.created) startJob(runtime, created.job, action, principal, waitUntil);
-  else if (isTerminal(created.job.status))
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+  else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }
 

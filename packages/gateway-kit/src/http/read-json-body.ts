@@ -19,7 +19,7 @@ const JSON_PROBLEM_MESSAGES = {
 /**
  * The one reader of JSON request bodies (invoke, approval decisions): 415 for another content
  * type, 413 past `maxBodyBytes` (declared or streamed), 400 `malformed_json` for invalid JSON, a
- * body nested deeper than `MAX_JSON_DEPTH` (64) or a `__proto__` key, also in a body a framework
+ * body nested deeper than `MAX_JSON_DEPTH` (64), past `maxNodes` objects, arrays and members, or a `__proto__` key, also in a body a framework
  * parsed already; else the value and its size in bytes (`undefined` when parsed already).
  *
  * @example
@@ -29,8 +29,10 @@ const JSON_PROBLEM_MESSAGES = {
 export async function readJsonBody(
   call: GatewayCall,
   maxBodyBytes: number,
+  maxNodes: number = Number.POSITIVE_INFINITY,
 ): Promise<
-  { ok: true; value: unknown; bytes: number | undefined } | { ok: false; reply: GatewayReply }
+  | { ok: true; value: unknown; bytes: number | undefined; nodes: number | undefined }
+  | { ok: false; reply: GatewayReply }
 > {
   if (!isJsonContentType(call.header('content-type'))) {
     return { ok: false, reply: errorReply('unsupported_media_type') };
@@ -48,15 +50,28 @@ export async function readJsonBody(
           ok: false,
           reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[problem] }),
         }
-      : { ok: true, value: body.value, bytes: undefined };
+      : { ok: true, value: body.value, bytes: undefined, nodes: undefined };
   }
-  const parsed = parseJsonBody(body.bytes);
-  return parsed.ok
-    ? { ok: true, value: parsed.value, bytes: body.bytes.byteLength }
-    : {
-        ok: false,
-        reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
-      };
+  const parsed = parseJsonBody(body.bytes, maxNodes);
+  if (parsed.ok)
+    return { ok: true, value: parsed.value, bytes: body.bytes.byteLength, nodes: parsed.nodes };
+  if (parsed.problem === 'too_many_nodes')
+    return { ok: false, reply: tooManyNodes('body', maxNodes) };
+  return {
+    ok: false,
+    reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
+  };
+}
+
+/**
+ * The 413 for a part of the request holding more objects, arrays and members than its budget:
+ * names the field and the limit, never the value.
+ */
+export function tooManyNodes(field: string, maxNodes: number): GatewayReply {
+  return errorReply('payload_too_large', {
+    message: `${field} holds more than ${maxNodes} objects, arrays and members.`,
+    details: { field, maxNodes },
+  });
 }
 
 /** The 413 for a request body over `maxBodyBytes`. */
