@@ -22,7 +22,7 @@ it.each([
   ['parseRetryAfter', 'callbacks/deliver-callback.ts'],
   ['readJsonBody', 'http/read-json-body.ts'],
   ['readWebBody', 'http/read-web-body.ts'],
-  ['describeKind', 'gateway/config-refusal.ts'],
+  ['describeKind', 'runtime/config-refusal.ts'],
   ['BASE_PATH', 'http/routes.ts'],
 ])('%s is defined once, in %s', (name, home) => {
   const definition = new RegExp(`(?:function|const|let|class)\\s+${name}\\b`);

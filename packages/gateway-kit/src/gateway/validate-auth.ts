@@ -1,5 +1,5 @@
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
-import { type Refuse, refusalFor } from './config-refusal.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

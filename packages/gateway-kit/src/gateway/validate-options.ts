@@ -3,10 +3,10 @@ import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
 import { BASE_PATH } from '../http/routes.ts';
 import { warnAboutUnpublishedChecks } from '../manifest/schema-lint.ts';
 import type { GatewayHookName } from '../observe/hooks.ts';
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS, MAX_TIMER_MS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
-import { type Refuse, refusalFor } from './config-refusal.ts';
 import type { GatewayOptions } from './gateway-options.ts';
 import { validateAuth } from './validate-auth.ts';
 

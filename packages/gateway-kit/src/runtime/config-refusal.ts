@@ -1,4 +1,4 @@
-import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { GatewayConfigError } from './gateway-config-error.ts';
 
 /**
  * What a configuration value is, for an error message: its kind, never its content (tokens and
