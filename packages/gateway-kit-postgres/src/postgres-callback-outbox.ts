@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
+import type { PostgresConnection } from './postgres-connection.ts';
+
+/** How a {@link PostgresCallbackOutbox} keeps its entries (set by `PostgresJobStore`). */
+export interface PostgresCallbackOutboxSettings {
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  /** Pending entries kept at most (0: unbounded); beyond it `enqueue` answers `full`. */
+  readonly maxEntries: number;
+  /** How long an entry may wait at most, in ms, before it is dropped. */
+  readonly ttlMs: number;
+}
+
+interface OutboxRow {
+  readonly webhook_id: string;
+  readonly url: string;
+  readonly payload: string;
+  readonly authorization: string | null;
+  readonly attempts: number;
+}
+
+interface PreClaim {
+  readonly webhookId: string;
+  readonly claim: string;
+  readonly at: number;
+}
+
+/**
+ * The `CallbackOutbox` of a `PostgresJobStore` (its `callbackOutbox`): pending callbacks in the
+ * `outbox` table, shared by every instance on the same schema. Due entries are claimed with
+ * `FOR UPDATE SKIP LOCKED`, so instances polling at once never claim the same entry; a claim is a
+ * due time `leaseMs` ahead, so an entry whose instance died is simply due again. Times are the
+ * database server's clock.
+ *
+ * A job's terminal write already stores its job-result callback, claimed by the writing instance:
+ * when that instance's gateway then enqueues the same `webhookId`, it takes the stored entry over
+ * (its own bytes replace the stored ones) and attempts it at once.
+ *
+ * @example
+ * const outbox = new PostgresJobStore({ connectionString }).callbackOutbox;
+ * const claimed = await outbox.claimDue(10);
+ */
+export class PostgresCallbackOutbox implements CallbackOutbox {
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly #db: PostgresConnection;
+  readonly #s: string;
+  readonly #settings: PostgresCallbackOutboxSettings;
+  /** Entries this instance's terminal writes stored, by job id, until taken over or announced. */
+  readonly #preClaims = new Map<string, PreClaim>();
+  readonly #jobOf = new Map<string, string>();
+
+  constructor(db: PostgresConnection, settings: PostgresCallbackOutboxSettings) {
+    this.#db = db;
+    this.#s = db.schema;
+    this.#settings = settings;
+    this.leaseMs = settings.leaseMs;
+    this.pollIntervalMs = settings.pollIntervalMs;
+  }
+
+  async enqueue(
+    entry: Omit<OutboxEntry, 'attempts'>,
+  ): Promise<{ readonly claim: string } | 'exists' | 'full'> {
+    const claim = randomUUID();
+    const jobId = this.#jobOf.get(entry.webhookId);
+    const stored = jobId === undefined ? undefined : this.#preClaims.get(jobId);
+    if (jobId !== undefined && stored?.webhookId === entry.webhookId) {
+      this.#forget(jobId);
+      const taken = await this.#db.query(
+        `UPDATE ${this.#s}.outbox
+         SET url = $3, payload = $4, "authorization" = $5, claim = $6,
+             due_at = clock_timestamp() + make_interval(secs => $7 / 1000.0)
+         WHERE webhook_id = $1 AND claim = $2 AND NOT done
+         RETURNING 1`,
+        [
+          entry.webhookId,
+          stored.claim,
+          entry.url,
+          entry.payload,
+          entry.authorization ?? null,
+          claim,
+          this.leaseMs,
+        ],
+      );
+      if (taken.length > 0) return { claim };
+    }
+    const [row] = await this.#db.query<{ result: 'ok' | 'exists' | 'full' }>(
+      `SELECT ${this.#s}.enqueue_callback($1, $2, $3, $4, $5, $6, $7, $8) AS result`,
+      [
+        entry.webhookId,
+        entry.url,
+        entry.payload,
+        entry.authorization ?? null,
+        claim,
+        this.leaseMs,
+        this.#settings.maxEntries,
+        this.#settings.ttlMs,
+      ],
+    );
+    return row!.result === 'ok' ? { claim } : row!.result;
+  }
+
+  async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
+    const count = Math.max(0, Math.floor(limit));
+    if (count === 0) return [];
+    const claim = randomUUID();
+    const rows = await this.#db.query<OutboxRow>(
+      `UPDATE ${this.#s}.outbox o
+       SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
+       WHERE o.webhook_id IN (
+         SELECT webhook_id FROM ${this.#s}.outbox
+         WHERE due_at <= clock_timestamp() AND NOT done AND expires_at > clock_timestamp()
+         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts`,
+      [claim, this.leaseMs, count],
+    );
+    return rows.map((row) => ({
+      webhookId: row.webhook_id,
+      url: row.url,
+      payload: row.payload,
+      attempts: row.attempts,
+      claim,
+      ...(row.authorization === null ? {} : { authorization: row.authorization }),
+    }));
+  }
+
+  async complete(webhookId: string, claim: string): Promise<void> {
+    // A job-result entry stays (done) until it expires: reporting the job's end again must not
+    // send it twice. Other entries go at once.
+    await this.#db.query(
+      `WITH kept AS (
+         UPDATE ${this.#s}.outbox SET done = true, claim = NULL
+         WHERE webhook_id = $1 AND claim = $2 AND job_id IS NOT NULL)
+       DELETE FROM ${this.#s}.outbox WHERE webhook_id = $1 AND claim = $2 AND job_id IS NULL`,
+      [webhookId, claim],
+    );
+  }
+
+  async reschedule(
+    webhookId: string,
+    claim: string,
+    attempts: number,
+    delayMs: number,
+  ): Promise<void> {
+    await this.#db.query(
+      `UPDATE ${this.#s}.outbox
+       SET attempts = $3, claim = NULL,
+           due_at = clock_timestamp() + make_interval(secs => $4 / 1000.0)
+       WHERE webhook_id = $1 AND claim = $2 AND NOT done`,
+      [webhookId, claim, attempts, Math.max(0, Math.round(delayMs))],
+    );
+  }
+
+  /** Entries waiting (due or not, claimed or not; delivered ones not counted). */
+  async size(): Promise<number> {
+    const [row] = await this.#db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${this.#s}.outbox WHERE NOT done`,
+    );
+    return row!.n;
+  }
+
+  /** @internal The store's terminal write stored `webhookId`'s entry under `claim`. */
+  preClaimed(webhookId: string, claim: string): void {
+    const jobId = jobIdOf(webhookId);
+    this.#forget(jobId);
+    // Bounded: a claim older than the lease is worthless (the entry is due for anyone).
+    const now = Date.now();
+    for (const [id, stored] of this.#preClaims) {
+      if (now - stored.at < this.leaseMs) break;
+      this.#forget(id);
+    }
+    this.#preClaims.set(jobId, { webhookId, claim, at: now });
+    this.#jobOf.set(webhookId, jobId);
+  }
+
+  /** @internal The job's end was announced: what its terminal write stored, if not taken over. */
+  releasePreClaim(jobId: string): PreClaim | undefined {
+    const stored = this.#preClaims.get(jobId);
+    this.#forget(jobId);
+    return stored;
+  }
+
+  /** @internal Deletes expired entries (one batch). */
+  async deleteExpired(batch: number): Promise<void> {
+    await this.#db.query(
+      `DELETE FROM ${this.#s}.outbox WHERE webhook_id IN (
+         SELECT webhook_id FROM ${this.#s}.outbox WHERE expires_at <= clock_timestamp()
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batch],
+    );
+  }
+
+  #forget(jobId: string): void {
+    const stored = this.#preClaims.get(jobId);
+    if (!stored) return;
+    this.#preClaims.delete(jobId);
+    this.#jobOf.delete(stored.webhookId);
+  }
+}
+
+/** `job_<jobId>_<status>` → `<jobId>`. */
+function jobIdOf(webhookId: string): string {
+  return webhookId.slice(4, webhookId.lastIndexOf('_'));
+}
