@@ -1,10 +1,8 @@
 import { type LuaScript, lua } from './redis-connection.ts';
 
 /*
- * A record is a hash { value: JSON, version } with a PX expiry. Two sorted sets index records:
- * `rec-expiry` (member key, score expiry ms) for pruning and capacity, and one insertion-order index
- * per key segment (`rec-index:<text up to the first ':'>`, score from a global sequence) so that
- * `list('approval:')` reads approvals without walking every idempotency record.
+ * A record is a hash { value: JSON, version } with a PX expiry. One sorted set indexes records:
+ * `rec-expiry` (member key, score expiry ms) for pruning and capacity.
  *
  * Shared ARGV layout: 1 record key (as the gateway names it), 2 key prefix of this store.
  */
@@ -13,12 +11,7 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function index_of(key)
-  local colon = string.find(key, ':', 1, true)
-  return ARGV[2] .. 'rec-index:' .. (colon and string.sub(key, 1, colon) or '')
-end
 local function forget(key)
-  redis.call('ZREM', index_of(key), key)
   redis.call('ZREM', ARGV[2] .. 'rec-expiry', key)
 end
 -- Drops index entries of records that expired (bounded work per call).
@@ -47,9 +40,6 @@ if max > 0 and redis.call('ZCARD', ARGV[2] .. 'rec-expiry') >= max then
 end
 redis.call('HSET', record, 'value', ARGV[3], 'version', 1)
 redis.call('PEXPIRE', record, ARGV[4])
-local index = index_of(ARGV[1])
-redis.call('ZADD', index, redis.call('INCR', ARGV[2] .. 'rec-seq'), ARGV[1])
-redis.call('SADD', ARGV[2] .. 'rec-indexes', index)
 redis.call('ZADD', ARGV[2] .. 'rec-expiry', now + tonumber(ARGV[4]), ARGV[1])
 return {1, ARGV[3], 1}
 `);
@@ -77,35 +67,6 @@ if not version or tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('DEL', record)
 forget(ARGV[1])
 return 1
-`);
-
-/**
- * One page of an index in insertion order. KEYS: 1 index. ARGV: 1 key prefix filter, 2 store
- * prefix, 3 exclusive start sequence, 4 page size, 5 most matches wanted.
- * Returns {last sequence read, exhausted 0/1, {key, value, version, sequence, …}}.
- */
-export const LIST_RECORDS: LuaScript = lua(`
-local page = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[3], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[4]))
-local found = {}
-local matches = 0
-local last = ARGV[3]
-local wanted = tonumber(ARGV[5])
-for i = 1, #page, 2 do
-  local key = page[i]
-  last = page[i + 1]
-  if string.sub(key, 1, #ARGV[1]) == ARGV[1] then
-    local current = redis.call('HMGET', ARGV[2] .. 'rec:' .. key, 'value', 'version')
-    if current[1] then
-      found[#found + 1] = key
-      found[#found + 1] = current[1]
-      found[#found + 1] = current[2]
-      found[#found + 1] = page[i + 1]
-      matches = matches + 1
-      if matches >= wanted then return {last, 0, found} end
-    end
-  end
-end
-return {last, #page < 2 * tonumber(ARGV[4]) and 1 or 0, found}
 `);
 
 /*

@@ -8,7 +8,6 @@ import {
   ADD_TO_SET,
   CREATE_RECORD,
   DELETE_RECORD,
-  LIST_RECORDS,
   RANGE_OF_SET,
   REPLACE_RECORD,
 } from './record-scripts.ts';
@@ -30,8 +29,6 @@ export interface RedisRecordStoreOptions extends RedisConnectionOptions {
    */
   readonly maxRecords?: number;
 }
-
-const LIST_PAGE = 256;
 
 /**
  * A {@link RecordStore} in Redis: the gateway's idempotency keys and approvals, shared by every
@@ -109,30 +106,6 @@ export class RedisRecordStore implements RecordStore {
     return Number(deleted) === 1;
   }
 
-  async list<T>(
-    prefix: string,
-    limit: number,
-  ): Promise<Array<{ readonly key: string; readonly record: VersionedRecord<T> }>> {
-    if (!(limit > 0)) return [];
-    // A key's index is named after its text up to the first ':'. A prefix that contains one
-    // names its index; a shorter prefix may match several, merged by the global sequence.
-    const colon = prefix.indexOf(':');
-    const indexes =
-      colon >= 0
-        ? [`${this.#prefix}rec-index:${prefix.slice(0, colon + 1)}`]
-        : (
-            await this.#redis.call((client) => client.sMembers(`${this.#prefix}rec-indexes`))
-          ).filter(
-            (index) =>
-              index.slice(`${this.#prefix}rec-index:`.length).startsWith(prefix) ||
-              index === `${this.#prefix}rec-index:`,
-          );
-    const found: Array<{ key: string; record: VersionedRecord<T>; sequence: number }> = [];
-    for (const index of indexes) found.push(...(await this.#listIndex<T>(index, prefix, limit)));
-    found.sort((a, b) => a.sequence - b.sequence);
-    return found.slice(0, limit).map(({ key, record }) => ({ key, record }));
-  }
-
   async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
     const added = await this.#redis.script(
       ADD_TO_SET,
@@ -159,7 +132,6 @@ export class RedisRecordStore implements RecordStore {
     return entries;
   }
 
-  /** Releases the connection (unless you passed your own `client`). */
   /**
    * Fail-fast start-up: resolves once Redis answers; rejects with a `StoreUnavailableError` naming
    * the URL (never its password) when it cannot be reached within `connectTimeoutMs`. Not calling
@@ -174,33 +146,9 @@ export class RedisRecordStore implements RecordStore {
     return this.#redis.ready();
   }
 
+  /** Releases the connection (unless you passed your own `client`). */
   async close(): Promise<void> {
     await this.#redis.close();
-  }
-
-  async #listIndex<T>(
-    index: string,
-    prefix: string,
-    limit: number,
-  ): Promise<Array<{ key: string; record: VersionedRecord<T>; sequence: number }>> {
-    const found: Array<{ key: string; record: VersionedRecord<T>; sequence: number }> = [];
-    let after = '0';
-    for (;;) {
-      const [last, exhausted, flat] = (await this.#redis.script(
-        LIST_RECORDS,
-        [index],
-        [prefix, this.#prefix, after, String(LIST_PAGE), String(limit - found.length)],
-      )) as [string, number, string[]];
-      for (let i = 0; i + 3 < flat.length; i += 4) {
-        found.push({
-          key: flat[i]!,
-          record: { value: JSON.parse(flat[i + 1]!) as T, version: Number(flat[i + 2]) },
-          sequence: Number(flat[i + 3]),
-        });
-      }
-      if (found.length >= limit || Number(exhausted) === 1) return found;
-      after = String(last);
-    }
   }
 
   #setKey(set: string): string {

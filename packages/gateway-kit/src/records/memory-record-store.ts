@@ -167,20 +167,6 @@ export class MemoryRecordStore implements RecordStore {
     return true;
   }
 
-  async list<T>(
-    prefix: string,
-    limit: number,
-  ): Promise<Array<{ key: string; record: VersionedRecord<T> }>> {
-    const found: Array<{ key: string; record: VersionedRecord<T> }> = [];
-    for (const key of this.#entries.keys()) {
-      if (found.length >= limit) break;
-      if (!key.startsWith(prefix)) continue;
-      const entry = this.#live(key);
-      if (entry) found.push({ key, record: this.#snapshot<T>(entry) });
-    }
-    return found;
-  }
-
   async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
     const now = this.#now();
     let members = this.#sets.get(set);

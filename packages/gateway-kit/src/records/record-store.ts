@@ -39,15 +39,6 @@ export interface RecordStore {
   /** Deletes the record if the stored version is `expectedVersion`; whether it did. */
   delete(key: string, expectedVersion: number): Promise<boolean>;
   /**
-   * Up to `limit` live records whose key starts with `prefix`, in insertion order.
-   * @deprecated The gateway no longer lists records (approvals are indexed with sets); kept for
-   * existing adapters and callers, and removed in a later version.
-   */
-  list<T>(
-    prefix: string,
-    limit: number,
-  ): Promise<Array<{ readonly key: string; readonly record: VersionedRecord<T> }>>;
-  /**
    * Adds `member` to `set` for `ttlMs` (an existing member keeps the later of its two expiries).
    * With `maxSize`, a new member is refused — `false` — when the set already holds that many live
    * members; an existing member is always accepted.

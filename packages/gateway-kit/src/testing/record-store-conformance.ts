@@ -72,14 +72,12 @@ let suiteCounter = 0;
  *
  * Covered: atomic create-if-absent (also with `concurrency` racing creates of one key), reads,
  * compare-and-set `replace` and `delete` (stale, future and racing versions), time to live (a record
- * is never returned, listed, replaced or deleted after it expired; `replace` restarts the TTL), `list`
- * (literal prefixes, live records only, `limit`, creation order), JSON round trips, copy isolation of
- * inputs and outputs, and a model-based test of random create/get/replace/delete/list sequences
- * against a `Map` (`fc.asyncModelRun`); time-ordered sets (bounded and racing adds, expiry order,
- * paging, removal, time to live).
+ * is never returned, replaced or deleted after it expired; `replace` restarts the TTL), JSON round
+ * trips, copy isolation of inputs and outputs, and a model-based test of random
+ * create/get/replace/delete sequences against a `Map` (`fc.asyncModelRun`); time-ordered sets
+ * (bounded and racing adds, expiry order, paging, removal, time to live).
  *
- * Keys are unique per registration, so a store shared behind the scenes (one Redis database) works,
- * as long as `list` only sees what the store under test wrote (give each store its own key prefix).
+ * Keys are unique per registration, so a store shared behind the scenes (one Redis database) works.
  *
  * @example
  * // redis-record-store.test.ts
@@ -348,95 +346,6 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
       });
     });
 
-    describe('list', () => {
-      it('lists only keys starting with the prefix, with their current records', async () => {
-        await withStore(async (store) => {
-          const prefix = `${nextKey('list')}/`;
-          const a = await created(store, `${prefix}a`, { name: 'a' });
-          await created(store, `${prefix}b`, { name: 'b' });
-          const b = await store.replace(
-            `${prefix}b`,
-            1,
-            { name: 'b', replaced: true },
-            LONG_TTL_MS,
-          );
-          await created(store, `other/${prefix}c`, { name: 'contains the prefix later' });
-          await created(store, prefix.slice(0, -1), { name: 'the prefix without its last char' });
-          assertEqual(
-            await store.list(prefix, 100),
-            [
-              { key: `${prefix}a`, record: a },
-              { key: `${prefix}b`, record: b },
-            ],
-            'listed records',
-          );
-        });
-      });
-
-      it('lists in creation order; a replace does not move a record', async () => {
-        await withStore(async (store) => {
-          const prefix = `${nextKey('order')}/`;
-          const names = ['m', 'z', 'a', 'k', 'b'];
-          for (const name of names) await created(store, `${prefix}${name}`, { name });
-          await store.replace(`${prefix}m`, 1, { name: 'm', replaced: true }, LONG_TTL_MS);
-          assertEqual(
-            (await store.list(prefix, 100)).map((entry) => entry.key),
-            names.map((name) => `${prefix}${name}`),
-            'listed keys',
-          );
-        });
-      });
-
-      it('honours limit: the first `limit` records, none for 0', async () => {
-        await withStore(async (store) => {
-          const prefix = `${nextKey('limit')}/`;
-          for (let i = 0; i < 5; i++) await created(store, `${prefix}${i}`, { i });
-          for (const limit of [0, 1, 3, 5, 10]) {
-            const listed = await store.list(prefix, limit);
-            assertEqual(
-              listed.map((entry) => entry.key),
-              [0, 1, 2, 3, 4].slice(0, limit).map((i) => `${prefix}${i}`),
-              `keys listed with limit ${limit}`,
-            );
-          }
-        });
-      });
-
-      it('does not list deleted records', async () => {
-        await withStore(async (store) => {
-          const prefix = `${nextKey('deleted')}/`;
-          const gone = await created(store, `${prefix}gone`, { x: 1 });
-          const kept = await created(store, `${prefix}kept`, { x: 2 });
-          assert(await store.delete(`${prefix}gone`, gone.version), 'delete');
-          assertEqual(
-            await store.list(prefix, 10),
-            [{ key: `${prefix}kept`, record: kept }],
-            'listed records',
-          );
-        });
-      });
-
-      it('treats the prefix literally: glob and regex characters match only themselves', async () => {
-        await withStore(async (store) => {
-          const base = `${nextKey('glob')}/`;
-          const entries: { key: string; record: VersionedRecord<unknown> }[] = [];
-          for (const name of ['ab', 'a.c', 'a*', 'a?x', 'a[b]', 'a\\z', 'a%', 'a_']) {
-            const key = `${base}${name}`;
-            entries.push({ key, record: await created(store, key, { name }) });
-          }
-          for (const pattern of ['a*', 'a?', 'a[ab]', 'a.', 'a.*', 'a\\', 'a%', 'a_', '*', '.']) {
-            const prefix = `${base}${pattern}`;
-            assertEqual(
-              await store.list(prefix, 20),
-              entries.filter((entry) => entry.key.startsWith(prefix)),
-              `list of prefix "${prefix}"`,
-            );
-          }
-          assertEqual(await store.list(base, 20), entries, 'list of the plain prefix');
-        });
-      });
-    });
-
     describe('copy isolation', () => {
       it('changing a value after create or replace does not change the stored record', async () => {
         await withStore(async (store) => {
@@ -456,13 +365,11 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
 
       it('changing a returned record does not change the stored record', async () => {
         await withStore(async (store) => {
-          const prefix = `${nextKey('output')}/`;
-          const key = `${prefix}record`;
+          const key = nextKey('output');
           const returned: VersionedRecord<unknown>[] = [];
           returned.push((await store.create(key, richValue(), LONG_TTL_MS)).record);
           returned.push((await store.create(key, richValue(), LONG_TTL_MS)).record);
           returned.push((await store.get(key))!);
-          returned.push(...(await store.list(prefix, 10)).map((entry) => entry.record));
           const before = structuredClone(await store.get(key));
           for (const record of returned) tamper(record);
           assertEqual(await store.get(key), before, 'record after changing returned copies');
@@ -480,8 +387,8 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
     });
 
     describe('model-based', () => {
-      it('matches a Map under random create/get/replace/delete/list sequences', async () => {
-        const slot = fc.constantFrom('a', 'b', 'c', 'd');
+      it('matches a Map under random create/get/replace/delete sequences', async () => {
+        const slot = fc.constantFrom(...SLOTS);
         const value = fc.record({
           n: fc.integer({ min: -1000, max: 1000 }),
           s: fc.string({ maxLength: 6 }),
@@ -498,7 +405,7 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
             fc
               .record({ slot, versionOffset })
               .map((c) => new DeleteRecordCommand(c.slot, c.versionOffset)),
-            fc.integer({ min: 0, max: 5 }).map((limit) => new ListRecordsCommand(limit)),
+            fc.constant(new ReadAllCommand()),
           ],
           { maxCommands: 40 },
         );
@@ -624,25 +531,6 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
           assertEqual(await store.get(key), undefined, 'record after its original TTL');
         });
       });
-
-      it('list returns live records only, and expired ones do not use up the limit', async () => {
-        await inTtlStore(async (store) => {
-          const prefix = `${nextKey('ttl-list')}/`;
-          await created(store, `${prefix}1-short`, { n: 1 }, ttlMs);
-          const live2 = await created(store, `${prefix}2-long`, { n: 2 });
-          await created(store, `${prefix}3-short`, { n: 3 }, ttlMs);
-          const live4 = await created(store, `${prefix}4-long`, { n: 4 });
-          await advanceTime(pastExpiry);
-          assertEqual(
-            await store.list(prefix, 2),
-            [
-              { key: `${prefix}2-long`, record: live2 },
-              { key: `${prefix}4-long`, record: live4 },
-            ],
-            'listed records after the short ones expired',
-          );
-        });
-      });
     });
   });
 }
@@ -650,10 +538,12 @@ export function recordStoreConformance(options: RecordStoreConformanceOptions): 
 // ---------------------------------------------------------------------------------------------
 // Model-based test: a Map of key → { value, version } is the reference.
 
+/** The keys the model-based test works on (each under a per-run prefix). */
+const SLOTS = ['a', 'b', 'c', 'd'] as const;
+
 interface RecordModel {
   /** Unique per run, so keys never collide across runs. */
   readonly prefix: string;
-  /** In creation order, like `list`. */
   readonly records: Map<string, { value: unknown; version: number }>;
 }
 
@@ -718,7 +608,6 @@ class ReplaceRecordCommand implements FastCheck.AsyncCommand<RecordModel, Record
       assertEqual(result, undefined, `replace ${this}`);
       return;
     }
-    // Set in place: a replace keeps the record's position in creation order.
     current.value = this.value;
     current.version += 1;
     assertEqual(result, current, `replace ${this}`);
@@ -751,22 +640,19 @@ class DeleteRecordCommand implements FastCheck.AsyncCommand<RecordModel, RecordS
   }
 }
 
-class ListRecordsCommand implements FastCheck.AsyncCommand<RecordModel, RecordStore> {
-  readonly limit: number;
-  constructor(limit: number) {
-    this.limit = limit;
-  }
+/** Reads every slot the model knows of, and checks the whole state at once. */
+class ReadAllCommand implements FastCheck.AsyncCommand<RecordModel, RecordStore> {
   check(): boolean {
     return true;
   }
   async run(model: RecordModel, store: RecordStore): Promise<void> {
-    const expected = [...model.records]
-      .slice(0, this.limit)
-      .map(([key, record]) => ({ key, record }));
-    assertEqual(await store.list(model.prefix, this.limit), expected, `list(${this.limit})`);
+    for (const slot of SLOTS) {
+      const key = `${model.prefix}${slot}`;
+      assertEqual(await store.get(key), model.records.get(key), `record ${slot} read back`);
+    }
   }
   toString(): string {
-    return `list(${this.limit})`;
+    return 'readAll()';
   }
 }
 
