@@ -11,7 +11,7 @@ import { migrate } from '../src/index.ts';
  */
 export class Schemas {
   readonly #client: pg.Client;
-  #connected: Promise<void> | undefined;
+  #connected: Promise<unknown> | undefined;
 
   constructor(url: string) {
     this.#client = new pg.Client({ connectionString: url });
