@@ -108,6 +108,7 @@ describe('two gateway processes sharing one PostgreSQL schema', () => {
     // Not before the lease could lapse (it was renewed at most leaseMs / 3 before the kill).
     expect(detectedAfter).toBeGreaterThan((leaseMs * 2) / 3 - 100);
     expect(detectedAfter).toBeLessThan(leaseMs + sweepMs + 1_500);
+    console.info(`measured: worker_lost ${detectedAfter} ms after SIGKILL (lease ${leaseMs} ms)`);
 
     const webhookId = `job_${jobId}_failed`;
     await eventually(
