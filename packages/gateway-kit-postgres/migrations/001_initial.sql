@@ -4,7 +4,9 @@
 -- --schema NAME` replace it (as a quoted identifier) before running this file. To apply it with
 -- psql instead, replace it yourself, e.g.
 --   sed 's/svc_gateway/acme_gateway/g' 001_initial.sql | psql "$DATABASE_URL" -v ON_ERROR_STOP=1 --single-transaction
--- Needs no extension (PL/pgSQL is built in). Every time is the database server's clock.
+-- Needs no extension (PL/pgSQL is built in). Every time is the database server's clock. Range
+-- scans compare with now() (the statement's transaction start, usable as an index condition);
+-- single-row checks with clock_timestamp().
 -- JSON values are stored as JSON text (`text`, not `jsonb`): they round-trip byte for byte,
 -- including escapes such as \u0000 that jsonb refuses.
 
@@ -355,7 +357,7 @@ DECLARE
 BEGIN
   FOR r IN
     SELECT * FROM svc_gateway.jobs
-    WHERE finished_seq IS NULL AND lease_expires_at < clock_timestamp()
+    WHERE finished_seq IS NULL AND lease_expires_at < now()
     ORDER BY lease_expires_at LIMIT p_limit
     FOR UPDATE SKIP LOCKED
   LOOP
@@ -393,7 +395,7 @@ BEGIN
       -- Expired records still count until the retention sweep deletes them: drop a batch now.
       WITH gone AS (
         DELETE FROM svc_gateway.records WHERE key IN (
-          SELECT key FROM svc_gateway.records WHERE expires_at <= clock_timestamp()
+          SELECT key FROM svc_gateway.records WHERE expires_at <= now()
           ORDER BY expires_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
         RETURNING 1)
       SELECT count(*) INTO v_deleted FROM gone;

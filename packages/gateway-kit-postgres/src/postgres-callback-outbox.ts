@@ -110,7 +110,7 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
        SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
        WHERE o.webhook_id IN (
          SELECT webhook_id FROM ${this.#s}.outbox
-         WHERE due_at <= clock_timestamp() AND NOT done AND expires_at > clock_timestamp()
+         WHERE due_at <= now() AND NOT done AND expires_at > now()
          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
        RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts`,
       [claim, this.leaseMs, count],
@@ -185,7 +185,7 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
   async deleteExpired(batch: number): Promise<void> {
     await this.#db.query(
       `DELETE FROM ${this.#s}.outbox WHERE webhook_id IN (
-         SELECT webhook_id FROM ${this.#s}.outbox WHERE expires_at <= clock_timestamp()
+         SELECT webhook_id FROM ${this.#s}.outbox WHERE expires_at <= now()
          ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
       [batch],
     );

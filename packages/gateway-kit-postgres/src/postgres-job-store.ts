@@ -411,7 +411,7 @@ export class PostgresJobStore implements JobStore {
          SET announce_at = clock_timestamp() + make_interval(secs => $1 / 1000.0)
          WHERE j.job_id IN (
            SELECT job_id FROM ${this.#s}.jobs
-           WHERE announce_at <= clock_timestamp() AND expires_at > clock_timestamp()
+           WHERE announce_at <= now() AND expires_at > now()
            ORDER BY announce_at LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING (${this.#s}.reply('unannounced', j)).*`,
         [this.#leaseMs, SWEEP_BATCH],
@@ -470,7 +470,7 @@ export class PostgresJobStore implements JobStore {
       const [row] = await this.#db.query<{ n: number }>(
         `WITH gone AS (
            DELETE FROM ${this.#s}.jobs WHERE job_id IN (
-             SELECT job_id FROM ${this.#s}.jobs WHERE expires_at <= clock_timestamp()
+             SELECT job_id FROM ${this.#s}.jobs WHERE expires_at <= now()
              ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING 1),
          counted AS (

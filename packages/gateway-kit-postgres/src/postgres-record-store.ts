@@ -173,7 +173,7 @@ export class PostgresRecordStore implements RecordStore {
       const [row] = await this.#db.query<{ n: number }>(
         `WITH gone AS (
            DELETE FROM ${this.#s}.records WHERE key IN (
-             SELECT key FROM ${this.#s}.records WHERE expires_at <= clock_timestamp()
+             SELECT key FROM ${this.#s}.records WHERE expires_at <= now()
              ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING 1),
          counted AS (
@@ -190,7 +190,7 @@ export class PostgresRecordStore implements RecordStore {
         `WITH gone AS (
            DELETE FROM ${this.#s}.set_members WHERE ctid IN (
              SELECT ctid FROM ${this.#s}.set_members
-             WHERE expires_at <= floor(extract(epoch FROM clock_timestamp()) * 1000)
+             WHERE expires_at <= floor(extract(epoch FROM now()) * 1000)
              LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,

@@ -119,25 +119,30 @@ export async function startPostgres(): Promise<TestPostgres> {
     if (!existsSync(join(data, 'postmaster.pid'))) return;
     await run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop'], user).catch(() => {});
   };
-  const processes = (): number[] => {
+  const postmaster = (): number | undefined => {
     const pidFile = join(data, 'postmaster.pid');
-    if (!existsSync(pidFile)) return [];
-    const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
+    return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : undefined;
+  };
+  const children = (parent: number): number[] =>
+    execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)])
       .toString()
       .split('\n')
       .map((line) => Number(line.trim()))
       .filter((pid) => pid > 0);
-    return [postmaster, ...children];
-  };
   const signal = (name: NodeJS.Signals): void => {
-    for (const pid of processes()) {
+    const parent = postmaster();
+    if (parent === undefined) return;
+    const send = (pid: number): void => {
       try {
         process.kill(pid, name);
       } catch {
         // gone meanwhile
       }
-    }
+    };
+    // The postmaster first: once it is stopped it forks no new backend, so the list of its
+    // children read afterwards is complete.
+    send(parent);
+    for (const pid of children(parent)) send(pid);
   };
   await start();
   return {
