@@ -1,0 +1,176 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresJobStore, type PostgresJobStoreOptions } from '../src/index.ts';
+import { startPostgres, type TestPostgres } from './postgres-server.ts';
+import { Schemas } from './schemas.ts';
+
+// The outbox has no conformance suite in @svc/gateway-kit/testing: these are its cases, on two
+// "instances" (stores) sharing one schema.
+let postgres: TestPostgres;
+let schemas: Schemas;
+const closing: PostgresJobStore[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+  schemas = new Schemas(postgres.url);
+});
+afterEach(async () => {
+  await Promise.all(closing.splice(0).map((store) => store.close()));
+});
+afterAll(async () => {
+  await schemas.close();
+  await postgres.stop();
+});
+
+async function pair(options: PostgresJobStoreOptions = {}) {
+  const schema = await schemas.fresh('ob');
+  const open = () => {
+    const store = new PostgresJobStore({
+      connectionString: postgres.url,
+      schema,
+      sweepIntervalMs: 0,
+      leaseMs: 500,
+      poolSize: 4,
+      ...options,
+    });
+    closing.push(store);
+    return store;
+  };
+  return { schema, a: open(), b: open() };
+}
+
+const job = (jobId: string, url?: string) => ({
+  jobId,
+  ownerId: 'principal-1',
+  invocationId: `inv-${jobId}`,
+  actionId: 'export',
+  actionName: 'Export',
+  createdAt: new Date().toISOString(),
+  status: 'running' as const,
+  payload: url ? { callbacks: { jobResultUrl: url, authorization: 'Bearer cb' } } : { callbacks: {} },
+});
+
+const rows = (schema: string) =>
+  schemas.query<{ webhook_id: string; claim: string | null; done: boolean; payload: string }>(
+    `SELECT webhook_id, claim, done, payload FROM "${schema}".outbox ORDER BY webhook_id`,
+  );
+
+describe('PostgresCallbackOutbox', () => {
+  it('a terminal write stores the job-result callback in the same transaction; another instance delivers it once the writer’s claim lapses', async () => {
+    const { schema, a, b } = await pair();
+    const created = await a.create(job('j1', 'https://hooks.example/jobs'));
+    const finished = await a.update('j1', created.job.version, {
+      status: 'completed',
+      outputText: 'done',
+      data: { rows: 3 },
+    });
+    expect(finished.ok).toBe(true);
+    // Written with the job: nobody enqueued anything yet.
+    expect(await rows(schema)).toMatchObject([{ webhook_id: 'job_j1_completed', done: false }]);
+    expect(await b.callbackOutbox.claimDue(10)).toEqual([]); // claimed by A for leaseMs
+
+    // A "dies" here. After the lease, B claims it, body as the gateway would send it.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const [entry, ...more] = await b.callbackOutbox.claimDue(10);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({
+      webhookId: 'job_j1_completed',
+      url: 'https://hooks.example/jobs',
+      authorization: 'Bearer cb',
+      attempts: 0,
+    });
+    const stored = finished.ok ? finished.job : undefined;
+    expect(JSON.parse(entry!.payload)).toEqual({
+      job: {
+        jobId: 'j1',
+        invocationId: 'inv-j1',
+        status: 'completed',
+        createdAt: stored!.createdAt,
+        updatedAt: stored!.updatedAt,
+        actionId: 'export',
+        actionName: 'Export',
+        outputText: 'done',
+        data: { rows: 3 },
+      },
+    });
+    // Delivered: kept as done, so reporting the job's end again cannot queue it twice.
+    await b.callbackOutbox.complete(entry!.webhookId, entry!.claim);
+    expect(await b.callbackOutbox.size()).toBe(0);
+    expect(
+      await b.callbackOutbox.enqueue({ webhookId: 'job_j1_completed', url: 'https://x', payload: '{}' }),
+    ).toBe('exists');
+  });
+
+  it('the writing instance’s gateway takes its stored entry over (its bytes win) and attempts at once', async () => {
+    const { schema, a } = await pair({ leaseMs: 30_000 });
+    const created = await a.create(job('j2', 'https://hooks.example/jobs'));
+    await a.update('j2', created.job.version, { status: 'failed', error: { code: 'x', message: 'm', retryable: false } });
+    const taken = await a.callbackOutbox.enqueue({
+      webhookId: 'job_j2_failed',
+      url: 'https://hooks.example/jobs',
+      payload: '{"job":{"jobId":"j2","status":"failed"}}',
+      authorization: 'Bearer cb',
+    });
+    expect(taken).toEqual({ claim: expect.any(String) });
+    await a.announced('j2');
+    expect(await rows(schema)).toMatchObject([
+      { webhook_id: 'job_j2_failed', claim: (taken as { claim: string }).claim, payload: '{"job":{"jobId":"j2","status":"failed"}}' },
+    ]);
+  });
+
+  it('announced without a take-over (callbacks off, URL refused) drops the stored entry', async () => {
+    const { schema, a } = await pair();
+    const created = await a.create(job('j3', 'https://hooks.example/jobs'));
+    await a.update('j3', created.job.version, { status: 'completed' });
+    expect(await rows(schema)).toHaveLength(1);
+    await a.announced('j3');
+    expect(await rows(schema)).toEqual([]);
+  });
+
+  it('a job without a jobResultUrl stores no entry; a cancel stores one', async () => {
+    const { schema, a, b } = await pair();
+    const plain = await a.create(job('j4'));
+    await a.update('j4', plain.job.version, { status: 'completed' });
+    await a.create(job('j5', 'https://hooks.example/jobs'));
+    await b.requestCancel('j5');
+    expect((await rows(schema)).map((row) => row.webhook_id)).toEqual(['job_j5_cancelled']);
+  });
+
+  it('racing claims of two instances never claim one entry twice (FOR UPDATE SKIP LOCKED)', async () => {
+    const { a, b } = await pair();
+    for (let i = 0; i < 40; i++)
+      await a.callbackOutbox.enqueue({ webhookId: `w${i}`, url: 'https://x', payload: '{}' });
+    await new Promise((resolve) => setTimeout(resolve, 600)); // A's claims lapse
+    const claimed = (
+      await Promise.all([
+        a.callbackOutbox.claimDue(15),
+        b.callbackOutbox.claimDue(15),
+        a.callbackOutbox.claimDue(15),
+        b.callbackOutbox.claimDue(15),
+      ])
+    ).flat();
+    const ids = claimed.map((entry) => entry.webhookId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(40);
+  });
+
+  it('reschedule counts attempts and makes the entry due later; a stale claim changes nothing; plain entries leave on complete', async () => {
+    const { a, b } = await pair({ leaseMs: 30_000 });
+    const stored = await a.callbackOutbox.enqueue({ webhookId: 'w1', url: 'https://x', payload: '{}' });
+    const { claim } = stored as { claim: string };
+    await b.callbackOutbox.reschedule('w1', 'not-the-claim', 5, 0);
+    expect(await b.callbackOutbox.claimDue(10)).toEqual([]);
+    await a.callbackOutbox.reschedule('w1', claim, 1, 0);
+    const [entry] = await b.callbackOutbox.claimDue(10);
+    expect(entry).toMatchObject({ webhookId: 'w1', attempts: 1 });
+    await b.callbackOutbox.complete('w1', entry!.claim);
+    expect(await a.callbackOutbox.size()).toBe(0);
+    expect(await a.callbackOutbox.enqueue({ webhookId: 'w1', url: 'https://x', payload: '{}' })).not.toBe('exists');
+  });
+
+  it('holds at most maxPendingCallbacks pending entries', async () => {
+    const { a } = await pair({ maxPendingCallbacks: 2 });
+    const entry = (n: number) => ({ webhookId: `w${n}`, url: 'https://x', payload: '{}' });
+    expect(await a.callbackOutbox.enqueue(entry(1))).not.toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(2))).not.toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(3))).toBe('full');
+  });
+});
