@@ -167,45 +167,32 @@ LANGUAGE sql IMMUTABLE AS $$
     || '}'
 $$;
 
--- A finished job's end: leaves the lease, joins the finish order, expires after retention, waits
--- to be announced, and (when its payload names a jobResultUrl and p_claim is not NULL) its
--- job-result callback enters the outbox in the same transaction: claimed by p_claim for
--- p_grace_ms, or due at once when p_claim is ''.
-CREATE FUNCTION svc_gateway.finish_job(
-  j svc_gateway.jobs, p_retention_ms bigint, p_grace_ms bigint, p_claim text, p_callback_ttl_ms bigint
-) RETURNS svc_gateway.jobs
+-- A finished job's job-result callback: when its payload names a jobResultUrl and p_claim is not
+-- NULL, it enters the outbox in the caller's transaction (the terminal write's), claimed by
+-- p_claim for p_grace_ms, or due at once when p_claim is ''.
+CREATE FUNCTION svc_gateway.store_job_callback(
+  r svc_gateway.jobs, p_grace_ms bigint, p_claim text, p_callback_ttl_ms bigint
+) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   v_callbacks json;
   v_url text;
-  r svc_gateway.jobs;
 BEGIN
-  UPDATE svc_gateway.jobs SET
-    lease_owner = NULL,
-    lease_expires_at = NULL,
-    finished_seq = nextval('svc_gateway.jobs_finished_seq'),
-    expires_at = clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0),
-    announce_at = clock_timestamp() + make_interval(secs => p_grace_ms / 1000.0)
-  WHERE job_id = j.job_id
-  RETURNING * INTO r;
-  IF p_claim IS NOT NULL AND r.payload IS NOT NULL THEN
-    v_callbacks := (r.payload::json) -> 'callbacks';
-    v_url := v_callbacks ->> 'jobResultUrl';
-    IF v_url IS NOT NULL AND v_url <> '' THEN
-      INSERT INTO svc_gateway.outbox
-        (webhook_id, url, payload, "authorization", attempts, claim, due_at, expires_at, job_id, owner_id)
-      VALUES (
-        'job_' || r.job_id || '_' || r.status, v_url,
-        '{"job":' || svc_gateway.job_resource(r) || '}',
-        v_callbacks ->> 'authorization', 0, nullif(p_claim, ''),
-        CASE WHEN p_claim = '' THEN clock_timestamp()
-          ELSE clock_timestamp() + make_interval(secs => p_grace_ms / 1000.0) END,
-        clock_timestamp() + make_interval(secs => p_callback_ttl_ms / 1000.0),
-        r.job_id, r.owner_id)
-      ON CONFLICT (webhook_id) DO NOTHING;
-    END IF;
-  END IF;
-  RETURN r;
+  IF p_claim IS NULL OR r.payload IS NULL THEN RETURN; END IF;
+  v_callbacks := (r.payload::json) -> 'callbacks';
+  v_url := v_callbacks ->> 'jobResultUrl';
+  IF v_url IS NULL OR v_url = '' THEN RETURN; END IF;
+  INSERT INTO svc_gateway.outbox
+    (webhook_id, url, payload, "authorization", attempts, claim, due_at, expires_at, job_id, owner_id)
+  VALUES (
+    'job_' || r.job_id || '_' || r.status, v_url,
+    '{"job":' || svc_gateway.job_resource(r) || '}',
+    v_callbacks ->> 'authorization', 0, nullif(p_claim, ''),
+    CASE WHEN p_claim = '' THEN clock_timestamp()
+      ELSE clock_timestamp() + make_interval(secs => p_grace_ms / 1000.0) END,
+    clock_timestamp() + make_interval(secs => p_callback_ttl_ms / 1000.0),
+    r.job_id, r.owner_id)
+  ON CONFLICT (webhook_id) DO NOTHING;
 END
 $$;
 
@@ -282,6 +269,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   r svc_gateway.jobs;
   v_to text;
+  v_finished boolean;
 BEGIN
   SELECT * INTO r FROM svc_gateway.jobs
   WHERE job_id = p_job_id AND (expires_at IS NULL OR expires_at > clock_timestamp())
@@ -297,6 +285,7 @@ BEGIN
   ELSE
     v_to := p_status;
   END IF;
+  v_finished := svc_gateway.is_terminal(v_to);
   UPDATE svc_gateway.jobs SET
     status = v_to,
     version = version + 1,
@@ -307,13 +296,22 @@ BEGIN
     data = coalesce(p_data, data),
     error = coalesce(p_error, error),
     payload = coalesce(p_payload, payload),
-    lease_owner = CASE WHEN v_to = 'running' AND r.status <> 'running' THEN p_lease_owner ELSE lease_owner END,
-    lease_expires_at = CASE WHEN v_to = 'running' AND r.status <> 'running'
-      THEN clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0) ELSE lease_expires_at END
+    -- Started here: leased to this instance. Finished: the lease ends, the job joins the finish
+    -- order, expires after retention and waits to be announced (all in this one row version).
+    lease_owner = CASE WHEN v_finished THEN NULL
+      WHEN v_to = 'running' AND r.status <> 'running' THEN p_lease_owner ELSE lease_owner END,
+    lease_expires_at = CASE WHEN v_finished THEN NULL
+      WHEN v_to = 'running' AND r.status <> 'running'
+      THEN clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0) ELSE lease_expires_at END,
+    finished_seq = CASE WHEN v_finished THEN nextval('svc_gateway.jobs_finished_seq') END,
+    expires_at = CASE WHEN v_finished
+      THEN clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0) END,
+    announce_at = CASE WHEN v_finished
+      THEN clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0) END
   WHERE job_id = p_job_id
   RETURNING * INTO r;
-  IF svc_gateway.is_terminal(v_to) THEN
-    r := svc_gateway.finish_job(r, p_retention_ms, p_lease_ms, p_claim, p_callback_ttl_ms);
+  IF v_finished THEN
+    PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
   END IF;
   RETURN svc_gateway.reply('ok', r);
 END
@@ -336,10 +334,15 @@ BEGIN
   IF svc_gateway.is_terminal(r.status) THEN RETURN svc_gateway.reply('invalid_transition', r); END IF;
   UPDATE svc_gateway.jobs SET
     status = 'cancelled', cancel_requested = true, version = version + 1,
-    updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at)
+    updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
+    lease_owner = NULL,
+    lease_expires_at = NULL,
+    finished_seq = nextval('svc_gateway.jobs_finished_seq'),
+    expires_at = clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0),
+    announce_at = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0)
   WHERE job_id = p_job_id
   RETURNING * INTO r;
-  r := svc_gateway.finish_job(r, p_retention_ms, p_lease_ms, p_claim, p_callback_ttl_ms);
+  PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
   PERFORM pg_notify(p_channel, p_job_id);
   RETURN svc_gateway.reply('ok', r);
 END
@@ -363,10 +366,15 @@ BEGIN
   LOOP
     UPDATE svc_gateway.jobs SET
       status = 'failed', version = version + 1, error = p_error,
-      updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at)
+      updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
+      lease_owner = NULL,
+      lease_expires_at = NULL,
+      finished_seq = nextval('svc_gateway.jobs_finished_seq'),
+      expires_at = clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0),
+      announce_at = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0)
     WHERE job_id = r.job_id
     RETURNING * INTO r;
-    r := svc_gateway.finish_job(r, p_retention_ms, p_lease_ms, p_claim, p_callback_ttl_ms);
+    PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
     RETURN NEXT svc_gateway.reply('failed', r);
   END LOOP;
 END

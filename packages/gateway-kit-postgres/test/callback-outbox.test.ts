@@ -45,7 +45,9 @@ const job = (jobId: string, url?: string) => ({
   actionName: 'Export',
   createdAt: new Date().toISOString(),
   status: 'running' as const,
-  payload: url ? { callbacks: { jobResultUrl: url, authorization: 'Bearer cb' } } : { callbacks: {} },
+  payload: url
+    ? { callbacks: { jobResultUrl: url, authorization: 'Bearer cb' } }
+    : { callbacks: {} },
 });
 
 const rows = (schema: string) =>
@@ -95,14 +97,21 @@ describe('PostgresCallbackOutbox', () => {
     await b.callbackOutbox.complete(entry!.webhookId, entry!.claim);
     expect(await b.callbackOutbox.size()).toBe(0);
     expect(
-      await b.callbackOutbox.enqueue({ webhookId: 'job_j1_completed', url: 'https://x', payload: '{}' }),
+      await b.callbackOutbox.enqueue({
+        webhookId: 'job_j1_completed',
+        url: 'https://x',
+        payload: '{}',
+      }),
     ).toBe('exists');
   });
 
   it('the writing instance’s gateway takes its stored entry over (its bytes win) and attempts at once', async () => {
     const { schema, a } = await pair({ leaseMs: 30_000 });
     const created = await a.create(job('j2', 'https://hooks.example/jobs'));
-    await a.update('j2', created.job.version, { status: 'failed', error: { code: 'x', message: 'm', retryable: false } });
+    await a.update('j2', created.job.version, {
+      status: 'failed',
+      error: { code: 'x', message: 'm', retryable: false },
+    });
     const taken = await a.callbackOutbox.enqueue({
       webhookId: 'job_j2_failed',
       url: 'https://hooks.example/jobs',
@@ -112,7 +121,11 @@ describe('PostgresCallbackOutbox', () => {
     expect(taken).toEqual({ claim: expect.any(String) });
     await a.announced('j2');
     expect(await rows(schema)).toMatchObject([
-      { webhook_id: 'job_j2_failed', claim: (taken as { claim: string }).claim, payload: '{"job":{"jobId":"j2","status":"failed"}}' },
+      {
+        webhook_id: 'job_j2_failed',
+        claim: (taken as { claim: string }).claim,
+        payload: '{"job":{"jobId":"j2","status":"failed"}}',
+      },
     ]);
   });
 
@@ -154,7 +167,11 @@ describe('PostgresCallbackOutbox', () => {
 
   it('reschedule counts attempts and makes the entry due later; a stale claim changes nothing; plain entries leave on complete', async () => {
     const { a, b } = await pair({ leaseMs: 30_000 });
-    const stored = await a.callbackOutbox.enqueue({ webhookId: 'w1', url: 'https://x', payload: '{}' });
+    const stored = await a.callbackOutbox.enqueue({
+      webhookId: 'w1',
+      url: 'https://x',
+      payload: '{}',
+    });
     const { claim } = stored as { claim: string };
     await b.callbackOutbox.reschedule('w1', 'not-the-claim', 5, 0);
     expect(await b.callbackOutbox.claimDue(10)).toEqual([]);
@@ -163,7 +180,9 @@ describe('PostgresCallbackOutbox', () => {
     expect(entry).toMatchObject({ webhookId: 'w1', attempts: 1 });
     await b.callbackOutbox.complete('w1', entry!.claim);
     expect(await a.callbackOutbox.size()).toBe(0);
-    expect(await a.callbackOutbox.enqueue({ webhookId: 'w1', url: 'https://x', payload: '{}' })).not.toBe('exists');
+    expect(
+      await a.callbackOutbox.enqueue({ webhookId: 'w1', url: 'https://x', payload: '{}' }),
+    ).not.toBe('exists');
   });
 
   it('holds at most maxPendingCallbacks pending entries', async () => {

@@ -65,7 +65,12 @@ const request = (gateway: Gateway, method: string, path: string, body?: unknown)
 it('an approval asked on A and decided on A is seen decided on B, and its job runs and is read there', async () => {
   const schema = await schemas.fresh('two');
   const [a, b] = [instance(schema), instance(schema)];
-  const asked = await request(a, 'POST', '/v1/invoke', invokeBody('issue-refund', { orderId: 'o1' }));
+  const asked = await request(
+    a,
+    'POST',
+    '/v1/invoke',
+    invokeBody('issue-refund', { orderId: 'o1' }),
+  );
   expect(asked.body.status).toBe('approval_required');
   const approvalId: string = asked.body.approval.approvalId;
   expect((await request(b, 'GET', `/v1/approvals/${approvalId}`)).body.approval).toMatchObject({
