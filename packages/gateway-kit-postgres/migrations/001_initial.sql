@@ -109,6 +109,8 @@ CREATE TABLE svc_gateway.outbox (
 );
 CREATE INDEX outbox_due_idx ON svc_gateway.outbox (due_at) WHERE NOT done;
 CREATE INDEX outbox_expires_idx ON svc_gateway.outbox (expires_at);
+-- Per-principal shares of the outbox (owner_id: the principal, '' for anonymous).
+CREATE INDEX outbox_owner_idx ON svc_gateway.outbox (owner_id) WHERE NOT done;
 
 -- The answer of every job function: what happened, and the job as the store returns it.
 CREATE TYPE svc_gateway.job_reply AS (
@@ -460,14 +462,18 @@ BEGIN
 END
 $$;
 
--- Stores a callback claimed by p_claim. Returns ok | exists | full.
+-- Stores a callback of principal p_owner claimed by p_claim. Returns ok | exists | full (the
+-- outbox holds p_max pending entries, or the principal p_max_owner_items / p_max_owner_bytes).
+-- Enqueues of one principal are serialised by a transaction-scoped advisory lock.
 CREATE FUNCTION svc_gateway.enqueue_callback(
   p_webhook_id text, p_url text, p_payload text, p_authorization text, p_claim text,
-  p_lease_ms bigint, p_max bigint, p_ttl_ms bigint
+  p_lease_ms bigint, p_max bigint, p_ttl_ms bigint, p_owner text, p_max_owner_items bigint,
+  p_max_owner_bytes bigint, p_lock_class integer
 ) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   v_count bigint;
+  v_bytes bigint;
 BEGIN
   DELETE FROM svc_gateway.outbox WHERE webhook_id = p_webhook_id AND expires_at <= clock_timestamp();
   PERFORM 1 FROM svc_gateway.outbox WHERE webhook_id = p_webhook_id;
@@ -476,14 +482,23 @@ BEGIN
     SELECT count(*) INTO v_count FROM (SELECT 1 FROM svc_gateway.outbox WHERE NOT done LIMIT p_max) s;
     IF v_count >= p_max THEN RETURN 'full'; END IF;
   END IF;
-  INSERT INTO svc_gateway.outbox (webhook_id, url, payload, "authorization", attempts, claim, due_at, expires_at)
+  IF p_max_owner_items > 0 OR p_max_owner_bytes > 0 THEN
+    PERFORM pg_advisory_xact_lock(p_lock_class, hashtext(p_owner));
+    SELECT count(*), coalesce(sum(octet_length(payload)), 0) INTO v_count, v_bytes
+    FROM svc_gateway.outbox WHERE owner_id = p_owner AND NOT done;
+    IF (p_max_owner_items > 0 AND v_count >= p_max_owner_items)
+      OR (p_max_owner_bytes > 0 AND v_bytes + octet_length(p_payload) > p_max_owner_bytes) THEN
+      RETURN 'full';
+    END IF;
+  END IF;
+  INSERT INTO svc_gateway.outbox
+    (webhook_id, url, payload, "authorization", attempts, claim, due_at, expires_at, owner_id)
   VALUES (p_webhook_id, p_url, p_payload, p_authorization, 0, p_claim,
     clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0),
-    clock_timestamp() + make_interval(secs => p_ttl_ms / 1000.0))
+    clock_timestamp() + make_interval(secs => p_ttl_ms / 1000.0), p_owner)
   ON CONFLICT (webhook_id) DO NOTHING;
   IF FOUND THEN RETURN 'ok'; END IF;
   RETURN 'exists';
 END
 $$;
-
 INSERT INTO svc_gateway.schema_migrations (version, name) VALUES (1, 'initial');

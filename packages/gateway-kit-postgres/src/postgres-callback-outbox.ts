@@ -10,6 +10,12 @@ export interface PostgresCallbackOutboxSettings {
   readonly maxEntries: number;
   /** How long an entry may wait at most, in ms, before it is dropped. */
   readonly ttlMs: number;
+  /** Pending entries one principal may have (0: no share). */
+  readonly maxEntriesPerPrincipal: number;
+  /** Payload bytes one principal's pending entries may hold (0: no share). */
+  readonly maxBytesPerPrincipal: number;
+  /** Advisory lock class of this schema's per-principal enqueue locks. */
+  readonly lockClass: number;
 }
 
 interface OutboxRow {
@@ -85,8 +91,10 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
       );
       if (taken.length > 0) return { claim };
     }
+    // The entry's principal (its job's or approval's owner), when the dispatcher names it.
+    const principal = (entry as { readonly principal?: string }).principal ?? '';
     const [row] = await this.#db.query<{ result: 'ok' | 'exists' | 'full' }>(
-      `SELECT ${this.#s}.enqueue_callback($1, $2, $3, $4, $5, $6, $7, $8) AS result`,
+      `SELECT ${this.#s}.enqueue_callback($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result`,
       [
         entry.webhookId,
         entry.url,
@@ -96,6 +104,10 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
         this.leaseMs,
         this.#settings.maxEntries,
         this.#settings.ttlMs,
+        principal,
+        this.#settings.maxEntriesPerPrincipal,
+        this.#settings.maxBytesPerPrincipal,
+        this.#settings.lockClass,
       ],
     );
     return row!.result === 'ok' ? { claim } : row!.result;
@@ -105,15 +117,25 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
     const count = Math.max(0, Math.floor(limit));
     if (count === 0) return [];
     const claim = randomUUID();
+    // Fair across principals: among the earliest due entries (a window of 8 × limit), each
+    // principal's first entry comes before anyone's second, so one principal's backlog cannot
+    // hold the others' callbacks back.
     const rows = await this.#db.query<OutboxRow>(
-      `UPDATE ${this.#s}.outbox o
-       SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
-       WHERE o.webhook_id IN (
-         SELECT webhook_id FROM ${this.#s}.outbox
+      `WITH candidates AS (
+         SELECT webhook_id, owner_id, due_at FROM ${this.#s}.outbox
          WHERE due_at <= now() AND NOT done AND expires_at > now()
-         ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED),
+       picked AS (
+         SELECT webhook_id FROM (
+           SELECT webhook_id, due_at,
+             row_number() OVER (PARTITION BY owner_id ORDER BY due_at) AS turn
+           FROM candidates) turns
+         ORDER BY turn, due_at LIMIT $3)
+       UPDATE ${this.#s}.outbox o
+       SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
+       FROM picked WHERE o.webhook_id = picked.webhook_id
        RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts`,
-      [claim, this.leaseMs, count],
+      [claim, this.leaseMs, count, Math.min(count * 8, 1_000)],
     );
     return rows.map((row) => ({
       webhookId: row.webhook_id,

@@ -77,6 +77,22 @@ export function quoteSchema(schema: string): string {
 }
 
 /**
+ * The advisory lock class of one purpose in one schema (schemas never share locks).
+ *
+ * @example
+ * lockClass('sets', 'acme_gateway'); // a stable 32-bit integer
+ */
+export function lockClass(purpose: string, schema = 'svc_gateway'): number {
+  const text = `svc-gateway-${purpose}:${schema}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
+}
+
+/**
  * `url` without its password (`postgres://user:***@host:5432/db`), for messages and logs.
  *
  * @example

@@ -13,7 +13,11 @@ import {
 } from '@svc/gateway-kit/store';
 import type pg from 'pg';
 import { PostgresCallbackOutbox } from './postgres-callback-outbox.ts';
-import { PostgresConnection, type PostgresConnectionOptions } from './postgres-connection.ts';
+import {
+  lockClass,
+  PostgresConnection,
+  type PostgresConnectionOptions,
+} from './postgres-connection.ts';
 
 /**
  * Options of {@link PostgresJobStore}: the connection (see {@link PostgresConnectionOptions}) plus
@@ -65,6 +69,14 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
    * means unbounded. Default 100 000. Entries also expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
+  /**
+   * Pending callbacks one principal may have in the outbox (its share); beyond it that
+   * principal's callbacks end as `overflow`, others' are unaffected. `0` means no share.
+   * Default 10 000. (A job-result callback written by its job's terminal write is never refused.)
+   */
+  readonly maxPendingCallbacksPerPrincipal?: number;
+  /** Payload bytes of one principal's pending callbacks, at most. `0` means no share. Default 32 MiB. */
+  readonly maxPendingCallbackBytesPerPrincipal?: number;
   /**
    * Whether a job's terminal write also stores its job-result callback (when its payload names a
    * `jobResultUrl`) in the outbox, in the same transaction, so no crash can come between them.
@@ -227,6 +239,15 @@ export class PostgresJobStore implements JobStore {
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
       ttlMs: retentionMs,
+      maxEntriesPerPrincipal: nonNegative(
+        'maxPendingCallbacksPerPrincipal',
+        options.maxPendingCallbacksPerPrincipal ?? 10_000,
+      ),
+      maxBytesPerPrincipal: nonNegative(
+        'maxPendingCallbackBytesPerPrincipal',
+        options.maxPendingCallbackBytesPerPrincipal ?? 32 * 1024 * 1024,
+      ),
+      lockClass: lockClass('outbox', options.schema),
     });
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => void this.#sweepQuietly(), sweepIntervalMs);
@@ -708,6 +729,12 @@ export class PostgresJobStore implements JobStore {
 function positiveInteger(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be an integer ≥ 0, got ${value}.`);
+  return value;
 }
 
 function placeholders(count: number): string {

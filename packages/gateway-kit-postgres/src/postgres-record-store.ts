@@ -4,7 +4,11 @@ import {
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
-import { PostgresConnection, type PostgresConnectionOptions } from './postgres-connection.ts';
+import {
+  lockClass,
+  PostgresConnection,
+  type PostgresConnectionOptions,
+} from './postgres-connection.ts';
 
 /**
  * Options of {@link PostgresRecordStore}.
@@ -63,7 +67,7 @@ export class PostgresRecordStore implements RecordStore {
     this.#s = this.#db.schema;
     this.#maxRecords = maxRecords;
     // Advisory locks of one schema's sets never collide with another schema's.
-    this.#lockClass = hash32(`svc-gateway-sets:${options.schema ?? 'svc_gateway'}`);
+    this.#lockClass = lockClass('sets', options.schema);
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => {
         this.deleteExpired().catch((error) => this.#db.report(error));
@@ -235,14 +239,4 @@ function encode(value: unknown): string {
 function ttl(ttlMs: number): number {
   if (!Number.isFinite(ttlMs)) throw new RangeError(`ttlMs must be a finite number, got ${ttlMs}.`);
   return Math.max(1, Math.ceil(ttlMs));
-}
-
-/** A stable signed 32-bit hash (FNV-1a) for advisory lock classes. */
-function hash32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash | 0;
 }

@@ -192,4 +192,43 @@ describe('PostgresCallbackOutbox', () => {
     expect(await a.callbackOutbox.enqueue(entry(2))).not.toBe('full');
     expect(await a.callbackOutbox.enqueue(entry(3))).toBe('full');
   });
+
+  it('each principal has its own share of the outbox: one principal at its share is refused, others are not', async () => {
+    const { a } = await pair({
+      maxPendingCallbacksPerPrincipal: 2,
+      maxPendingCallbackBytesPerPrincipal: 1_000,
+    });
+    // `principal` is set by dispatchers that name the entry's owner (issue 20).
+    const entry = (n: number, principal: string, payload = '{}') => {
+      const named = { webhookId: `w${n}`, url: 'https://x', payload, principal };
+      return named;
+    };
+    expect(await a.callbackOutbox.enqueue(entry(1, 'noisy'))).not.toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(2, 'noisy'))).not.toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(3, 'noisy'))).toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(4, 'quiet'))).not.toBe('full');
+    // Bytes too: 1 000 bytes per principal.
+    expect(await a.callbackOutbox.enqueue(entry(5, 'big', 'x'.repeat(800)))).not.toBe('full');
+    expect(await a.callbackOutbox.enqueue(entry(6, 'big', 'y'.repeat(300)))).toBe('full');
+    // Racing enqueues of one principal never exceed its share.
+    const raced = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => a.callbackOutbox.enqueue(entry(100 + i, 'racer'))),
+    );
+    expect(raced.filter((result) => result !== 'full')).toHaveLength(2);
+  });
+
+  it('claims are fair across principals: one principal’s backlog does not hold the others back', async () => {
+    const { a, b } = await pair({ maxPendingCallbacksPerPrincipal: 0 });
+    const entry = (n: number, principal: string) => {
+      const named = { webhookId: `w${n}`, url: 'https://x', payload: '{}', principal };
+      return named;
+    };
+    for (let i = 0; i < 30; i++) await a.callbackOutbox.enqueue(entry(i, 'noisy'));
+    await a.callbackOutbox.enqueue(entry(100, 'quiet-1'));
+    await a.callbackOutbox.enqueue(entry(101, 'quiet-2'));
+    await new Promise((resolve) => setTimeout(resolve, 600)); // the claims of the enqueue lapse
+    const first = (await b.callbackOutbox.claimDue(4)).map((claimed) => claimed.webhookId);
+    expect(first).toHaveLength(4);
+    expect(first).toEqual(expect.arrayContaining(['w100', 'w101']));
+  });
 });
