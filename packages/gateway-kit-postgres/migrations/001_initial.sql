@@ -396,7 +396,8 @@ BEGIN
   SELECT 0, r.value, r.version INTO created, value, version FROM svc_gateway.records r
   WHERE r.key = p_key AND r.expires_at > clock_timestamp();
   IF FOUND THEN RETURN; END IF;
-  DELETE FROM svc_gateway.records r WHERE r.key = p_key;
+  -- Only an expired record: a live one may have been created since the read above.
+  DELETE FROM svc_gateway.records r WHERE r.key = p_key AND r.expires_at <= clock_timestamp();
   GET DIAGNOSTICS v_deleted = ROW_COUNT;
   PERFORM svc_gateway.count_add('records', -v_deleted);
   IF p_max_records > 0 THEN

@@ -22,6 +22,8 @@ const fresh = async (options: PostgresJobStoreOptions = {}): Promise<PostgresJob
     connectionString: postgres.url,
     schema: await schemas.fresh(),
     poolSize: 4,
+    // The deadline is the fault tests' subject; here a loaded machine must not fail a case.
+    commandTimeoutMs: 10_000,
     ...options,
   });
 

@@ -24,6 +24,8 @@ recordStoreConformance({
       connectionString: postgres.url,
       schema: await schemas.fresh(),
       poolSize: 4,
+      // The deadline is the fault tests' subject; here a loaded machine must not fail a case.
+      commandTimeoutMs: 10_000,
     }),
   test: { describe, it },
   fc,
