@@ -141,7 +141,7 @@ const COLUMN_OF: Record<string, string> = {
 };
 
 /**
- * A {@link JobStore} in PostgreSQL, shared by every gateway instance that uses the same database
+ * A `JobStore` in PostgreSQL, shared by every gateway instance that uses the same database
  * and schema: a job accepted on one instance can be read and cancelled on any other.
  *
  * - Every write is one statement calling a PL/pgSQL function of the schema ({@link migrate}

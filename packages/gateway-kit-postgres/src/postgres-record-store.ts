@@ -37,7 +37,7 @@ const DELETE_BATCH = 500;
 const DELETE_PAGES = 10;
 
 /**
- * A {@link RecordStore} in PostgreSQL: the gateway's idempotency keys, approvals and quota sets,
+ * A `RecordStore` in PostgreSQL: the gateway's idempotency keys, approvals and quota sets,
  * shared by every instance on the same schema. Create is create-if-absent, replace and delete are
  * compare-and-set on `version`, each one statement; a record past its time to live is never
  * returned and is deleted by a batched sweep. Values are stored as JSON text, so callers always
