@@ -270,26 +270,12 @@ CREATE FUNCTION svc_gateway.update_job(
 LANGUAGE plpgsql AS $$
 DECLARE
   r svc_gateway.jobs;
-  v_to text;
-  v_finished boolean;
+  v_finished boolean := p_status IS NOT NULL AND svc_gateway.is_terminal(p_status);
 BEGIN
-  SELECT * INTO r FROM svc_gateway.jobs
-  WHERE job_id = p_job_id AND (expires_at IS NULL OR expires_at > clock_timestamp())
-  FOR UPDATE;
-  IF NOT FOUND THEN RETURN svc_gateway.reply('not_found', NULL); END IF;
-  -- Version first: a stale writer must re-read before learning anything else.
-  IF r.version <> p_expected THEN RETURN svc_gateway.reply('conflict', r); END IF;
-  IF p_status IS NULL THEN
-    IF svc_gateway.is_terminal(r.status) THEN RETURN svc_gateway.reply('invalid_transition', r); END IF;
-    v_to := r.status;
-  ELSIF NOT svc_gateway.can_transition(r.status, p_status) THEN
-    RETURN svc_gateway.reply('invalid_transition', r);
-  ELSE
-    v_to := p_status;
-  END IF;
-  v_finished := svc_gateway.is_terminal(v_to);
+  -- The common case in one statement: the live row at the expected version, a legal move. (A
+  -- concurrent writer's row lock makes this wait, then re-check the conditions on its result.)
   UPDATE svc_gateway.jobs SET
-    status = v_to,
+    status = coalesce(p_status, status),
     version = version + 1,
     updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
     output_text = coalesce(p_output_text, output_text),
@@ -301,21 +287,33 @@ BEGIN
     -- Started here: leased to this instance. Finished: the lease ends, the job joins the finish
     -- order, expires after retention and waits to be announced (all in this one row version).
     lease_owner = CASE WHEN v_finished THEN NULL
-      WHEN v_to = 'running' AND r.status <> 'running' THEN p_lease_owner ELSE lease_owner END,
+      WHEN p_status = 'running' AND status <> 'running' THEN p_lease_owner ELSE lease_owner END,
     lease_expires_at = CASE WHEN v_finished THEN NULL
-      WHEN v_to = 'running' AND r.status <> 'running'
+      WHEN p_status = 'running' AND status <> 'running'
       THEN clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0) ELSE lease_expires_at END,
     finished_seq = CASE WHEN v_finished THEN nextval('svc_gateway.jobs_finished_seq') END,
     expires_at = CASE WHEN v_finished
       THEN clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0) END,
     announce_at = CASE WHEN v_finished
       THEN clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0) END
-  WHERE job_id = p_job_id
+  WHERE job_id = p_job_id AND version = p_expected
+    AND (expires_at IS NULL OR expires_at > clock_timestamp())
+    AND CASE WHEN p_status IS NULL THEN NOT svc_gateway.is_terminal(status)
+      ELSE svc_gateway.can_transition(status, p_status) END
   RETURNING * INTO r;
-  IF v_finished THEN
-    PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
+  IF FOUND THEN
+    IF v_finished THEN
+      PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
+    END IF;
+    RETURN svc_gateway.reply('ok', r);
   END IF;
-  RETURN svc_gateway.reply('ok', r);
+  -- Refused: say why, from the row as it is now. Version first: a stale writer must re-read
+  -- before learning anything else.
+  SELECT * INTO r FROM svc_gateway.jobs
+  WHERE job_id = p_job_id AND (expires_at IS NULL OR expires_at > clock_timestamp());
+  IF NOT FOUND THEN RETURN svc_gateway.reply('not_found', NULL); END IF;
+  IF r.version <> p_expected THEN RETURN svc_gateway.reply('conflict', r); END IF;
+  RETURN svc_gateway.reply('invalid_transition', r);
 END
 $$;
 
@@ -329,11 +327,6 @@ LANGUAGE plpgsql AS $$
 DECLARE
   r svc_gateway.jobs;
 BEGIN
-  SELECT * INTO r FROM svc_gateway.jobs
-  WHERE job_id = p_job_id AND (expires_at IS NULL OR expires_at > clock_timestamp())
-  FOR UPDATE;
-  IF NOT FOUND THEN RETURN svc_gateway.reply('not_found', NULL); END IF;
-  IF svc_gateway.is_terminal(r.status) THEN RETURN svc_gateway.reply('invalid_transition', r); END IF;
   UPDATE svc_gateway.jobs SET
     status = 'cancelled', cancel_requested = true, version = version + 1,
     updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
@@ -342,8 +335,14 @@ BEGIN
     finished_seq = nextval('svc_gateway.jobs_finished_seq'),
     expires_at = clock_timestamp() + make_interval(secs => p_retention_ms / 1000.0),
     announce_at = clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0)
-  WHERE job_id = p_job_id
+  WHERE job_id = p_job_id AND status IN ('queued', 'running')
   RETURNING * INTO r;
+  IF NOT FOUND THEN
+    SELECT * INTO r FROM svc_gateway.jobs
+    WHERE job_id = p_job_id AND (expires_at IS NULL OR expires_at > clock_timestamp());
+    IF NOT FOUND THEN RETURN svc_gateway.reply('not_found', NULL); END IF;
+    RETURN svc_gateway.reply('invalid_transition', r);
+  END IF;
   PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
   PERFORM pg_notify(p_channel, p_job_id);
   RETURN svc_gateway.reply('ok', r);

@@ -117,23 +117,28 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
     const count = Math.max(0, Math.floor(limit));
     if (count === 0) return [];
     const claim = randomUUID();
-    // Fair across principals: among the earliest due entries (a window of 8 × limit), each
-    // principal's first entry comes before anyone's second, so one principal's backlog cannot
-    // hold the others' callbacks back.
+    // Fair across principals: among the earliest due entries (a window of 8 × limit, read without
+    // locks), each principal's first entry comes before anyone's second, so one principal's
+    // backlog cannot hold the others' callbacks back. Only the entries picked are then locked
+    // (skipping those another instance is claiming) and re-checked as still due.
     const rows = await this.#db.query<OutboxRow>(
       `WITH candidates AS (
          SELECT webhook_id, owner_id, due_at FROM ${this.#s}.outbox
          WHERE due_at <= now() AND NOT done AND expires_at > now()
-         ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED),
+         ORDER BY due_at LIMIT $4),
        picked AS (
          SELECT webhook_id FROM (
            SELECT webhook_id, due_at,
              row_number() OVER (PARTITION BY owner_id ORDER BY due_at) AS turn
            FROM candidates) turns
-         ORDER BY turn, due_at LIMIT $3)
+         ORDER BY turn, due_at LIMIT $3),
+       locked AS (
+         SELECT o.webhook_id FROM ${this.#s}.outbox o JOIN picked USING (webhook_id)
+         WHERE o.due_at <= now() AND NOT o.done
+         FOR UPDATE OF o SKIP LOCKED)
        UPDATE ${this.#s}.outbox o
        SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
-       FROM picked WHERE o.webhook_id = picked.webhook_id
+       FROM locked WHERE o.webhook_id = locked.webhook_id
        RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts`,
       [claim, this.leaseMs, count, Math.min(count * 8, 1_000)],
     );
