@@ -27,10 +27,12 @@ interface OutboxRow {
 }
 
 interface PreClaim {
-  readonly webhookId: string;
   readonly claim: string;
   readonly at: number;
 }
+
+/** The terminal statuses, whose job-result callbacks a terminal write may have stored. */
+const FINISHED = ['completed', 'failed', 'cancelled'] as const;
 
 /**
  * The `CallbackOutbox` of a `PostgresJobStore` (its `callbackOutbox`): pending callbacks in the
@@ -53,9 +55,12 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
   readonly #db: PostgresConnection;
   readonly #s: string;
   readonly #settings: PostgresCallbackOutboxSettings;
-  /** Entries this instance's terminal writes stored, by job id, until taken over or announced. */
+  /**
+   * Entries this instance's terminal writes stored, by webhook id, until taken over or announced.
+   * Keyed by webhook id, not job id: a runner's refused completion must not replace the claim of
+   * the cancel that won.
+   */
   readonly #preClaims = new Map<string, PreClaim>();
-  readonly #jobOf = new Map<string, string>();
 
   constructor(db: PostgresConnection, settings: PostgresCallbackOutboxSettings) {
     this.#db = db;
@@ -69,10 +74,9 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
     entry: Omit<OutboxEntry, 'attempts'>,
   ): Promise<{ readonly claim: string } | 'exists' | 'full'> {
     const claim = randomUUID();
-    const jobId = this.#jobOf.get(entry.webhookId);
-    const stored = jobId === undefined ? undefined : this.#preClaims.get(jobId);
-    if (jobId !== undefined && stored?.webhookId === entry.webhookId) {
-      this.#forget(jobId);
+    const stored = this.#preClaims.get(entry.webhookId);
+    if (stored !== undefined) {
+      this.#preClaims.delete(entry.webhookId);
       const taken = await this.#db.query(
         `UPDATE ${this.#s}.outbox
          SET url = $3, payload = $4, "authorization" = $5, claim = $6,
@@ -189,23 +193,29 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
 
   /** @internal The store's terminal write stored `webhookId`'s entry under `claim`. */
   preClaimed(webhookId: string, claim: string): void {
-    const jobId = jobIdOf(webhookId);
-    this.#forget(jobId);
     // Bounded: a claim older than the lease is worthless (the entry is due for anyone).
     const now = Date.now();
     for (const [id, stored] of this.#preClaims) {
       if (now - stored.at < this.leaseMs) break;
-      this.#forget(id);
+      this.#preClaims.delete(id);
     }
-    this.#preClaims.set(jobId, { webhookId, claim, at: now });
-    this.#jobOf.set(webhookId, jobId);
+    this.#preClaims.delete(webhookId);
+    this.#preClaims.set(webhookId, { claim, at: now });
   }
 
-  /** @internal The job's end was announced: what its terminal write stored, if not taken over. */
-  releasePreClaim(jobId: string): PreClaim | undefined {
-    const stored = this.#preClaims.get(jobId);
-    this.#forget(jobId);
-    return stored;
+  /** @internal The job's end was announced: the entries its terminal write stored, not taken over. */
+  releasePreClaims(jobId: string): { webhookIds: string[]; claims: string[] } {
+    const webhookIds: string[] = [];
+    const claims: string[] = [];
+    for (const status of FINISHED) {
+      const webhookId = `job_${jobId}_${status}`;
+      const stored = this.#preClaims.get(webhookId);
+      if (!stored) continue;
+      this.#preClaims.delete(webhookId);
+      webhookIds.push(webhookId);
+      claims.push(stored.claim);
+    }
+    return { webhookIds, claims };
   }
 
   /** @internal Deletes expired entries (one batch). */
@@ -217,16 +227,4 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
       [batch],
     );
   }
-
-  #forget(jobId: string): void {
-    const stored = this.#preClaims.get(jobId);
-    if (!stored) return;
-    this.#preClaims.delete(jobId);
-    this.#jobOf.delete(stored.webhookId);
-  }
-}
-
-/** `job_<jobId>_<status>` → `<jobId>`. */
-function jobIdOf(webhookId: string): string {
-  return webhookId.slice(4, webhookId.lastIndexOf('_'));
 }

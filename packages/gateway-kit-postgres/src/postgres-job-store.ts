@@ -302,7 +302,7 @@ export class PostgresJobStore implements JobStore {
 
   async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
     const finishing = update.status !== undefined && isTerminal(update.status);
-    const claim = finishing ? this.#callbackClaim(jobId, update.status!) : null;
+    const claim = finishing ? this.#callbackClaim() : null;
     const values: unknown[] = [
       jobId,
       expectedVersion,
@@ -320,6 +320,8 @@ export class PostgresJobStore implements JobStore {
     );
     const result = toWriteResult(row!);
     if (result.ok) {
+      // Registered once the write succeeded: a refused write (the cancel won) stored nothing.
+      if (claim !== null) this.callbackOutbox.preClaimed(`job_${jobId}_${update.status}`, claim);
       if (!isTerminal(result.job.status)) this.#lease(jobId);
       else {
         this.#leased.delete(jobId);
@@ -331,12 +333,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async requestCancel(jobId: string): Promise<JobWriteResult> {
+    const claim = this.#callbackClaim();
     const values = [
       jobId,
       this.#retentionMs,
       this.#leaseMs,
       this.#channel,
-      this.#callbackClaim(jobId, 'cancelled'),
+      claim,
       this.#retentionMs,
     ];
     const [row] = await this.#db.query<JobRow>(
@@ -345,6 +348,7 @@ export class PostgresJobStore implements JobStore {
     );
     const result = toWriteResult(row!);
     if (result.ok) {
+      if (claim !== null) this.callbackOutbox.preClaimed(`job_${jobId}_cancelled`, claim);
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
       // it from the NOTIFY (or their polling fallback).
@@ -453,12 +457,13 @@ export class PostgresJobStore implements JobStore {
    * await store.announced(job.jobId);
    */
   async announced(jobId: string): Promise<void> {
-    const stored = this.callbackOutbox.releasePreClaim(jobId);
+    const stored = this.callbackOutbox.releasePreClaims(jobId);
     await this.#db.query(
       `WITH announced AS (
          UPDATE ${this.#s}.jobs SET announce_at = NULL WHERE job_id = $1 AND announce_at IS NOT NULL)
-       DELETE FROM ${this.#s}.outbox WHERE webhook_id = $2 AND claim = $3`,
-      [jobId, stored?.webhookId ?? null, stored?.claim ?? null],
+       DELETE FROM ${this.#s}.outbox
+       WHERE webhook_id = ANY($2::text[]) AND claim = ANY($3::text[])`,
+      [jobId, stored.webhookIds, stored.claims],
     );
   }
 
@@ -544,11 +549,8 @@ export class PostgresJobStore implements JobStore {
   }
 
   /** The claim under which a terminal write stores this job's callback, or null (none stored). */
-  #callbackClaim(jobId: string, status: string): string | null {
-    if (!this.#transactionalCallbacks) return null;
-    const claim = randomUUID();
-    this.callbackOutbox.preClaimed(`job_${jobId}_${status}`, claim);
-    return claim;
+  #callbackClaim(): string | null {
+    return this.#transactionalCallbacks ? randomUUID() : null;
   }
 
   #report(jobs: readonly StoredJob[]): void {

@@ -129,6 +129,24 @@ describe('PostgresCallbackOutbox', () => {
     ]);
   });
 
+  it('a runner’s refused completion does not cost the winning cancel its take-over', async () => {
+    const { a } = await pair({ leaseMs: 30_000 });
+    const created = await a.create(job('j6', 'https://hooks.example/jobs'));
+    expect((await a.requestCancel('j6')).ok).toBe(true);
+    // The runner on the same instance tries to complete from the version it held: refused.
+    const refused = await a.update('j6', created.job.version, { status: 'completed' });
+    expect(refused).toMatchObject({ ok: false, reason: 'conflict' });
+    // The gateway hands the cancel's callback over: taken over and attempted at once, not left
+    // waiting for a 30 s claim to lapse.
+    expect(
+      await a.callbackOutbox.enqueue({
+        webhookId: 'job_j6_cancelled',
+        url: 'https://hooks.example/jobs',
+        payload: '{}',
+      }),
+    ).toEqual({ claim: expect.any(String) });
+  });
+
   it('announced without a take-over (callbacks off, URL refused) drops the stored entry', async () => {
     const { schema, a } = await pair();
     const created = await a.create(job('j3', 'https://hooks.example/jobs'));
