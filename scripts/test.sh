@@ -48,6 +48,7 @@ step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/g
 step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
 step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
 step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
+step "MCP conformance suite (examples/mcp, official @modelcontextprotocol/conformance, baseline)" pnpm --filter @svc/example-mcp conformance
 step "check:package (publint, attw, consumers)" pnpm turbo run check:package --concurrency=1 --output-logs=errors-only
 step "size budgets (workspace-client, esbuild min+gzip)" pnpm size
 step "bench (smoke)" pnpm -r --if-present --workspace-concurrency=1 run bench:smoke

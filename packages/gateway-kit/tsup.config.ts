@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     node: 'src/adapters/node/index.ts',
+    fastify: 'src/adapters/fastify/index.ts',
     testing: 'src/testing/index.ts',
     contract: 'src/contract/index.ts',
     store: 'src/store/index.ts',

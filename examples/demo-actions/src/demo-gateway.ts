@@ -100,6 +100,8 @@ export interface DemoGatewayOptions {
   readonly resolveHost?: ResolveHost;
   /** Lifecycle hooks, e.g. a chat notification per approval (examples/node, `CHAT_WEBHOOK_URL`). */
   readonly hooks?: GatewayOptions['hooks'];
+  /** Where the gateway logs, e.g. the framework's logger (examples/fastify); the console by default. */
+  readonly logger?: GatewayOptions['logger'];
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -141,6 +143,7 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     ...(options.jobStore ? { jobStore: options.jobStore } : {}),
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
     callbacks: {
       urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks },

@@ -10,6 +10,11 @@ export interface ExampleCommand {
   readonly example: string;
   /** Extra environment on top of the test's own (PORT=0 is always set). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * For a server that prints no `listening on <url>` line (`next start`): the line that says it
+   * is ready, and the gateway URL to use then.
+   */
+  readonly ready?: { readonly line: RegExp; readonly url: string };
 }
 
 /** A started example: the URL it printed, its output so far, and a way to stop it. */
@@ -56,7 +61,8 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts an example with `PORT=0` and waits for its `listening on http://…` line. If it exits,
+ * Starts an example with `PORT=0` and waits for its `listening on http://…` line (or its
+ * {@link ExampleCommand.ready} line). If it exits,
  * fails to spawn or stays silent for 20 s, it is killed and the promise rejects with its output.
  */
 export function startExample(spec: ExampleCommand): Promise<RunningExample> {
@@ -83,11 +89,15 @@ export function startExample(spec: ExampleCommand): Promise<RunningExample> {
     const timer = setTimeout(() => fail('no "listening on" line within 20 s'), START_TIMEOUT_MS);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
+      const url = spec.ready
+        ? spec.ready.line.test(output)
+          ? spec.ready.url
+          : undefined
+        : /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      if (url) {
         clearTimeout(timer);
         child.off('close', onExit);
-        resolve(running(match[1]!.replace(/\/+$/, '')));
+        resolve(running(url.replace(/\/+$/, '')));
       }
     };
     const onExit = (code: number | null, signal: string | null): void =>

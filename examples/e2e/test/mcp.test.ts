@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -110,4 +113,84 @@ describe('examples/mcp', () => {
     expect(report.checks.filter((check) => check.status === 'failed')).toEqual([]);
     expect((await calls).filter((result) => result.isError)).toEqual([]);
   }, 30_000);
+
+  it('refuses a valid token sent under a foreign Host on loopback: /v1/manifest and /mcp 403', async () => {
+    const { port } = new URL(url);
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'e', version: '1' },
+      },
+    });
+    const send = (path: string, host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const post = path === '/mcp';
+        const sent = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path,
+            method: post ? 'POST' : 'GET',
+            headers: {
+              host,
+              authorization: `Bearer ${TOKEN}`,
+              ...(post
+                ? {
+                    'content-type': 'application/json',
+                    accept: 'application/json, text/event-stream',
+                  }
+                : {}),
+            },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              body += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        sent.on('error', reject);
+        sent.end(post ? initialize : undefined);
+      });
+    const manifest = await send('/v1/manifest', 'evil.example');
+    expect(manifest.status).toBe(403);
+    expect(JSON.parse(manifest.body)).toMatchObject({ error: { code: 'forbidden_host' } });
+    const mcp = await send('/mcp', 'evil.example');
+    expect(mcp.status).toBe(403);
+    expect(JSON.parse(mcp.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      expect((await send('/v1/manifest', host)).status, host).toBe(200);
+      expect((await send('/mcp', host)).status, host).toBe(200);
+    }
+  });
+
+  it('answers 408 to an authenticated body trickled to /mcp within the documented 30 s', async () => {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    const started = Date.now();
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+        'Content-Length: 100000\r\n\r\n',
+    );
+    const trickle = setInterval(() => socket.write('{'), 1_000);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    await once(socket, 'close');
+    clearInterval(trickle);
+    const seconds = (Date.now() - started) / 1_000;
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(seconds).toBeGreaterThanOrEqual(29);
+    expect(seconds).toBeLessThan(33);
+  }, 45_000);
 });

@@ -3,7 +3,8 @@
 //                               the approvals page at /operator/
 //   node src/server.ts --stdio  the same HTTP server, plus MCP over stdin/stdout for a local
 //                               MCP client that starts this process (logs go to stderr)
-// PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL, OPERATOR_TOKEN: see docs/examples.md and docs/mcp.md.
+// PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL, OPERATOR_TOKEN, MCP_SESSIONS_PER_CALLER: see
+// docs/examples.md and docs/mcp.md.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,14 +24,31 @@ const log = (message: string): void => {
 const { gateway, config } = createDemoGateway(process.env, { resolveHost: resolveHostWithNodeDns });
 const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
 const operator = createOperatorHandler(gateway, { token: operatorToken });
+// On a loopback address, /mcp refuses requests naming another host (DNS rebinding); the gateway's
+// routes do the same through toNodeHandler (docs/security.md).
+const loopback = /^(127(\.\d{1,3}){3}|::1|localhost)$/.test(config.hostname);
+// The per-caller session cap (default 16) can be raised for a client that opens many sessions
+// without closing them, such as the MCP conformance suite (scripts/mcp-conformance.mjs).
+const perCaller = Number(process.env.MCP_SESSIONS_PER_CALLER?.trim() || 16);
 // A tool call waits up to 30 s for a job or an operator's decision (docs/mcp.md).
-const mcp = createMcpHandler(gateway, { waitMs: 30_000 });
+const mcp = createMcpHandler(gateway, {
+  waitMs: 30_000,
+  loopbackOnly: loopback,
+  sessions: { perCaller },
+});
 const serveMcp = getRequestListener(mcp.fetch);
 const serveGateway = toNodeHandler(gateway);
 
 // One server: MCP at /mcp, the approvals page under /operator, the gateway contract elsewhere.
+// The bounds `serve()` sets (docs/security.md, "Node adapter limits"), on this hand-made server:
+// Node checks the two request timeouts once a second instead of every 30 s.
 const server = createServer(
-  { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 65_000 },
+  {
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 65_000,
+    connectionsCheckingInterval: 1_000,
+  },
   (req, res) => {
     if (req.url?.split('?')[0] === mcp.path) void serveMcp(req, res);
     else if (!operator(req, res)) serveGateway(req, res);

@@ -6,12 +6,14 @@ import {
   type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
+  type LoggingLevel,
   McpError,
   type ServerNotification,
   type ServerRequest,
+  SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '@svc/gateway-kit';
-import { type ActionCall, callAction } from './calls/call-action.ts';
+import { type ActionCall, type CallLog, callAction } from './calls/call-action.ts';
 import type { Caller } from './calls/gateway-request.ts';
 import type { CallSettings } from './options.ts';
 import { SessionTaskStore } from './tasks/task-store.ts';
@@ -51,6 +53,21 @@ const MAX_CLIENT_FIELD = 200;
 const clip = (value: string | undefined): string | undefined =>
   value === undefined ? undefined : value.slice(0, MAX_CLIENT_FIELD);
 
+/** MCP log levels, least severe first (RFC 5424 severities, as the MCP logging utility names them). */
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/** The `logger` name of the bridge's `notifications/message`. */
+export const LOGGER_NAME = 'gateway';
+
 /**
  * An MCP server (the SDK's `Server`) offering the gateway's actions as tools: `tools/list` from the
  * manifest, `tools/call` through the gateway's invoke path, as a plain call or as an MCP task.
@@ -69,6 +86,7 @@ export function createMcpServer(
     {
       capabilities: {
         tools: { listChanged: false },
+        logging: {},
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       taskStore,
@@ -77,6 +95,28 @@ export function createMcpServer(
   );
   server.onclose = () => taskStore.close();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  // One server per session: its level is the session's (`info` until the client sets one).
+  let minimum = LEVELS.indexOf('info');
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    minimum = LEVELS.indexOf(request.params.level);
+    return {};
+  });
+  /**
+   * What the bridge learns about one of the caller's own calls (progress, refusals, waits), as
+   * `notifications/message` on the call's stream, at or above the session's level. Only ids,
+   * codes and the gateway's messages: never the call's input, context or credentials.
+   */
+  const logFor =
+    (extra: HandlerExtra): CallLog =>
+    (level, data) => {
+      if (LEVELS.indexOf(level) < minimum) return;
+      void extra
+        .sendNotification({
+          method: 'notifications/message',
+          params: { level, logger: LOGGER_NAME, data },
+        })
+        .catch(() => {});
+    };
   server.setRequestHandler(
     CallToolRequestSchema,
     async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
@@ -97,6 +137,7 @@ export function createMcpServer(
             : {}),
         },
         signal,
+        log: logFor(extra),
         ...(onProgress ? { onProgress } : {}),
       });
 

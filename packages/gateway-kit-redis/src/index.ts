@@ -1,6 +1,9 @@
 // The store error kind is the core's (one class and one check for every adapter).
 export { isStoreUnavailableError, StoreUnavailableError } from '@svc/gateway-kit/store';
-export type { RedisCallbackOutbox } from './redis-callback-outbox.ts';
+export type {
+  RedisCallbackOutbox,
+  RedisCallbackShareOptions,
+} from './redis-callback-outbox.ts';
 export type { RedisClient, RedisConnectionOptions } from './redis-connection.ts';
 export { RedisConnectionRestored } from './redis-connection.ts';
 export type { RedisJobStoreOptions } from './redis-job-store.ts';

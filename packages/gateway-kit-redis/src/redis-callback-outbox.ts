@@ -8,21 +8,69 @@ import {
 } from './callback-scripts.ts';
 import type { RedisConnection } from './redis-connection.ts';
 
+/**
+ * Each principal's share of the Redis callback outbox (options of `RedisJobStore`): one principal
+ * whose callbacks cannot be delivered fills its own share, never another principal's.
+ *
+ * @example
+ * const store = new RedisJobStore({ url, maxPendingCallbacksPerPrincipal: 5_000 });
+ */
+export interface RedisCallbackShareOptions {
+  /**
+   * Callbacks one principal may have pending in the outbox, across all instances; beyond it that
+   * principal's callback ends as `overflow` (reported through `onDeliveryFailed`). `0` means
+   * unbounded. Default 10 000.
+   */
+  readonly maxPendingCallbacksPerPrincipal?: number;
+  /**
+   * Bytes (URL, body and `Authorization` value) of the callbacks one principal may have pending;
+   * beyond it, `overflow` too. `0` means unbounded. Default 32 MiB.
+   */
+  readonly maxPendingCallbackBytesPerPrincipal?: number;
+}
+
+/**
+ * The validated shares of {@link RedisCallbackShareOptions}, with their defaults.
+ *
+ * @example
+ * callbackShares({}); // { maxEntriesPerPrincipal: 10_000, maxBytesPerPrincipal: 33_554_432 }
+ * @throws {RangeError} when a share is not an integer ≥ 0.
+ */
+export function callbackShares(options: RedisCallbackShareOptions): {
+  readonly maxEntriesPerPrincipal: number;
+  readonly maxBytesPerPrincipal: number;
+} {
+  const share = (name: keyof RedisCallbackShareOptions, fallback: number): number => {
+    const value = options[name] ?? fallback;
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new RangeError(`${name} must be an integer ≥ 0, got ${value}.`);
+    return value;
+  };
+  return {
+    maxEntriesPerPrincipal: share('maxPendingCallbacksPerPrincipal', 10_000),
+    maxBytesPerPrincipal: share('maxPendingCallbackBytesPerPrincipal', 32 * 1024 * 1024),
+  };
+}
+
 /** How a {@link RedisCallbackOutbox} keeps its entries (set by `RedisJobStore`). */
 export interface RedisCallbackOutboxSettings {
   readonly prefix: string;
   readonly leaseMs: number;
   readonly pollIntervalMs: number;
-  /** Entries kept at most (0: unbounded); beyond it `enqueue` answers `full`. */
+  /** Entries kept at most, all principals together (0: unbounded); beyond it `enqueue` answers `full`. */
   readonly maxEntries: number;
-  /** How long an entry may wait at most, in ms, before it is dropped. */
+  /** Entries one principal may have pending (0: unbounded); beyond it, `full` for that principal. */
+  readonly maxEntriesPerPrincipal: number;
+  /** Bytes (URL, payload, authorization) one principal may have pending (0: unbounded). */
+  readonly maxBytesPerPrincipal: number;
+  /** How long an entry may wait at most, in ms; then it is removed and reported as `expired`. */
   readonly ttlMs: number;
 }
 
 /**
  * The `CallbackOutbox` of a `RedisJobStore` (its `callbackOutbox`): pending callbacks in Redis,
- * shared by every instance with the same prefix. Every operation is one Lua script; times are
- * Redis' clock.
+ * shared by every instance with the same prefix, counted per principal (items and bytes) and
+ * claimed fairly across principals. Every operation is one Lua script; times are Redis' clock.
  *
  * @example
  * const outbox = new RedisJobStore({ url }).callbackOutbox;
@@ -46,6 +94,7 @@ export class RedisCallbackOutbox implements CallbackOutbox {
   ): Promise<{ readonly claim: string } | 'exists' | 'full'> {
     const claim = randomUUID();
     const reply = await this.#redis.script(ENQUEUE_CALLBACK, this.#keys(entry.webhookId), [
+      this.#base(),
       entry.webhookId,
       claim,
       String(this.leaseMs),
@@ -55,29 +104,39 @@ export class RedisCallbackOutbox implements CallbackOutbox {
       entry.payload,
       entry.authorization === undefined ? '0' : '1',
       entry.authorization ?? '',
+      entry.principal ?? '',
+      String(this.#settings.maxEntriesPerPrincipal),
+      String(this.#settings.maxBytesPerPrincipal),
     ]);
     return reply === 'ok' ? { claim } : (reply as 'exists' | 'full');
   }
 
   async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
     const claim = randomUUID();
-    const rows = (await this.#redis.script(
-      CLAIM_CALLBACKS,
-      [this.#dueKey()],
-      [this.#entryPrefix(), claim, String(this.leaseMs), String(Math.max(0, Math.floor(limit)))],
-    )) as [string, string, string, string, string | null][];
-    return rows.map(([webhookId, url, payload, attempts, authorization]) => ({
+    const rows = (await this.#redis.script(CLAIM_CALLBACKS, this.#shared(), [
+      this.#base(),
+      claim,
+      String(this.leaseMs),
+      String(Math.max(0, Math.floor(limit))),
+    ])) as [string, string, string, string, string | null, string, string][];
+    return rows.map(([webhookId, url, payload, attempts, authorization, principal, expired]) => ({
       webhookId,
       url,
       payload,
       attempts: Number(attempts),
       claim,
       ...(authorization === null || authorization === undefined ? {} : { authorization }),
+      ...(principal === '' ? {} : { principal }),
+      ...(expired === '1' ? { expired: true } : {}),
     }));
   }
 
   async complete(webhookId: string, claim: string): Promise<void> {
-    await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [webhookId, claim]);
+    await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [
+      this.#base(),
+      webhookId,
+      claim,
+    ]);
   }
 
   async reschedule(
@@ -87,6 +146,7 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     delayMs: number,
   ): Promise<void> {
     await this.#redis.script(RESCHEDULE_CALLBACK, this.#keys(webhookId), [
+      this.#base(),
       webhookId,
       claim,
       String(attempts),
@@ -94,20 +154,26 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     ]);
   }
 
-  /** Entries waiting (due or not, claimed or not). */
+  /** Entries waiting (due or not, claimed or not), all principals together. */
   async size(): Promise<number> {
-    return this.#redis.call((client) => client.zCard(this.#dueKey()));
+    return this.#redis.call((client) => client.zCard(`${this.#base()}all`));
   }
 
-  #dueKey(): string {
-    return `${this.#settings.prefix}cb:due`;
+  /** Entries `principal` has waiting (due or not, claimed or not). */
+  async sizeOf(principal: string): Promise<number> {
+    return this.#redis.call((client) => client.zCard(`${this.#base()}q:${principal}`));
   }
 
-  #entryPrefix(): string {
-    return `${this.#settings.prefix}cb:entry:`;
+  #base(): string {
+    return `${this.#settings.prefix}cb:`;
+  }
+
+  #shared(): string[] {
+    const base = this.#base();
+    return [`${base}all`, `${base}ready`, `${base}bytes`, `${base}served`];
   }
 
   #keys(webhookId: string): string[] {
-    return [this.#dueKey(), `${this.#entryPrefix()}${webhookId}`];
+    return [...this.#shared(), `${this.#base()}entry:${webhookId}`];
   }
 }

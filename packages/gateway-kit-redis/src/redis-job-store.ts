@@ -20,7 +20,11 @@ import {
   SWEEP_LEASES,
   UPDATE_JOB,
 } from './job-scripts.ts';
-import { RedisCallbackOutbox } from './redis-callback-outbox.ts';
+import {
+  callbackShares,
+  RedisCallbackOutbox,
+  type RedisCallbackShareOptions,
+} from './redis-callback-outbox.ts';
 import {
   type LuaScript,
   RedisConnection,
@@ -39,7 +43,7 @@ import {
  *   leaseMs: 30_000,
  * };
  */
-export interface RedisJobStoreOptions extends RedisConnectionOptions {
+export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
   /** Prefix of every key and channel. Instances that share jobs use the same prefix. Default `svc:gw:`. */
   readonly prefix?: string;
   /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
@@ -194,6 +198,7 @@ export class RedisJobStore implements JobStore {
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
+      ...callbackShares(options),
       ttlMs: retentionMs,
     });
     if (sweepIntervalMs > 0) {

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { CallbackDispatcher, type CallbackDispatcherOptions } from '@svc/gateway-kit/callbacks';
+import {
+  type CallbackDeliveryFailure,
+  CallbackDispatcher,
+  type CallbackDispatcherOptions,
+} from '@svc/gateway-kit/callbacks';
+import { createClient } from 'redis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RedisJobStore } from '../src/index.ts';
+import {
+  type RedisCallbackOutbox,
+  RedisJobStore,
+  type RedisJobStoreOptions,
+} from '../src/index.ts';
 import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import { eventually } from './gateway-processes.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
@@ -201,5 +210,144 @@ describe('callbacks through the Redis outbox', () => {
     const sent = delivery(receiver.url);
     expect(await dispatcher.dispatch(sent)).toEqual({ delivered: true, attempts: 1, status: 200 });
     expect(receiver.deliveredIds()).toEqual([sent.webhookId]);
+  });
+});
+
+describe('the Redis outbox per principal', () => {
+  function store(prefix: string, options: Partial<RedisJobStoreOptions> = {}) {
+    const created = new RedisJobStore({
+      url: redis.url,
+      prefix,
+      leaseMs: 30_000,
+      sweepIntervalMs: 0,
+      onError: quiet,
+      ...options,
+    });
+    cleanup.push(() => created.close());
+    return created;
+  }
+  const entry = (principal: string, n: number, payload = '{}') => ({
+    webhookId: `${principal}-${n}`,
+    url: 'https://hooks.example.com/jobs',
+    payload,
+    principal,
+  });
+  /** Enqueues `count` entries of `principal` and makes them due now (released, no attempt). */
+  async function due(outbox: RedisCallbackOutbox, principal: string, count: number) {
+    for (let n = 0; n < count; n++) {
+      const stored = await outbox.enqueue(entry(principal, n));
+      if (typeof stored !== 'object') throw new Error(`not stored: ${stored}`);
+      await outbox.reschedule(`${principal}-${n}`, stored.claim, 0, 0);
+    }
+  }
+
+  it('each principal has its own share of items and bytes: one principal at its share does not make another overflow', async () => {
+    const { callbackOutbox: outbox } = store(`cb:${randomUUID()}:`, {
+      maxPendingCallbacks: 100,
+      maxPendingCallbacksPerPrincipal: 3,
+      maxPendingCallbackBytesPerPrincipal: 200,
+    });
+    for (let n = 0; n < 3; n++) expect(await outbox.enqueue(entry('a', n))).toHaveProperty('claim');
+    expect(await outbox.enqueue(entry('a', 3))).toBe('full');
+    expect(await outbox.enqueue(entry('b', 0))).toHaveProperty('claim');
+    // b's bytes: URL (30) + payload; 150 more would pass 200.
+    expect(await outbox.enqueue(entry('b', 1, 'x'.repeat(150)))).toBe('full');
+    expect(await outbox.sizeOf('a')).toBe(3);
+    expect(await outbox.sizeOf('b')).toBe(1);
+    expect(await outbox.size()).toBe(4);
+  });
+
+  it('claims fairly: a principal with a backlog of due entries does not fill the batch while another has due entries', async () => {
+    const { callbackOutbox: outbox } = store(`cb:${randomUUID()}:`);
+    await due(outbox, 'a', 100);
+    await due(outbox, 'b', 3);
+    const first = await outbox.claimDue(4);
+    expect(first.map((e) => e.principal)).toEqual(['a', 'b', 'a', 'b']);
+    const second = await outbox.claimDue(4);
+    expect(second.map((e) => e.principal).sort()).toEqual(['a', 'a', 'a', 'b']);
+    // The claimed entries are held (not due again within the lease).
+    const rest = await outbox.claimDue(200);
+    expect(rest).toHaveLength(100 - 5);
+    expect(rest.every((e) => e.principal === 'a')).toBe(true);
+  });
+
+  it('round-robins principals least recently served first, however many there are', async () => {
+    const { callbackOutbox: outbox } = store(`cb:${randomUUID()}:`);
+    for (const p of ['p1', 'p2', 'p3', 'p4']) await due(outbox, p, 3);
+    const served: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      served.push(...(await outbox.claimDue(2)).map((e) => e.principal ?? ''));
+      // Polls are apart in time: principals served within one millisecond of Redis' clock are
+      // equally recent, and then go by name.
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    // Each claim of 2 serves the two principals served least recently.
+    expect(served.slice(0, 4).sort()).toEqual(['p1', 'p2', 'p3', 'p4']);
+    expect(served.slice(4, 8).sort()).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+
+  it('removes an entry past its retention and hands it back once as expired, freeing its share', async () => {
+    const { callbackOutbox: outbox } = store(`cb:${randomUUID()}:`, {
+      retentionMs: 200,
+      maxPendingCallbacksPerPrincipal: 1,
+    });
+    await due(outbox, 'a', 1);
+    expect(await outbox.enqueue(entry('a', 1))).toBe('full');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const claimed = await outbox.claimDue(10);
+    expect(claimed).toMatchObject([{ webhookId: 'a-0', principal: 'a', expired: true }]);
+    expect(await outbox.claimDue(10)).toEqual([]);
+    expect(await outbox.size()).toBe(0);
+    expect(await outbox.enqueue(entry('a', 1))).toHaveProperty('claim');
+  });
+
+  it('adopts entries queued by the earlier single-queue layout', async () => {
+    const prefix = `cb:${randomUUID()}:`;
+    const { callbackOutbox: outbox } = store(prefix);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    cleanup.push(async () => raw.destroy());
+    await raw.hSet(`${prefix}cb:entry:old-1`, {
+      url: 'https://hooks.example.com/jobs',
+      payload: '{"old":true}',
+      attempts: '2',
+      claim: '',
+    });
+    await raw.zAdd(`${prefix}cb:due`, { score: 0, value: 'old-1' });
+    const claimed = await outbox.claimDue(10);
+    expect(claimed).toMatchObject([{ webhookId: 'old-1', payload: '{"old":true}', attempts: 2 }]);
+    await outbox.complete('old-1', claimed[0]!.claim);
+    expect(await outbox.size()).toBe(0);
+    expect(await raw.exists(`${prefix}cb:entry:old-1`)).toBe(0);
+  });
+
+  it('a principal whose callbacks fail does not delay another’s: B is delivered at once while A’s backlog waits', async () => {
+    receiver = await startReceiver(200);
+    const bad = await startReceiver(500);
+    cleanup.push(() => bad.close());
+    const prefix = `cb:${randomUUID()}:`;
+    const failures: CallbackDeliveryFailure[] = [];
+    const a = instance(prefix, {
+      maxPendingPerPrincipal: 1_000,
+      onDeliveryFailed: (failure) => failures.push(failure),
+    });
+    const flood = Array.from({ length: 300 }, (_, n) =>
+      a.dispatcher.dispatch({ ...delivery(bad.url, `a-${n}`), principal: 'a' }),
+    );
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        a.dispatcher.dispatch({ ...delivery(receiver.url, `b-${n}`), principal: 'b' }),
+      ),
+    );
+    // 16 go at once (one destination's slots); the others from the outbox at the next polls.
+    await eventually(
+      async () => (receiver.deliveredIds().length === 20 ? true : undefined),
+      5_000,
+      'B’s 20 callbacks',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await Promise.all(flood);
+    expect(failures.filter((f) => f.principal === 'b')).toEqual([]);
   });
 });

@@ -54,7 +54,7 @@ async function status(gateway: GatewayProcess, jobId: string): Promise<string> {
 /** Resolves once the shared outbox is empty: no delivery can follow any more. */
 function outboxDrained(prefix: string, timeoutMs: number): Promise<true> {
   return eventually(
-    async () => ((await raw.zCard(`${prefix}cb:due`)) === 0 ? true : undefined),
+    async () => ((await raw.zCard(`${prefix}cb:all`)) === 0 ? true : undefined),
     timeoutMs,
     'the callback outbox to drain',
   );
@@ -116,7 +116,7 @@ describe('durable job-result callbacks', () => {
     await eventually(async () => (a!.alive() ? undefined : true), 5_000, 'A to die');
     const diedAt = Date.now();
     expect(await status(b!, jobId)).toBe('completed');
-    expect(await raw.zCard(`${prefix}cb:due`)).toBe(0); // A queued nothing
+    expect(await raw.zCard(`${prefix}cb:all`)).toBe(0); // A queued nothing
 
     const webhookId = `job_${jobId}_completed`;
     await eventually(

@@ -4,6 +4,8 @@ import { invokeBody } from '@svc/gateway-kit/testing';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/gateway-process.ts', import.meta.url));
 export const TOKEN = 'test-token';
+/** The fixture's second token: principal `other`. */
+export const OTHER_TOKEN = 'other-token';
 
 /** A gateway process (test/fixtures/gateway-process.ts) on a free loopback port. */
 export interface GatewayProcess {
@@ -72,12 +74,13 @@ export async function call(
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
+  token = TOKEN,
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers as JSON and assert them with expect
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const response = await fetch(`${gateway.url}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${TOKEN}`,
+      authorization: `Bearer ${token}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? null : JSON.stringify(body),
@@ -97,8 +100,9 @@ export function invoke(
   actionId: string,
   input: Record<string, unknown> = {},
   overrides: Parameters<typeof invokeBody>[2] = {},
+  token = TOKEN,
 ) {
-  return call(gateway, 'POST', '/v1/invoke', invokeBody(actionId, input, overrides));
+  return call(gateway, 'POST', '/v1/invoke', invokeBody(actionId, input, overrides), token);
 }
 
 /** Polls `check` every 20 ms until it returns a value other than `undefined`, or times out. */

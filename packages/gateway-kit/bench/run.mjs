@@ -1,12 +1,12 @@
 // `pnpm bench`: throughput of the same sync invoke on (a) bare node:http, (b) Hono on
-// @hono/node-server and (c) @svc/gateway-kit/node, plus cold import time and per-invoke
-// validation cost. Method and recorded figures: docs/benchmarks.md ("Gateway throughput").
+// @hono/node-server, (c) @svc/gateway-kit/node and (d) the same gateway mounted in Fastify with
+// @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost. Method and recorded figures: docs/benchmarks.md ("Gateway throughput").
 //
 // Env: BENCH_SECONDS (5) per measured run, BENCH_ROUNDS (3), BENCH_WARMUP (5 s per server),
 // BENCH_CONNECTIONS (64), BENCH_IMPORT_SAMPLES (15), BENCH_MICRO_MS (1000),
 // BENCH_ENFORCE=1 (exit 1 when a target is missed). `--smoke` shortens everything (~1 s runs).
 import { execFileSync, fork } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,12 +25,13 @@ const config = {
   microMs: env('BENCH_MICRO_MS', 1000, 200),
 };
 // Issue 10's acceptance: c/a throughput, c/a p99 (at most), c/b throughput, fresh idempotencyKey
-// over plain in-process (at most), cold import (at most).
-const TARGETS = { ca: 0.9, p99: 1.5, cb: 1.5, idempotent: 2, importMs: 30 };
+// over plain in-process (at most), cold import (at most); issue 21's: d/c throughput.
+const TARGETS = { ca: 0.9, p99: 1.5, cb: 1.5, dc: 0.9, idempotent: 2, importMs: 30 };
 const SERVERS = [
   { key: 'a', label: 'a  bare node:http', file: 'servers/bare.mjs' },
   { key: 'b', label: 'b  hono + node-server', file: 'servers/hono.mjs' },
   { key: 'c', label: 'c  gateway-kit/node', file: 'servers/gateway.mjs' },
+  { key: 'd', label: 'd  gateway-kit/fastify', file: 'servers/fastify.mjs' },
 ];
 
 const median = (values) => {
@@ -46,7 +47,8 @@ const fail = (message) => {
 
 async function checkDist() {
   const dist = join(here, '../dist');
-  const built = () => existsSync(join(dist, 'index.js')) && existsSync(join(dist, 'node.js'));
+  const built = () =>
+    ['index.js', 'node.js', 'fastify.js'].every((file) => existsSync(join(dist, file)));
   // A build running in the same tree empties dist/ for a few seconds (tsup `clean`): wait it out.
   for (let i = 0; i < 30 && !built(); i++) await new Promise((done) => setTimeout(done, 1000));
   if (!built()) fail('dist/ is missing: run `pnpm build` first.');
@@ -83,9 +85,9 @@ function start(server) {
     const child = fork(join(here, server.file), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${server.label} exited early (${code})`)));
-    child.once('message', ({ port }) => {
+    child.once('message', ({ port, prefix }) => {
       child.removeAllListeners('exit');
-      resolve({ ...server, child, url: `http://127.0.0.1:${port}/v1/invoke` });
+      resolve({ ...server, child, url: `http://127.0.0.1:${port}${prefix}/v1/invoke` });
     });
   });
 }
@@ -100,7 +102,7 @@ async function post(url, body, headers = REQUEST_HEADERS) {
   };
 }
 
-/** All three must do the same work: same 200 bytes, and the same refusals (so none skips auth or validation). */
+/** All must do the same work: same 200 bytes, and the same refusals (so none skips auth or validation). */
 async function verify(running) {
   const answers = await Promise.all(running.map((s) => post(s.url, BODY)));
   for (const [i, answer] of answers.entries()) {
@@ -134,7 +136,23 @@ async function verify(running) {
   return answers[0].body;
 }
 
+/**
+ * CPU time (user + system, µs) a server process has used so far, from /proc (Linux; `undefined`
+ * elsewhere). Per answered request it moves far less than req/s when other work shares the cores.
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+// USER_HZ: 100 on every Linux build Node supports.
+const CLOCK_TICKS = 100;
+
 async function load(server, seconds, expectBody) {
+  const cpuBefore = cpuMicros(server.child.pid);
   const result = await autocannon({
     url: server.url,
     method: 'POST',
@@ -153,7 +171,13 @@ async function load(server, seconds, expectBody) {
         `timeouts=${result.timeouts} mismatches=${result.mismatches} total=${result.requests.total}`,
     );
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuAfter = cpuMicros(server.child.pid);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: cpuBefore === undefined ? undefined : (cpuAfter - cpuBefore) / result.requests.total,
+  };
 }
 
 // --- report --------------------------------------------------------------------------------
@@ -174,7 +198,7 @@ async function main() {
   if (load1 > 1) console.warn(`warning: load average ${fmt(load1, 2)} — figures will be noisy.`);
   console.log(
     `load average ${fmt(load1, 2)}, body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
-      `${config.rounds} rounds × ${config.seconds} s, order a→b→c each round, ` +
+      `${config.rounds} rounds × ${config.seconds} s, order a→b→c→d each round, ` +
       `${HANDLER_MODE} handlers (BENCH_HANDLER)\n`,
   );
 
@@ -226,31 +250,52 @@ async function main() {
 
 function report(running, rounds, importMs, micro) {
   const pad = (text, width) => String(text).padStart(width);
-  console.log(`\n${'server'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}`);
+  const withCpu = rounds.every((round) => running.every((s) => round[s.key].cpuUs !== undefined));
+  console.log(
+    `\n${'server'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}` +
+      (withCpu ? pad('CPU µs/req', 12) : ''),
+  );
   for (const server of running) {
     const runs = rounds.map((round) => round[server.key]);
     console.log(
       server.label.padEnd(24) +
         pad(fmt(median(runs.map((x) => x.rps))), 10) +
         pad(fmt(median(runs.map((x) => x.p50)), 1), 9) +
-        pad(fmt(median(runs.map((x) => x.p99)), 1), 9),
+        pad(fmt(median(runs.map((x) => x.p99)), 1), 9) +
+        (withCpu ? pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12) : ''),
     );
   }
   // Ratio per round, then the median: neighbouring runs share the machine's state.
   const ca = median(rounds.map((round) => round.c.rps / round.a.rps));
   const p99 = median(rounds.map((round) => round.c.p99 / round.a.p99));
   const cb = median(rounds.map((round) => round.c.rps / round.b.rps));
+  const dcRatios = rounds.map((round) => round.d.rps / round.c.rps);
+  const dc = median(dcRatios);
   const idempotent = micro.gatewayFetchIdempotent / micro.gatewayFetch;
   const importOk = importMs.package <= TARGETS.importMs;
   const checks = [
     ['c/a throughput', ca, ca >= TARGETS.ca, `≥ ${TARGETS.ca}`],
     ['c/a p99', p99, p99 <= TARGETS.p99, `≤ ${TARGETS.p99}`],
     ['c/b throughput', cb, cb >= TARGETS.cb, `≥ ${TARGETS.cb}`],
+    ['d/c throughput', dc, dc >= TARGETS.dc, `≥ ${TARGETS.dc}`],
     ['idempotent/plain', idempotent, idempotent <= TARGETS.idempotent, `≤ ${TARGETS.idempotent}`],
   ];
   console.log('');
   for (const [what, value, ok, target] of checks) {
     console.log(`${what.padEnd(17)} ${fmt(value, 3)}  (target ${target}: ${verdict(ok)})`);
+  }
+  // The spread of the per-round ratio is the run's noise: a shared machine widens it.
+  console.log(
+    `d/c per round: ${dcRatios.map((ratio) => fmt(ratio, 3)).join(', ')} ` +
+      `(spread ${fmt(Math.min(...dcRatios), 3)}–${fmt(Math.max(...dcRatios), 3)})`,
+  );
+  if (withCpu) {
+    // What req/s would be if each server had a core to itself: the inverse CPU cost per request.
+    const cpuRatios = rounds.map((round) => round.c.cpuUs / round.d.cpuUs);
+    console.log(
+      `d/c by server CPU per request (c µs / d µs): median ${fmt(median(cpuRatios), 3)}, ` +
+        `per round ${cpuRatios.map((ratio) => fmt(ratio, 3)).join(', ')}`,
+    );
   }
   console.log(
     `cold import, median of ${config.importSamples} fresh processes: index + node ` +

@@ -33,7 +33,12 @@ export type {
 } from './contract/approval.ts';
 export type { ApprovalsHandler, ApprovalsHandlerOptions } from './gateway/approvals-handler.ts';
 export { createApprovalsHandler } from './gateway/approvals-handler.ts';
-export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway/create-gateway.ts';
+export type {
+  Authentication,
+  Gateway,
+  GatewayApprovals,
+  GatewayOptions,
+} from './gateway/create-gateway.ts';
 export { createGateway } from './gateway/create-gateway.ts';
 export type { GatewayHooks } from './observe/hooks.ts';
 export type { GatewayTracer } from './observe/tracing.ts';

@@ -49,3 +49,11 @@ it('subpaths carry the contract, the store API and the callback engine', async (
     store.isStoreUnavailableError(Object.assign(new Error('x'), { name: 'StoreUnavailableError' })),
   ).toBe(true);
 });
+
+it('the /fastify subpath is the plugin and its logger adapter only', () => {
+  expect(exportedNames('./adapters/fastify/index.ts').sort()).toEqual([
+    'FastifyGatewayOptions',
+    'fastifyGateway',
+    'fastifyLogger',
+  ]);
+});

@@ -40,8 +40,16 @@ describe('callback limit types', () => {
     expectTypeOf<{ maxConcurrentAttempts: '8' }>().not.toExtend<CallbackLimits>();
   });
 
-  it('names the two dispatcher-only failure reasons', () => {
+  it('names the dispatcher-only failure reasons, the outbox ones included', () => {
     expectTypeOf<'overflow'>().toExtend<CallbackFailureReason>();
     expectTypeOf<'circuit_open'>().toExtend<CallbackFailureReason>();
+    expectTypeOf<'expired'>().toExtend<CallbackFailureReason>();
+  });
+
+  it('takes a principal per delivery and per-principal shares', () => {
+    expectTypeOf<{ maxPendingPerPrincipal: 10; maxPendingBytesPerPrincipal: 1_024 }>().toExtend<
+      Exclude<GatewayOptions['callbacks'], false | undefined>
+    >();
+    expectTypeOf<{ maxPendingPerPrincipal: '10' }>().not.toExtend<CallbackLimits>();
   });
 });

@@ -51,12 +51,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * A snippet that keeps a server running is a gateway: its manifest must answer 200 with at least
- * one action for the token. Anything else throws (see runSnippet).
+ * one action for the token, at the root or under `/gateway` (a gateway mounted inside an app).
+ * Anything else throws (see runSnippet).
  */
 async function probeGateway(url: string) {
-  const response = await fetch(`${url}/v1/manifest`, {
-    headers: { authorization: `Bearer ${SNIPPET_ENV.GATEWAY_TOKEN}` },
-  });
+  const manifest = (base: string) =>
+    fetch(`${base}/v1/manifest`, {
+      headers: { authorization: `Bearer ${SNIPPET_ENV.GATEWAY_TOKEN}` },
+    });
+  let response = await manifest(url);
+  if (response.status === 404) {
+    await response.body?.cancel();
+    url = `${url}/gateway`;
+    response = await manifest(url);
+  }
   const body = (await response.json().catch(() => ({}))) as { actions?: { id: string }[] };
   const actions = body.actions?.map((a) => a.id) ?? [];
   if (response.status !== 200 || actions.length === 0) {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from '@svc/gateway-kit';
 import type { GatewayError } from '@svc/gateway-kit/contract';
 import type { CallSettings } from '../options.ts';
@@ -12,6 +12,9 @@ import {
   pendingJobResult,
   type ResultOrigin,
 } from './tool-results.ts';
+
+/** What a call reports to its MCP client as `notifications/message` (`data` is sent as is). */
+export type CallLog = (level: LoggingLevel, data: Readonly<Record<string, unknown>>) => void;
 
 /** One MCP `tools/call`, as the handler hands it over. */
 export interface ActionCall {
@@ -28,6 +31,8 @@ export interface ActionCall {
   readonly signal: AbortSignal;
   /** Reports job progress (`outputText` of the job) while the call waits. */
   readonly onProgress?: (message: string) => void;
+  /** Reports what happens to the call (progress, refusals, waits): never its input. */
+  readonly log?: CallLog;
 }
 
 interface JobLinks {
@@ -61,10 +66,27 @@ function answerError(answer: GatewayAnswer): GatewayError {
   };
 }
 
-/** A non-200 answer as a tool error, keeping the HTTP status and `Retry-After` (429, 503). */
-function answerErrorResult(answer: GatewayAnswer, origin: ResultOrigin): CallToolResult {
+/**
+ * A non-200 answer as a tool error, keeping the HTTP status and `Retry-After` (429, 503); logged
+ * to the caller as a warning (a quota reached, an outage: the caller's to act on).
+ */
+function answerErrorResult(
+  answer: GatewayAnswer,
+  origin: ResultOrigin,
+  call: ActionCall,
+): CallToolResult {
   const retryAfter = Number(answer.headers.get('retry-after'));
-  return errorResult(answerError(answer), origin, {
+  const error = answerError(answer);
+  call.log?.(answer.status >= 500 ? 'error' : 'warning', {
+    event: 'gateway_refused',
+    actionId: call.actionId,
+    ...origin,
+    httpStatus: answer.status,
+    code: error.code,
+    message: error.message,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+  });
+  return errorResult(error, origin, {
     httpStatus: answer.status,
     ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
   });
@@ -103,7 +125,7 @@ export async function callAction(
     body: invoke,
     signal: call.signal,
   });
-  if (answer.status !== 200) return answerErrorResult(answer, origin);
+  if (answer.status !== 200) return answerErrorResult(answer, origin, call);
   const body = answer.body as
     | ({ status: 'completed' } & ActionOutput)
     | { status: 'rejected'; error: GatewayError }
@@ -118,8 +140,21 @@ export async function callAction(
     case 'rejected':
       return errorResult(body.error, origin);
     case 'accepted':
+      call.log?.('info', {
+        event: 'job_accepted',
+        actionId: call.actionId,
+        invocationId,
+        jobId: body.job.jobId,
+      });
       return followJob(gateway, settings, call, body.job, until, origin);
     case 'approval_required':
+      call.log?.('notice', {
+        event: 'approval_required',
+        actionId: call.actionId,
+        invocationId,
+        approvalId: body.approval.approvalId,
+        message: 'Waiting for an operator to decide the approval.',
+      });
       return followApproval(gateway, settings, call, body.approval, until, origin);
   }
 }
@@ -145,14 +180,24 @@ async function followJob(
     if (call.signal.aborted) {
       // The client gave up on the call: the job must not keep running for nobody.
       await gatewayRequest(gateway, call.caller, `${path}/cancel`, { method: 'POST' });
+      call.log?.('info', { event: 'job_cancelled', actionId: call.actionId, ...origin });
       return errorResult(cancelledError, origin);
     }
     const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
-    if (answer.status !== 200) return answerErrorResult(answer, origin);
+    if (answer.status !== 200) return answerErrorResult(answer, origin, call);
     const job = answer.body as JobBody;
     if (job.outputText !== undefined && job.outputText !== lastProgress) {
       lastProgress = job.outputText;
-      if (job.status === 'queued' || job.status === 'running') call.onProgress?.(job.outputText);
+      if (job.status === 'queued' || job.status === 'running') {
+        call.onProgress?.(job.outputText);
+        call.log?.('info', {
+          event: 'job_progress',
+          actionId: call.actionId,
+          ...origin,
+          status: job.status,
+          message: job.outputText,
+        });
+      }
     }
     if (job.status === 'completed') return completedResult(job, origin);
     if (job.status === 'failed') {
@@ -168,7 +213,15 @@ async function followJob(
       );
     }
     const remaining = until - Date.now();
-    if (remaining <= 0) return pendingJobResult(job, urls, origin);
+    if (remaining <= 0) {
+      call.log?.('notice', {
+        event: 'job_still_running',
+        actionId: call.actionId,
+        ...origin,
+        message: `The job ${job.jobId} is still ${job.status}; follow it at its statusUrl.`,
+      });
+      return pendingJobResult(job, urls, origin);
+    }
     await pause(Math.min(interval, remaining), call.signal);
     interval = Math.min(interval * 2, settings.pollIntervalMs);
   }
@@ -200,7 +253,7 @@ async function followApproval(
     await pause(Math.min(interval, remaining), call.signal);
     interval = Math.min(interval * 2, settings.pollIntervalMs);
     const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
-    if (answer.status !== 200) return answerErrorResult(answer, origin);
+    if (answer.status !== 200) return answerErrorResult(answer, origin, call);
     const approval = (answer.body as { approval: ApprovalBody }).approval;
     if (approval.status === 'approved' && approval.job) {
       return followJob(gateway, settings, call, approval.job, until, origin);

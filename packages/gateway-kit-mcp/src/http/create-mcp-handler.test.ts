@@ -114,11 +114,40 @@ async function open(token: string): Promise<string> {
   return sessionId;
 }
 
-/** The JSON-RPC message of an SSE answer (the transport streams one `data:` line per message). */
-async function message(response: Response): Promise<Record<string, unknown>> {
+/** The JSON-RPC messages of an SSE answer (the transport streams one `data:` line per message). */
+async function messages(response: Response): Promise<Record<string, unknown>[]> {
   const text = await response.text();
-  const data = text.split('\n').find((line) => line.startsWith('data: {'));
-  return JSON.parse(data?.slice('data: '.length) ?? text) as Record<string, unknown>;
+  const data = text.split('\n').filter((line) => line.startsWith('data: {'));
+  if (data.length === 0) return [JSON.parse(text) as Record<string, unknown>];
+  return data.map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+}
+
+/** The JSON-RPC answer of an SSE answer (not the notifications sent before it). */
+async function message(response: Response): Promise<Record<string, unknown>> {
+  const all = await messages(response);
+  return all.find((one) => 'id' in one) ?? all[0]!;
+}
+
+/** The `notifications/message` params of an SSE answer. */
+async function logged(response: Response): Promise<Record<string, unknown>[]> {
+  return (await messages(response))
+    .filter((one) => one.method === 'notifications/message')
+    .map((one) => one.params as Record<string, unknown>);
+}
+
+/** An initialize with the given `Authorization` header, exactly as written. */
+function initializeAs(authorization: string): Promise<Response> {
+  return mcp.fetch(
+    new Request('http://gateway.test/mcp', {
+      method: 'POST',
+      headers: {
+        authorization,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(initialize),
+    }),
+  );
 }
 
 /** The SDK's client over Streamable HTTP, straight into `mcp.fetch` (no socket). */
@@ -236,6 +265,173 @@ describe('createMcpHandler', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 429, 429, 429, 429]);
   });
 
+  it('counts sessions per principal: one token under 1 000 spellings of the scheme and spaces opens 16', async () => {
+    // The documented defaults: 16 per caller, 1 000 in all (one token used to open 983).
+    start();
+    const schemes = ['Bearer', 'bearer', 'BEARER', 'bEaReR', 'BeArEr', 'beaRER'];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 1_000; i++) {
+      const scheme = schemes[i % schemes.length]!;
+      const spaces = ' '.repeat(1 + (i % 40)) + (i % 3 === 0 ? '\t ' : '');
+      const answer = await initializeAs(`${scheme}${spaces}token-a${' '.repeat(i % 5)}`);
+      await answer.body?.cancel();
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 16, 429: 984 });
+    // Another principal still opens its own.
+    const bob = await initializeAs('Bearer token-b');
+    await bob.body?.cancel();
+    expect(bob.status).toBe(200);
+  });
+
+  it('counts two tokens of one principal as one caller', async () => {
+    start({ sessions: { perCaller: 2 } }, {});
+    gateway = createGateway({
+      gateway: { id: 'rotation', name: 'Rotation' },
+      actions: [echo],
+      auth: { tokens: ['old-token', 'new-token'] },
+    });
+    mcp = createMcpHandler(gateway, { sessions: { perCaller: 2 } });
+    const answers = [];
+    for (const token of ['old-token', 'new-token', 'old-token', 'new-token']) {
+      const answer = await initializeAs(`Bearer ${token}`);
+      await answer.body?.cancel();
+      answers.push(answer.status);
+    }
+    expect(answers).toEqual([200, 200, 429, 429]);
+  });
+
+  it('lets the principal use its session under another spelling of its token', async () => {
+    start();
+    const alice = await open('token-a');
+    const response = await mcp.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: 'bearer    token-a',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          'mcp-session-id': alice,
+        },
+        body: JSON.stringify(rpc(2, 'tools/list')),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await message(response)).toMatchObject({ result: { tools: expect.any(Array) } });
+  });
+
+  it('declares logging, honours logging/setLevel, and logs refusals of the caller’s own calls without input', async () => {
+    start({}, { maxBodyBytes: 2_048 });
+    const alice = await open('token-a');
+    const secret = `input-${'s'.repeat(4_096)}`;
+    const big = (id: number) =>
+      rpc(id, 'tools/call', { name: 'echo', arguments: { text: secret } });
+    const warnings = await logged(await post('token-a', big(2), alice));
+    expect(warnings).toEqual([
+      {
+        level: 'warning',
+        logger: 'gateway',
+        data: expect.objectContaining({
+          event: 'gateway_refused',
+          actionId: 'echo',
+          httpStatus: 413,
+          code: 'payload_too_large',
+        }),
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain('input-');
+    expect(JSON.stringify(warnings)).not.toContain('token-a');
+    expect(
+      await message(await post('token-a', rpc(3, 'logging/setLevel', { level: 'error' }), alice)),
+    ).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: {},
+    });
+    expect(await logged(await post('token-a', big(4), alice))).toEqual([]);
+  });
+
+  it('sends job progress as notifications/message', async () => {
+    const steps = defineAction({
+      id: 'steps',
+      description: 'Reports progress, then finishes.',
+      input: v.strictObject({}),
+      executionMode: 'async',
+      run: async (_, { job }) => {
+        await job?.progress({ outputText: 'Half way.' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { outputText: 'Done.' };
+      },
+    });
+    gateway = createGateway({
+      gateway: { id: 'progress', name: 'Progress' },
+      actions: [steps],
+      auth: { tokens: ['token-a'] },
+    });
+    mcp = createMcpHandler(gateway, { pollIntervalMs: 50 });
+    const session = await open('token-a');
+    const answer = await post(
+      'token-a',
+      rpc(2, 'tools/call', { name: 'steps', arguments: {} }),
+      session,
+    );
+    const events = (await logged(answer)).map((params) => params.data as Record<string, unknown>);
+    expect(events).toContainEqual(
+      expect.objectContaining({ event: 'job_accepted', actionId: 'steps' }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ event: 'job_progress', actionId: 'steps', message: 'Half way.' }),
+    );
+  });
+
+  describe('loopbackOnly (DNS-rebinding protection)', () => {
+    const asHost = (host: string, headers: Record<string, string> = {}) =>
+      mcp.fetch(
+        new Request('http://127.0.0.1:8787/mcp', {
+          method: 'POST',
+          headers: {
+            host,
+            authorization: 'Bearer token-a',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: JSON.stringify(initialize),
+        }),
+      );
+
+    it('answers 403 with a JSON-RPC error to a foreign Host or Origin, valid token or not', async () => {
+      start({ loopbackOnly: true });
+      for (const [host, origin] of [
+        ['evil.example', undefined],
+        ['evil.example:8787', 'http://evil.example:8787'],
+        ['127.0.0.1:8787', 'http://evil.example'],
+        ['localhost:8787', 'null'],
+      ] as const) {
+        const answer = await asHost(host, origin ? { origin } : {});
+        expect(answer.status, `${host} ${origin}`).toBe(403);
+        expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      }
+    });
+
+    it('answers loopback hosts and origins, and the allowedHosts listed', async () => {
+      start({ loopbackOnly: { allowedHosts: ['dev.example.test'] } });
+      for (const host of ['127.0.0.1:8787', 'localhost:8787', '[::1]:8787', 'dev.example.test']) {
+        const answer = await asHost(host, { origin: `http://${host}` });
+        await answer.body?.cancel();
+        expect(answer.status, host).toBe(200);
+      }
+    });
+
+    it('is off by default (a fetch handler does not know where it is served)', async () => {
+      start();
+      const answer = await asHost('gateway.example');
+      await answer.body?.cancel();
+      expect(answer.status).toBe(200);
+    });
+  });
+
   it('closes a session that ended (DELETE) and forgets its id', async () => {
     start();
     const alice = await open('token-a');
@@ -297,6 +493,7 @@ describe('createMcpHandler', () => {
     [{ basePath: '/gateway/' }, /basePath/],
     [{ sessions: { perCaller: 0 } }, /sessions.perCaller/],
     [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
+    [{ loopbackOnly: { allowedHosts: ['http://x.test/'] } }, /allowedHosts/],
   ])('refuses the options %j with McpConfigError', (options, message) => {
     gateway = createGateway({
       gateway: { id: 'x', name: 'x' },

@@ -5,6 +5,7 @@ import { type Caller, forwardedHeaders } from '../calls/gateway-request.ts';
 import { createMcpServer } from '../create-mcp-server.ts';
 import { McpConfigError } from '../mcp-config-error.ts';
 import { callSettings, checkWhole, type McpCallOptions } from '../options.ts';
+import { type LoopbackOnly, loopbackHostCheck } from './loopback-host.ts';
 import { envelope, jsonRpcError } from './replies.ts';
 
 /** Everything `createMcpHandler` accepts. */
@@ -15,7 +16,11 @@ export interface McpHandlerOptions extends McpCallOptions {
   readonly sessions?: {
     /** Sessions in all. Defaults to 1 000; over it: `503 mcp_sessions_full` with `Retry-After`. */
     readonly max?: number;
-    /** Sessions per bearer token. Defaults to 16; over it: `429 quota_exceeded` with `Retry-After`. */
+    /**
+     * Sessions per caller: per principal the gateway authenticates (every token and spelling of
+     * the `Authorization` header that names it counts as one caller). Defaults to 16; over it:
+     * `429 quota_exceeded` with `Retry-After`.
+     */
     readonly perCaller?: number;
     /**
      * A session with no request and no tool call in flight for this long is closed (its client
@@ -25,6 +30,19 @@ export interface McpHandlerOptions extends McpCallOptions {
   };
   /** Largest MCP request body in bytes (`413` over it). Defaults to 256 KiB, the gateway's default. */
   readonly maxBodyBytes?: number;
+  /**
+   * DNS-rebinding protection, for a server listening on a loopback address (`127.0.0.1`, `::1`):
+   * a web page whose name an attacker points at 127.0.0.1 is same-origin with it and may send
+   * any request. With `true`, requests whose `Host` — or `Origin`, when sent — names another host
+   * than `localhost`, `*.localhost`, `127.x.x.x` or `[::1]` are answered `403` with a JSON-RPC
+   * error, before authentication; `{ allowedHosts }` also answers the names a deliberate setup
+   * uses (exact names, or `.example.test` for a domain and its subdomains). Defaults to `false`:
+   * a `fetch` handler cannot see the address it is served on, so turn it on when it is loopback.
+   *
+   * @example
+   * createMcpHandler(gateway, { loopbackOnly: hostname === '127.0.0.1' });
+   */
+  readonly loopbackOnly?: LoopbackOnly;
 }
 
 /**
@@ -41,7 +59,8 @@ export interface McpHandler {
 }
 
 interface Session {
-  readonly callerKey: string;
+  /** The principal that opened the session: its counter, and the only one that may use it. */
+  readonly principalId: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
@@ -54,9 +73,10 @@ const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /**
  * Serves the gateway's actions as MCP tools over Streamable HTTP (the MCP SDK's Web-standard
  * transport, with sessions). Every MCP request is authenticated by the gateway itself (its bearer
- * tokens or `verify`); a session stays bound to the token that opened it, and each tool call is
- * sent through the gateway's `POST /v1/invoke` with the caller's headers — the same principal,
- * validation, limits, quotas, approvals and hooks as any invoke.
+ * tokens or `verify`); a session stays bound to the principal that opened it (and counts against
+ * that principal's sessions, whatever spelling of its token), and each tool call is sent through
+ * the gateway's `POST /v1/invoke` with the caller's headers — the same principal, validation,
+ * limits, quotas, approvals and hooks as any invoke.
  *
  * @example
  * const mcp = createMcpHandler(gateway);
@@ -75,23 +95,12 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   checkWhole('maxBodyBytes', maxBodyBytes, 1_024, 64 * 1024 * 1024);
   const retryAfterSeconds = Math.ceil(limits.idleMs / 1000);
+  const hostAllowed = loopbackHostCheck(options.loopbackOnly);
   const sessions = new Map<string, Session>();
   // Sessions being opened (their initialize in flight) count against the budgets too, so
-  // concurrent initializes cannot overshoot them.
+  // concurrent initializes cannot overshoot them. Keyed, like sessions, by principal id.
   const opening = new Map<string, number>();
   let openingTotal = 0;
-
-  /** The gateway's own answer to the caller's credentials: `undefined` when it accepts them. */
-  async function refusal(request: Request, headers: Headers): Promise<Response | undefined> {
-    const answer = await gateway.fetch(
-      new Request(new URL(`${settings.basePath}/v1/manifest`, request.url), { headers }),
-    );
-    if (answer.status === 200) {
-      await answer.body?.cancel();
-      return undefined;
-    }
-    return answer;
-  }
 
   function closeIdle(now: number): void {
     for (const [id, session] of sessions) {
@@ -104,7 +113,7 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
 
   async function openSession(
     request: Request,
-    callerKey: string,
+    principalId: string,
     token: string,
   ): Promise<Response> {
     const now = Date.now();
@@ -117,8 +126,8 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
         retryAfterSeconds,
       );
     }
-    let own = opening.get(callerKey) ?? 0;
-    for (const session of sessions.values()) if (session.callerKey === callerKey) own += 1;
+    let own = opening.get(principalId) ?? 0;
+    for (const session of sessions.values()) if (session.principalId === principalId) own += 1;
     if (own >= limits.perCaller) {
       return envelope(
         429,
@@ -154,9 +163,9 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
         }
       },
     });
-    session = { callerKey, server, transport, lastSeen: now, calls: 0 };
+    session = { principalId, server, transport, lastSeen: now, calls: 0 };
     openingTotal += 1;
-    opening.set(callerKey, (opening.get(callerKey) ?? 0) + 1);
+    opening.set(principalId, (opening.get(principalId) ?? 0) + 1);
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(request, { authInfo: authInfo(token) });
@@ -164,9 +173,9 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
       return response;
     } finally {
       openingTotal -= 1;
-      const left = (opening.get(callerKey) ?? 1) - 1;
-      if (left === 0) opening.delete(callerKey);
-      else opening.set(callerKey, left);
+      const left = (opening.get(principalId) ?? 1) - 1;
+      if (left === 0) opening.delete(principalId);
+      else opening.set(principalId, left);
     }
   }
 
@@ -176,21 +185,26 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
       if (new URL(request.url).pathname !== path) {
         return envelope(404, 'not_found', 'No such route.');
       }
-      const headers = forwardedHeaders(request.headers);
-      const refused = await refusal(request, headers);
-      if (refused) return refused;
-      const callerKey = request.headers.get('authorization') ?? '';
-      const token = callerKey.replace(/^bearer\s+/i, '');
+      if (hostAllowed && !hostAllowed(request)) {
+        return jsonRpcError(
+          403,
+          'Forbidden: this server listens on loopback and answers only requests addressed to a loopback host (Host and Origin).',
+        );
+      }
+      const authenticated = await gateway.authenticate(request);
+      if (authenticated.refusal) return authenticated.refusal;
+      const principalId = authenticated.principal.id;
+      const token = (request.headers.get('authorization') ?? '').replace(/^bearer\s+/i, '').trim();
       const sessionId = request.headers.get('mcp-session-id');
       if (sessionId === null) {
         if (request.method !== 'POST') {
           return jsonRpcError(400, 'Bad Request: Mcp-Session-Id header is required');
         }
-        return openSession(request, callerKey, token);
+        return openSession(request, principalId, token);
       }
       const session = sessions.get(sessionId);
       // Another caller's session is as unknown as a closed one.
-      if (!session || session.callerKey !== callerKey)
+      if (!session || session.principalId !== principalId)
         return jsonRpcError(404, 'Session not found');
       session.lastSeen = Date.now();
       return session.transport.handleRequest(request, { authInfo: authInfo(token) });

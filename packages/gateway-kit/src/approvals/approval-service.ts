@@ -532,6 +532,7 @@ export class ApprovalService {
       body,
       webhookId: `approval_${record.approvalId}_${record.status}`,
       authorization: record.callbacks.authorization,
+      principal: record.ownerId,
     };
     void (observer
       ? observer.dispatch(this.#runtime.callbacks, delivery, {

@@ -212,20 +212,25 @@ describe('CallbackDispatcher limits: circuit breaker', () => {
   const A = 'https://a.example.com/cb';
   const B = 'https://b.example.com/cb';
 
-  /** A fetch recording requests per origin; each origin answers with its current status. */
+  /**
+   * A fetch recording requests per origin; each origin answers with its current status, or fails
+   * like an unreachable receiver (a network error) when it is 0.
+   */
   function fetchByOrigin(statuses: Record<string, number>) {
     const calls: string[] = [];
     const fetch = vi.fn(async (input: RequestInfo | URL) => {
       const origin = new URL(String(input)).origin;
       calls.push(origin);
-      return new Response(null, { status: statuses[origin] ?? 200 });
+      const status = statuses[origin] ?? 200;
+      if (status === 0) throw new TypeError('fetch failed');
+      return new Response(null, { status });
     });
     return { fetch, calls, count: (origin: string) => calls.filter((c) => c === origin).length };
   }
 
   it('opens after N failures, sends nothing during the cooldown, then one probe; another destination is unaffected', async () => {
     vi.useFakeTimers();
-    const statuses: Record<string, number> = { 'https://a.example.com': 503 };
+    const statuses: Record<string, number> = { 'https://a.example.com': 0 };
     const { fetch, count } = fetchByOrigin(statuses);
     const callbacks = dispatcher({
       fetch,
@@ -267,7 +272,7 @@ describe('CallbackDispatcher limits: circuit breaker', () => {
 
   it('a delivery waiting on an open circuit ends as circuit_open after maxDelayMs of waiting, and on close() as aborted', async () => {
     vi.useFakeTimers();
-    const { fetch, count } = fetchByOrigin({ 'https://a.example.com': 503 });
+    const { fetch, count } = fetchByOrigin({ 'https://a.example.com': 0 });
     const failures: CallbackDeliveryFailure[] = [];
     const callbacks = dispatcher({
       fetch,
@@ -286,7 +291,6 @@ describe('CallbackDispatcher limits: circuit breaker', () => {
       delivered: false,
       attempts: 3,
       reason: 'circuit_open',
-      lastStatus: 503,
     });
     expect(count('https://a.example.com')).toBe(3);
     expect(failures.map((f) => f.result.reason)).toEqual(['circuit_open']);
@@ -296,6 +300,69 @@ describe('CallbackDispatcher limits: circuit breaker', () => {
     await callbacks.close();
     expect(await waiting).toEqual({ delivered: false, attempts: 0, reason: 'aborted' });
     expect(count('https://a.example.com')).toBe(3);
+  });
+
+  it('a principal whose receiver path is unreachable does not open the circuit of another principal on the same origin', async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const fetch = vi.fn(async (input: RequestInfo | URL) => {
+      const url = new URL(String(input));
+      calls.push(url.pathname);
+      if (url.pathname === '/bad') throw new TypeError('fetch failed');
+      return new Response(null, { status: 204 });
+    });
+    const callbacks = dispatcher({
+      fetch,
+      circuitFailureThreshold: 2,
+      circuitCooldownMs: 30_000,
+      maxAttempts: 3,
+      baseDelayMs: 10,
+    });
+    const bad = Array.from({ length: 10 }, (_, i) =>
+      callbacks.dispatch({
+        url: 'https://a.example.com/bad',
+        body: { job },
+        webhookId: `a${i}`,
+        principal: 'a',
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    const good = Array.from({ length: 50 }, (_, i) =>
+      callbacks.dispatch({
+        url: 'https://a.example.com/good',
+        body: { job },
+        webhookId: `b${i}`,
+        principal: 'b',
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    const results = await Promise.all(good);
+    expect(results.every((r) => r.delivered && r.attempts === 1)).toBe(true);
+    // a's circuit is open: after its first failures, nothing more went to /bad meanwhile.
+    expect(calls.filter((path) => path === '/bad').length).toBeLessThanOrEqual(10);
+    await callbacks.close();
+    await Promise.all(bad);
+  });
+
+  it('a receiver answering 5xx keeps its circuit closed: each callback is retried on its own schedule', async () => {
+    vi.useFakeTimers();
+    const seen = new Map<string, number>();
+    // Fails the first two attempts of every callback, accepts the third.
+    const fetch = vi.fn(async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const id = new Headers(init?.headers).get('webhook-id') ?? '';
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      return new Response(null, { status: n <= 2 ? 500 : 204 });
+    });
+    const callbacks = dispatcher({ fetch, maxPendingPerPrincipal: 1_000, baseDelayMs: 100 });
+    const pending = Array.from({ length: 200 }, (_, i) =>
+      callbacks.dispatch({ url: A, body: { job }, webhookId: `f${i}`, principal: 'p' }),
+    );
+    // Backoff ceilings before retries 1 and 2: 100 and 200 ms.
+    await vi.advanceTimersByTimeAsync(1_000);
+    const results = await Promise.all(pending);
+    expect(results.every((r) => r.delivered && r.attempts === 3)).toBe(true);
+    expect(fetch).toHaveBeenCalledTimes(600);
   });
 
   it('counts only failures that say the receiver is unwell: 4xx answers keep it closed', async () => {
@@ -330,8 +397,11 @@ describe('CallbackDispatcher limits: settings', () => {
     expect(CALLBACK_LIMIT_DEFAULTS).toEqual({
       maxConcurrentAttempts: 64,
       maxConcurrentPerDestination: 16,
+      maxConcurrentAttemptsPerPrincipal: 32,
       maxPendingDeliveries: 1_000,
       maxPendingBytes: 32 * 1024 * 1024,
+      maxPendingPerPrincipal: 250,
+      maxPendingBytesPerPrincipal: 8 * 1024 * 1024,
       circuitFailureThreshold: 5,
       circuitCooldownMs: 30_000,
       circuitMaxDestinations: 1_000,

@@ -14,6 +14,7 @@ import {
   CALLBACK_LIMIT_DEFAULTS,
   type CallbackLimits,
   DeliveryLimiter,
+  type DeliveryTarget,
 } from './delivery-limiter.ts';
 import { OutboxDelivery } from './outbox-delivery.ts';
 import { abortableSleep } from './timers.ts';
@@ -37,6 +38,13 @@ export interface CallbackDelivery {
   readonly webhookId: string;
   /** Sent verbatim as `Authorization`. */
   readonly authorization?: string | undefined;
+  /**
+   * Whose callback it is (the gateway passes the job's or approval's owner, `principal.id`): it
+   * counts against that principal's share of pending callbacks, and its destination (circuit,
+   * slots) is the URL's origin as this principal calls it back. Without it, only the global
+   * limits apply.
+   */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -50,6 +58,8 @@ export interface CallbackDelivery {
 export interface CallbackDeliveryFailure {
   readonly webhookId: string;
   readonly target: string;
+  /** The delivery's `principal`, when it named one. */
+  readonly principal?: string | undefined;
   readonly result: Extract<CallbackDeliveryResult, { delivered: false }>;
 }
 
@@ -141,8 +151,11 @@ export class CallbackDispatcher {
       wrapFetch,
       maxConcurrentAttempts,
       maxConcurrentPerDestination,
+      maxConcurrentAttemptsPerPrincipal,
       maxPendingDeliveries,
       maxPendingBytes,
+      maxPendingPerPrincipal,
+      maxPendingBytesPerPrincipal,
       circuitFailureThreshold,
       circuitCooldownMs,
       circuitMaxDestinations,
@@ -165,7 +178,7 @@ export class CallbackDispatcher {
         signal: this.#closing.signal,
         maxConcurrentAttempts:
           maxConcurrentAttempts ?? CALLBACK_LIMIT_DEFAULTS.maxConcurrentAttempts,
-        finish: (webhookId, url, result) => this.#finish(webhookId, originOf(url), result),
+        finish: (webhookId, target, result) => this.#finish(webhookId, target, result),
         track: (work) => this.#track(work),
       });
       this.#durable.start();
@@ -214,15 +227,16 @@ export class CallbackDispatcher {
    */
   dispatch(delivery: CallbackDelivery, handedOver?: () => void): Promise<CallbackDeliveryResult> {
     const signal = this.#closing.signal;
-    const prepared = prepareDelivery({ ...this.#settingsFor(delivery), ...delivery, signal });
-    const target = originOf(delivery.url);
+    const { principal, ...options } = delivery;
+    const prepared = prepareDelivery({ ...this.#settingsFor(delivery), ...options, signal });
+    const target: DeliveryTarget = { origin: originOf(delivery.url), principal };
     const inProcess = (): Promise<CallbackDeliveryResult> => {
       if (!signal.aborted) handedOver?.();
       return this.#deliver(prepared, target);
     };
     const delivering =
       this.#durable && !signal.aborted
-        ? this.#durable.dispatch(prepared, inProcess, handedOver)
+        ? this.#durable.dispatch(prepared, principal, inProcess, handedOver)
         : inProcess();
     const promise = delivering.then((result) => {
       this.#finish(delivery.webhookId, target, result);
@@ -241,10 +255,15 @@ export class CallbackDispatcher {
   }
 
   /** Reports a result that is final (not `queued`) and not a success to `onDeliveryFailed`. */
-  #finish(webhookId: string, target: string, result: CallbackDeliveryResult): void {
+  #finish(webhookId: string, target: DeliveryTarget, result: CallbackDeliveryResult): void {
     if (result.delivered || result.reason === 'queued') return;
     try {
-      this.#onDeliveryFailed?.({ webhookId, target, result });
+      this.#onDeliveryFailed?.({
+        webhookId,
+        target: target.origin,
+        ...(target.principal === undefined ? {} : { principal: target.principal }),
+        result,
+      });
     } catch {
       // A reporting hook must not turn into an unhandled rejection.
     }
@@ -256,12 +275,12 @@ export class CallbackDispatcher {
     this.#waitUntil?.(promise);
   }
 
-  #deliver(prepared: PreparedDelivery, target: string): Promise<CallbackDeliveryResult> {
+  #deliver(prepared: PreparedDelivery, target: DeliveryTarget): Promise<CallbackDeliveryResult> {
     // After close() it ends at once as `aborted`, so it takes no capacity.
     if (this.#closing.signal.aborted) return runDelivery(prepared);
-    const admission = this.#limiter.admit(utf8Length(prepared.payload));
+    const admission = this.#limiter.admit(utf8Length(prepared.payload), target.principal);
     if (!admission) return Promise.resolve(OVERFLOW);
-    const gate = this.#limiter.gate(target, this.#maxCircuitWaitMs);
+    const gate = this.#limiter.gate(target, { maxCircuitWaitMs: this.#maxCircuitWaitMs });
     return runDelivery(prepared, gate).finally(() => admission.release());
   }
 

@@ -1,10 +1,10 @@
 /**
- * How an attempt went, as far as the destination's health is concerned: `failure` for no
- * response (timeout, network or DNS error) or a 5xx, `success` for any other response,
+ * How an attempt went, as far as the destination's reachability is concerned: `failure` for no
+ * response (timeout, network or DNS error), `success` for any response (5xx included),
  * `neutral` when nothing was learnt (aborted, or refused before anything was sent).
  *
  * @example
- * const health: AttemptHealth = status >= 500 ? 'failure' : 'success';
+ * const health: AttemptHealth = response ? 'success' : 'failure';
  */
 export type AttemptHealth = 'success' | 'failure' | 'neutral';
 

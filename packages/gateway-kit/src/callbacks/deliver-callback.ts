@@ -29,6 +29,8 @@ import { abortableSleep, raceAbort } from './timers.ts';
  * - `queued` (dispatcher with an outbox only): not delivered yet, but stored in the outbox; the
  *   next attempt is made from there, by any instance. Not a failure: `onDeliveryFailed` is not
  *   called for it.
+ * - `expired` (dispatcher with an outbox only): the entry outlived the outbox's retention before
+ *   it could be delivered (e.g. its receiver stayed unreachable); nothing more is sent.
  *
  * @example
  * if (!result.delivered && result.reason === 'gone') forgetSubscription();
@@ -43,7 +45,8 @@ export type CallbackFailureReason =
   | 'aborted'
   | 'overflow'
   | 'circuit_open'
-  | 'queued';
+  | 'queued'
+  | 'expired';
 
 /**
  * Why an attempt got no HTTP response: the attempt timeout (DNS check included), a network
@@ -172,7 +175,10 @@ export interface AttemptTicket {
  * const gate: AttemptGate = { enter: async () => ({ leave: () => undefined }) };
  */
 export interface AttemptGate {
-  enter(signal: AbortSignal | undefined): Promise<AttemptTicket | 'aborted' | 'circuit_open'>;
+  /** `busy`: no slot within the wait the gate allows (outbox attempts only). */
+  enter(
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptTicket | 'aborted' | 'circuit_open' | 'busy'>;
 }
 
 /** Defaults of the retry schedule (see docs/callbacks.md). */
@@ -439,14 +445,20 @@ async function checkBeforeAttempt(
   return { kind: 'refused', refusal: check.reason };
 }
 
-/** What an attempt says about the receiver's health, for the circuit breaker. */
+/**
+ * What an attempt says about the receiver's reachability, for the circuit breaker: any HTTP
+ * answer (5xx included) shows it is reachable; no answer (timeout, network or DNS error) is a
+ * failure. A 5xx costs one short request and is spaced by the callback's own backoff, whereas
+ * silence holds a socket for `attemptTimeoutMs`; counting 5xx would also let a receiver that
+ * fails each callback's first attempts keep the circuit open for every callback.
+ */
 function healthOf(outcome: AttemptOutcome | Refused): AttemptHealth {
   switch (outcome.kind) {
     case 'delivered':
     case 'stop':
       return 'success';
     case 'retry':
-      return outcome.status !== undefined && outcome.status < 500 ? 'success' : 'failure';
+      return outcome.status !== undefined ? 'success' : 'failure';
     default:
       return 'neutral';
   }
@@ -524,6 +536,7 @@ export async function runDelivery(
     if (gate) {
       const entered = await gate.enter(p.signal);
       if (entered === 'aborted' || entered === 'circuit_open') return failure(entered);
+      if (entered === 'busy') return failure('overflow');
       ticket = entered;
     }
     let outcome: AttemptOutcome | Refused = { kind: 'aborted' };

@@ -17,7 +17,7 @@ type Stored = {
 
 /** A CallbackOutbox in a Map, for the dispatcher's side of the protocol (Redis has the real one). */
 class MapOutbox implements CallbackOutbox {
-  readonly leaseMs = 60_000;
+  constructor(readonly leaseMs = 60_000) {}
   readonly pollIntervalMs = 60_000; // only the poll at start-up runs in these tests
   readonly stored = new Map<string, Stored>();
   readonly log: string[] = [];
@@ -188,6 +188,115 @@ describe('CallbackDispatcher polling an outbox', () => {
     await dispatcher.close();
     // Closing hands the claimed entries back at once (attempts unchanged).
     expect(outbox.log.slice(1).sort()).toEqual(['reschedule w0 0', 'reschedule w1 0']);
+  });
+});
+
+describe('CallbackDispatcher with an outbox: principals, circuits, lease', () => {
+  it('stores the principal with the entry, and reports its failures with it', async () => {
+    const outbox = new MapOutbox();
+    const failed = vi.fn();
+    const fetch = vi.fn(async () => new Response(null, { status: 400 }));
+    const dispatcher = new CallbackDispatcher({ outbox, fetch, onDeliveryFailed: failed });
+    const sent = { url: JOB_URL, body: {}, webhookId: 'w-p1', principal: 'acme' };
+    expect(await dispatcher.dispatch(sent)).toMatchObject({ reason: 'client_error' });
+    expect(outbox.log).toContain('enqueue w-p1');
+    expect(failed).toHaveBeenCalledWith(
+      expect.objectContaining({
+        webhookId: 'w-p1',
+        principal: 'acme',
+        target: 'https://hooks.example.com',
+      }),
+    );
+    await dispatcher.close();
+  });
+
+  it('a wait on an open circuit is not an attempt: the entry goes back to the outbox, due when the circuit may let one through', async () => {
+    const outbox = new MapOutbox();
+    const fetch = vi.fn(async () => {
+      throw new TypeError('fetch failed');
+    });
+    const dispatcher = new CallbackDispatcher({
+      outbox,
+      fetch,
+      circuitFailureThreshold: 1,
+      circuitCooldownMs: 30_000,
+      random: () => 0,
+    });
+    const first = { url: JOB_URL, body: {}, webhookId: 'w-c1', principal: 'a' };
+    expect(await dispatcher.dispatch(first)).toMatchObject({ reason: 'queued', attempts: 1 });
+    // The circuit of (a, hooks.example.com) is open now: no request, no attempt counted.
+    expect(await dispatcher.dispatch({ ...first, webhookId: 'w-c2' })).toEqual({
+      delivered: false,
+      attempts: 0,
+      reason: 'queued',
+    });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(outbox.stored.get('w-c2')?.attempts).toBe(0);
+    expect(outbox.delays[1]).toBeGreaterThan(29_000);
+    expect(outbox.delays[1]).toBeLessThanOrEqual(30_000);
+    // Another principal's callback to the same origin goes at once.
+    expect(
+      await dispatcher.dispatch({ ...first, webhookId: 'w-c3', principal: 'b' }),
+    ).toMatchObject({
+      attempts: 1,
+    });
+    expect(fetch).toHaveBeenCalledTimes(2);
+    await dispatcher.close();
+  });
+
+  it('reports an entry the store expired as `expired`, without sending it', async () => {
+    const outbox = new MapOutbox();
+    const failed = vi.fn();
+    vi.spyOn(outbox, 'claimDue').mockResolvedValueOnce([
+      {
+        webhookId: 'w-old',
+        url: JOB_URL,
+        payload: '{}',
+        attempts: 3,
+        claim: 'c0',
+        principal: 'a',
+        expired: true,
+      },
+    ]);
+    const fetch = vi.fn();
+    const dispatcher = new CallbackDispatcher({ outbox, fetch, onDeliveryFailed: failed });
+    await vi.waitFor(() => expect(failed).toHaveBeenCalledTimes(1));
+    expect(failed).toHaveBeenCalledWith({
+      webhookId: 'w-old',
+      target: 'https://hooks.example.com',
+      principal: 'a',
+      result: { delivered: false, attempts: 3, reason: 'expired' },
+    });
+    expect(fetch).not.toHaveBeenCalled();
+    await dispatcher.close();
+  });
+
+  it('keeps an outbox attempt within half the lease, and createGateway warns when attemptTimeoutMs is longer', async () => {
+    const outbox = new MapOutbox(400);
+    const fetch = vi.fn(
+      (_url: string | URL | Request, init?: RequestInit) =>
+        new Promise<Response>((_, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        ),
+    );
+    const warn = vi.fn();
+    const gateway = asyncGateway({
+      jobStore: storeWithOutbox(outbox),
+      callbacks: { fetch, attemptTimeoutMs: 10_000, urlPolicy: {} },
+      logger: { error: () => undefined, warn },
+    });
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining('attemptTimeoutMs is longer than half the callback outbox lease'),
+      { attemptTimeoutMs: 10_000, leaseMs: 400, outboxAttemptTimeoutMs: 200 },
+    );
+    const started = Date.now();
+    await createTestClient(gateway, { token: TOKEN }).invoke(
+      invokeBody('generate-report', { topic: 'q3' }, { callbacks: { jobResultUrl: JOB_URL } }),
+    );
+    await vi.waitFor(() => expect([...outbox.stored.values()]).toMatchObject([{ attempts: 1 }]));
+    // The attempt timed out after 200 ms (half the lease), not 10 s.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await gateway.close();
   });
 });
 

@@ -9,7 +9,7 @@ import {
   prepareDelivery,
   runDelivery,
 } from './deliver-callback.ts';
-import type { DeliveryLimiter } from './delivery-limiter.ts';
+import type { DeliveryLimiter, DeliveryTarget } from './delivery-limiter.ts';
 import { unrefTimer } from './timers.ts';
 
 /** Entries claimed per poll at most (also bounded by free attempt slots). */
@@ -21,6 +21,7 @@ interface OutboxCallback {
   readonly body: object;
   readonly webhookId: string;
   readonly authorization?: string | undefined;
+  readonly principal?: string | undefined;
 }
 
 /** What {@link OutboxDelivery} shares with its dispatcher. Internal. */
@@ -32,7 +33,11 @@ export interface OutboxDeliveryContext {
   readonly signal: AbortSignal;
   readonly maxConcurrentAttempts: number;
   /** Reports a final result (the dispatcher calls `onDeliveryFailed` for failures). */
-  readonly finish: (webhookId: string, url: string, result: CallbackDeliveryResult) => void;
+  readonly finish: (
+    webhookId: string,
+    target: DeliveryTarget,
+    result: CallbackDeliveryResult,
+  ) => void;
   /** Tracks background work (in flight, `waitUntil`). */
   readonly track: (work: Promise<unknown>) => void;
 }
@@ -81,6 +86,7 @@ export class OutboxDelivery {
    */
   async dispatch(
     p: PreparedDelivery,
+    principal: string | undefined,
     fallback: () => Promise<CallbackDeliveryResult>,
     handedOver?: () => void,
   ): Promise<CallbackDeliveryResult> {
@@ -92,10 +98,13 @@ export class OutboxDelivery {
     }
     let claim: string;
     try {
-      const entry = { webhookId: p.webhookId, url: p.url, payload: p.payload };
-      const stored = await this.#c.outbox.enqueue(
-        p.authorization === undefined ? entry : { ...entry, authorization: p.authorization },
-      );
+      const stored = await this.#c.outbox.enqueue({
+        webhookId: p.webhookId,
+        url: p.url,
+        payload: p.payload,
+        ...(p.authorization === undefined ? {} : { authorization: p.authorization }),
+        ...(principal === undefined ? {} : { principal }),
+      });
       // Stored (or pending already), or refused for good: it no longer depends on the caller.
       handedOver?.();
       if (stored === 'exists') return queued(0);
@@ -104,7 +113,7 @@ export class OutboxDelivery {
     } catch {
       return fallback();
     }
-    return this.#attempt(p, claim, 0);
+    return this.#attempt(p, principal, claim, 0);
   }
 
   /** Claims due entries (as many as there are free attempt slots, at most a batch) and tries each. */
@@ -131,6 +140,16 @@ export class OutboxDelivery {
   }
 
   async #fromEntry(entry: ClaimedOutboxEntry): Promise<void> {
+    const target = { origin: originOf(entry.url), principal: entry.principal };
+    if (entry.expired) {
+      // Past the store's retention (already removed there): reported once, not attempted.
+      this.#c.finish(entry.webhookId, target, {
+        delivered: false,
+        attempts: entry.attempts,
+        reason: 'expired',
+      });
+      return;
+    }
     let p: PreparedDelivery;
     try {
       const delivery = {
@@ -152,51 +171,73 @@ export class OutboxDelivery {
       await this.#settle(() => this.#c.outbox.complete(entry.webhookId, entry.claim));
       return;
     }
-    const result = await this.#attempt(p, entry.claim, entry.attempts);
+    const result = await this.#attempt(p, entry.principal, entry.claim, entry.attempts);
     if (!(result.delivered === false && result.reason === 'queued'))
-      this.#c.finish(entry.webhookId, entry.url, result);
+      this.#c.finish(entry.webhookId, target, result);
   }
 
-  /** One attempt through the dispatcher's limits; then completes or reschedules the entry. */
+  /**
+   * One attempt through the dispatcher's limits; then completes or reschedules the entry. The
+   * claim lasts `leaseMs`: the attempt gets at most half of it, waiting for a slot at most the rest
+   * of that half, and waits for nothing else. An open circuit, a full share or no free slot puts
+   * the entry back in the outbox without counting an attempt (no request was sent).
+   */
   async #attempt(
     p: PreparedDelivery,
+    principal: string | undefined,
     claim: string,
     before: number,
   ): Promise<CallbackDeliveryResult> {
     const { outbox, limiter } = this.#c;
-    const admission = limiter.admit(utf8Length(p.payload));
-    if (!admission) {
-      // Too much in flight here: leave it to a later poll (of any instance).
-      const delay = backoffDelay(1, p);
-      await this.#settle(() => outbox.reschedule(p.webhookId, claim, before, delay));
+    const putBack = async (delayMs: number): Promise<CallbackDeliveryResult> => {
+      await this.#settle(() => outbox.reschedule(p.webhookId, claim, before, delayMs));
       return queued(before);
+    };
+    const refused = precheckDelivery(p);
+    if (!(refused instanceof URL)) {
+      await this.#settle(() => outbox.complete(p.webhookId, claim));
+      return refused;
     }
-    // Waiting for the circuit must end well inside the lease, or another instance takes over.
-    const gate = limiter.gate(
-      originOf(p.url),
-      Math.max(0, outbox.leaseMs / 2 - p.attemptTimeoutMs),
-    );
+    const target: DeliveryTarget = { origin: refused.origin, principal };
+    const admission = limiter.admit(utf8Length(p.payload), principal);
+    // Too much in flight here (in all, or for this principal): leave it to a later poll.
+    if (!admission) return putBack(backoffDelay(1, p));
+    const budget = attemptBudget(outbox.leaseMs, p.attemptTimeoutMs);
+    const entered = await limiter
+      .gate(target, { maxCircuitWaitMs: 0, maxSlotWaitMs: budget.slotWaitMs })
+      .enter(p.signal);
+    if (typeof entered === 'string') {
+      admission.release();
+      // Shutting down: hand it back at once to whichever instance polls next.
+      if (entered === 'aborted') return putBack(0);
+      if (entered === 'busy') return putBack(backoffDelay(1, p));
+      // Open circuit: due again when it may let an attempt through (spread over a base delay).
+      const wait = limiter.circuitDelay(target) ?? 0;
+      return putBack(Math.min(p.maxDelayMs, wait) + backoffDelay(1, p));
+    }
+    const ticket = entered;
     let result: CallbackDeliveryResult;
     let retryAfterMs: number | undefined;
     try {
-      result = await runDelivery({ ...p, maxAttempts: 1 }, gate, (ms) => {
-        retryAfterMs = ms;
-      });
+      result = await runDelivery(
+        { ...p, maxAttempts: 1, attemptTimeoutMs: budget.attemptTimeoutMs },
+        { enter: async () => ticket },
+        (ms) => {
+          retryAfterMs = ms;
+        },
+      );
     } finally {
+      // A no-op when the attempt ran (it left the gate itself).
+      ticket.leave('neutral');
       admission.release();
     }
-    const attempts = before + Math.max(1, result.attempts);
     if (result.delivered) {
       await this.#settle(() => outbox.complete(p.webhookId, claim));
-      return { ...result, attempts };
+      return { ...result, attempts: before + result.attempts };
     }
-    if (result.reason === 'aborted') {
-      // Shutting down: hand it back at once to whichever instance polls next.
-      await this.#settle(() => outbox.reschedule(p.webhookId, claim, before, 0));
-      return queued(before);
-    }
-    const retryable = result.reason === 'exhausted' || result.reason === 'circuit_open';
-    if (retryable && attempts < p.maxAttempts) {
+    if (result.reason === 'aborted') return putBack(0);
+    const attempts = before + result.attempts;
+    if (result.reason === 'exhausted' && attempts < p.maxAttempts) {
       // The receiver's Retry-After wins over the backoff, as with in-process retries.
       const delay = Math.min(p.maxDelayMs, retryAfterMs ?? backoffDelay(attempts, p));
       await this.#settle(() => outbox.reschedule(p.webhookId, claim, attempts, delay));
@@ -214,6 +255,23 @@ export class OutboxDelivery {
       // At least once: a lapsed claim is due again after `leaseMs`.
     }
   }
+}
+
+/**
+ * How an outbox attempt fits in its claim of `leaseMs`: the attempt itself gets at most half of
+ * it (`attemptTimeoutMs` is shortened when longer), waiting for a slot the rest of that half; the
+ * other half is left for the store write that completes or reschedules the entry.
+ *
+ * @example
+ * attemptBudget(30_000, 10_000); // { attemptTimeoutMs: 10_000, slotWaitMs: 5_000 }
+ */
+export function attemptBudget(
+  leaseMs: number,
+  attemptTimeoutMs: number,
+): { readonly attemptTimeoutMs: number; readonly slotWaitMs: number } {
+  const half = Math.max(1, Math.floor(leaseMs / 2));
+  const attempt = Math.min(attemptTimeoutMs, half);
+  return { attemptTimeoutMs: attempt, slotWaitMs: half - attempt };
 }
 
 function originOf(url: string): string {

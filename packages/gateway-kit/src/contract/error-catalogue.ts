@@ -4,6 +4,7 @@ import type { GatewayError } from './gateway-error.ts';
 export type GatewayErrorCode =
   | 'malformed_json'
   | 'unauthorized'
+  | 'forbidden_host'
   | 'not_found'
   | 'job_not_found'
   | 'method_not_allowed'
@@ -38,6 +39,12 @@ export interface CatalogueEntry {
 export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> = {
   malformed_json: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
   unauthorized: { status: 401, retryable: false, message: 'Missing or invalid bearer token.' },
+  forbidden_host: {
+    status: 403,
+    retryable: false,
+    message:
+      'This server listens on loopback and answers only requests addressed to a loopback host (Host and Origin); add the host to allowedHosts to serve it deliberately.',
+  },
   not_found: { status: 404, retryable: false, message: 'No such route.' },
   job_not_found: { status: 404, retryable: false, message: 'No such job.' },
   method_not_allowed: {

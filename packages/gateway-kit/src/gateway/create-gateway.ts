@@ -5,6 +5,8 @@ import {
   CallbackDispatcher,
   type CallbackDispatcherOptions,
 } from '../callbacks/callback-dispatcher.ts';
+import { CALLBACK_DELIVERY_DEFAULTS } from '../callbacks/deliver-callback.ts';
+import { attemptBudget } from '../callbacks/outbox-delivery.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { ApprovalDecision, ApprovalListOptions } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
@@ -19,13 +21,13 @@ import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
-import { consoleLogger } from '../runtime/logger.ts';
+import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import type { JobStore } from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
-import type { Gateway, GatewayOptions } from './gateway-options.ts';
+import type { Authentication, Gateway, GatewayOptions } from './gateway-options.ts';
 import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { validateOptions } from './validate-options.ts';
@@ -106,6 +108,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     background: (work) => track(work),
     now,
   });
+  // A shared job store's outbox makes callbacks survive this instance.
+  const callbackOutbox = callbacksOn
+    ? 'outbox' in callbackSettings
+      ? callbackSettings.outbox
+      : jobs.callbackOutbox
+    : undefined;
+  warnOnShortLease(callbackOutbox?.leaseMs, callbackSettings.attemptTimeoutMs, logger);
   const runtime: GatewayRuntime = {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
@@ -115,14 +124,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     callbacks: callbacksOn
       ? new CallbackDispatcher({
           ...callbackSettings,
-          // A shared job store's outbox makes callbacks survive this instance.
-          outbox: 'outbox' in callbackSettings ? callbackSettings.outbox : jobs.callbackOutbox,
+          outbox: callbackOutbox,
           onDeliveryFailed:
             callbackSettings.onDeliveryFailed ??
             ((failure) =>
               (logger.warn ?? logger.error)('callback not delivered', {
                 webhookId: failure.webhookId,
                 target: failure.target,
+                ...(failure.principal === undefined ? {} : { principal: failure.principal }),
                 reason: failure.result.reason,
               })),
           waitUntil: (work) => track(work),
@@ -239,8 +248,30 @@ export function createGateway(options: GatewayOptions): Gateway {
   // With hooks or a tracer, each request is served inside the observer (span, invoke events).
   const serve = observer ? (call: GatewayCall) => observer.request(call, handle) : handle;
 
+  /** `gateway.authenticate`: the route's authentication step, on its own. */
+  async function authenticateRequest(request: Request): Promise<Authentication> {
+    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+    try {
+      const authenticated = authenticate(header('authorization'), header);
+      const principal =
+        authenticated instanceof Promise
+          ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+          : authenticated;
+      if (principal === TIMED_OUT) {
+        return refusal(
+          errorReply('unavailable', { message: 'Authentication did not answer in time.' }),
+        );
+      }
+      return principal ? { principal } : refusal(unauthorized());
+    } catch (error) {
+      logger.error('authentication failed', { error });
+      return refusal(errorReply('internal_error', { message: 'The gateway failed unexpectedly.' }));
+    }
+  }
+
   const gateway = {
     manifest,
+    authenticate: authenticateRequest,
     fetch: async (
       request: Request,
       _env?: unknown,
@@ -281,6 +312,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   return gateway as Gateway;
 }
 
+function refusal(reply: GatewayReply): Authentication {
+  return { refusal: toWebResponse(reply) };
+}
+
 /** The set entries of a partial options object, without the ones given as `undefined`. */
 function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   const defined: Partial<T> = {};
@@ -289,4 +324,31 @@ function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   return defined;
 }
 
-export type { Gateway, GatewayApprovals, GatewayOptions } from './gateway-options.ts';
+export type {
+  Authentication,
+  Gateway,
+  GatewayApprovals,
+  GatewayOptions,
+} from './gateway-options.ts';
+
+/**
+ * An outbox claim must outlast the attempt made under it, or another instance takes the entry over
+ * and sends it again: outbox attempts get at most half of `leaseMs` (see `CallbackOutbox.leaseMs`).
+ * Says so once, at start-up, when the configured `attemptTimeoutMs` is longer.
+ */
+function warnOnShortLease(
+  leaseMs: number | undefined,
+  attemptTimeoutMs: number | undefined,
+  logger: GatewayLogger,
+): void {
+  if (leaseMs === undefined) return;
+  const configured = attemptTimeoutMs ?? CALLBACK_DELIVERY_DEFAULTS.attemptTimeoutMs;
+  const allowed = attemptBudget(leaseMs, configured).attemptTimeoutMs;
+  if (allowed >= configured) return;
+  const message =
+    'callbacks.attemptTimeoutMs is longer than half the callback outbox lease: outbox attempts time out sooner';
+  const fields = { attemptTimeoutMs: configured, leaseMs, outboxAttemptTimeoutMs: allowed };
+  // Called as methods: a class-based logger (pino) needs its `this`.
+  if (logger.warn) logger.warn(message, fields);
+  else logger.error(message, fields);
+}

@@ -1,5 +1,6 @@
 import type { Action } from '../actions/define-action.ts';
 import type { AuthConfig } from '../auth/auth-config.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { CallbackDispatcherOptions } from '../callbacks/callback-dispatcher.ts';
 import type { ApprovalPolicy } from '../context/gateway-runtime.ts';
 import type {
@@ -127,6 +128,11 @@ export interface GatewayApprovals {
   ): Promise<{ approval: Approval; job?: ApprovalJob }>;
 }
 
+/** What {@link Gateway.authenticate} resolves to: the caller's principal, or the gateway's refusal. */
+export type Authentication =
+  | { readonly principal: Principal; readonly refusal?: undefined }
+  | { readonly principal?: undefined; readonly refusal: Response };
+
 /**
  * A gateway: one Web-standard `fetch` entry point serving the whole contract.
  *
@@ -143,6 +149,18 @@ export interface Gateway {
     env?: unknown,
     context?: { waitUntil?(work: Promise<unknown>): void },
   ): Promise<Response>;
+  /**
+   * Authenticates a request as the gateway's routes do (bearer token or `auth.verify`), for
+   * handlers served next to the gateway that count or scope by caller: resolves to the principal,
+   * or to the answer the gateway gives the request's credentials (`401 unauthorized`, `503
+   * unavailable` when `verify` does not answer in time). Never rejects.
+   *
+   * @example
+   * const checked = await gateway.authenticate(request);
+   * if ('refusal' in checked) return checked.refusal;
+   * console.log(checked.principal.id);
+   */
+  authenticate(request: Request): Promise<Authentication>;
   /** The manifest document (with `gateway.url` empty when no URL was configured). */
   readonly manifest: Manifest;
   readonly approvals: GatewayApprovals;

@@ -300,6 +300,7 @@ async function handOver(
     body: { job: toJobResource(job) },
     webhookId: `job_${job.jobId}_${job.status}`,
     authorization: payload.callbacks.authorization,
+    principal: job.ownerId,
   };
   await (observer
     ? observer.dispatch(

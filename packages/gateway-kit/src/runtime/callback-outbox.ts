@@ -17,6 +17,12 @@ export interface OutboxEntry {
   readonly payload: string;
   /** Sent verbatim as `Authorization`. */
   readonly authorization?: string | undefined;
+  /**
+   * The principal whose callback it is (the job's or approval's owner): the entry counts against
+   * that principal's share, and due entries are claimed fairly across principals. Entries without
+   * one share a single anonymous share (`''`).
+   */
+  readonly principal?: string | undefined;
   /** Attempts made so far. */
   readonly attempts: number;
 }
@@ -30,6 +36,12 @@ export interface OutboxEntry {
  */
 export interface ClaimedOutboxEntry extends OutboxEntry {
   readonly claim: string;
+  /**
+   * Set when the entry outlived the store's retention: the store has removed it already, and the
+   * dispatcher reports it (reason `expired`) instead of attempting it. Optional for stores that
+   * drop expired entries silently.
+   */
+  readonly expired?: boolean | undefined;
 }
 
 /**
@@ -49,25 +61,36 @@ export interface ClaimedOutboxEntry extends OutboxEntry {
  * const callbacks: CallbackDispatcherOptions = { outbox: redisJobStore.callbackOutbox };
  */
 export interface CallbackOutbox {
-  /** How long a claim lasts, in ms; an attempt (timeout included) must fit well inside it. */
+  /**
+   * How long a claim lasts, in ms. The dispatcher keeps each outbox attempt within half of it
+   * (its `attemptTimeoutMs` is shortened to `leaseMs / 2` when longer, with a warning from
+   * `createGateway`), and waits for a slot at most the rest of that half.
+   */
   readonly leaseMs: number;
   /** How often a dispatcher looks for due entries, in ms. */
   readonly pollIntervalMs: number;
   /**
    * Stores `entry`, claimed by the caller for `leaseMs`. Resolves with the claim, `exists`
    * when an entry with this `webhookId` is pending already, or `full` when the outbox is at its
-   * capacity. Rejects when the store cannot be reached.
+   * capacity or `entry.principal`'s share (items or bytes) is used up: one principal's overflow
+   * never takes another principal's share. Rejects when the store cannot be reached.
    */
   enqueue(
     entry: Omit<OutboxEntry, 'attempts'>,
   ): Promise<{ readonly claim: string } | 'exists' | 'full'>;
-  /** Claims up to `limit` entries whose next attempt is due, each for `leaseMs`. */
+  /**
+   * Claims up to `limit` entries whose next attempt is due, each for `leaseMs`, fairly across
+   * principals: one due entry per principal in turn (principals served least recently first), so
+   * one principal's backlog never fills a batch while another has due entries. Entries past the
+   * store's retention come back once with `expired: true` (already removed).
+   */
   claimDue(limit: number): Promise<ClaimedOutboxEntry[]>;
   /** Removes a delivered (or abandoned) entry, if `claim` still holds it. */
   complete(webhookId: string, claim: string): Promise<void>;
   /**
    * Releases the claim (if it still holds) and makes the entry due in `delayMs` (by the store's
-   * clock), with `attempts` attempts made in all.
+   * clock), with `attempts` attempts made in all (unchanged when no request was sent, e.g. while
+   * the destination's circuit is open).
    */
   reschedule(webhookId: string, claim: string, attempts: number, delayMs: number): Promise<void>;
 }

@@ -1,3 +1,8 @@
+export type {
+  CallbackOutboxConformanceOptions,
+  CallbackOutboxTestSettings,
+} from './callback-outbox-conformance.ts';
+export { callbackOutboxConformance } from './callback-outbox-conformance.ts';
 export type { ConformanceTestApi, FastCheckModule } from './conformance-kit.ts';
 export type { InvokeBodyOverrides } from './invoke-body.ts';
 export { invokeBody } from './invoke-body.ts';

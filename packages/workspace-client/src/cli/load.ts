@@ -1,7 +1,6 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import * as v from 'valibot';
-import { parseDocument } from 'yaml';
 import { type DebriefDraft, defineDebrief } from '../debrief/define-debrief.js';
 import { WorkspaceValidationError } from '../errors/validation-error.js';
 import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.js';
@@ -9,6 +8,7 @@ import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.js';
 import { toIssues } from '../schemas/issues.js';
 import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.js';
 import { slugify } from '../schemas/slugify.js';
+import { parseYaml } from './parse-yaml.js';
 
 /** The three kinds of workspace object, each in its own sub-folder. */
 export const KINDS: readonly ['skills', 'agents', 'debriefs'] = [
@@ -49,13 +49,13 @@ export const LIMITS: { readonly filesPerKind: 1000; readonly fileBytes: 1_048_57
 
 const EXTENSIONS = new Set(['.json', '.yaml', '.yml']);
 
-/** Parses JSON or YAML text; YAML anchors are bounded and duplicate keys refused. */
+/**
+ * Parses JSON or YAML text; YAML within its size, depth and key limits (`YAML_LIMITS`), anchors
+ * bounded and duplicate keys refused.
+ */
 function parseText(text: string, extension: string): unknown {
   if (extension === '.json') return JSON.parse(text);
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  const [first] = document.errors;
-  if (first !== undefined) throw new Error(first.message.split('\n')[0]);
-  return document.toJS({ maxAliasCount: 100 });
+  return parseYaml(text);
 }
 
 /**

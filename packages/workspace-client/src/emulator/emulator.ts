@@ -70,6 +70,13 @@ export interface WorkspaceEmulatorOptions {
    * one page per debrief showing it as presented). Default `true`.
    */
   preview?: boolean | undefined;
+  /**
+   * Host names (as in the `Host` header, without port) the emulator answers besides
+   * `localhost`, `127.0.0.1`, `[::1]` and the host of the URL it is reached at: a deliberate setup
+   * such as a name in `/etc/hosts` or a proxy on this machine. Applies to the preview, and to the
+   * API when the emulator is served on a loopback address. Default none.
+   */
+  allowedHosts?: readonly string[] | undefined;
 }
 
 /**
@@ -77,11 +84,21 @@ export interface WorkspaceEmulatorOptions {
  * lists every workspace's debriefs, so a page that re-binds its own domain name to 127.0.0.1
  * (DNS rebinding) must not be able to read it.
  */
-function localHost(request: Request, url: URL): boolean {
+function localHost(request: Request, url: URL, allowedHosts: ReadonlySet<string>): boolean {
   const host = request.headers.get('host');
   if (host === null) return true;
   const name = host.replace(/:\d+$/, '').toLowerCase();
-  return ['localhost', '127.0.0.1', '[::1]', url.hostname].includes(name);
+  return ['localhost', '127.0.0.1', '[::1]', url.hostname].includes(name) || allowedHosts.has(name);
+}
+
+/**
+ * True when the emulator is served on a loopback address: the Node server (and
+ * `svc-workspace-emulator`) builds request URLs from the address it listens on, so a loopback
+ * URL host means a loopback server, which DNS rebinding can reach.
+ */
+function servedOnLoopback(url: URL): boolean {
+  const name = url.hostname.toLowerCase();
+  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /** Most requests `emulator.requests` keeps (the oldest are dropped). */
@@ -146,6 +163,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
   const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
   const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
+  const allowedHosts = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxItems = options.maxItems ?? 1000;
   const maxWorkspaces = options.maxWorkspaces ?? 1000;
@@ -395,13 +413,20 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
           ? url.pathname.slice(previewRoot.length)
           : undefined;
       if (previewPath !== undefined && allowed && (method === 'GET' || method === 'HEAD')) {
-        response = localHost(request, url)
+        response = localHost(request, url, allowedHosts)
           ? previewPage(previewPath)
           : errorResponse(
               403,
               'host_not_allowed',
               'The preview is served only to localhost, 127.0.0.1, [::1] or the address the emulator was reached at',
             );
+      } else if (inside && servedOnLoopback(url) && !localHost(request, url, allowedHosts)) {
+        // DNS rebinding: a page whose name resolves to this machine is same-origin with it.
+        response = errorResponse(
+          403,
+          'host_not_allowed',
+          'The emulator on a loopback address answers only requests addressed to localhost, 127.0.0.1, [::1] or the address it listens on (see allowedHosts)',
+        );
       } else if (!allowed) {
         response = errorResponse(
           403,

@@ -1,3 +1,4 @@
+export type { AllowedHosts } from './loopback-host.ts';
 export type { PinnedFetchOptions } from './pinned-fetch.ts';
 export { createPinnedFetch } from './pinned-fetch.ts';
 export { resolveHostWithNodeDns } from './resolve-host.ts';

@@ -4,6 +4,7 @@ import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -36,15 +37,25 @@ export interface NodeHandlerOptions {
    * to 5 000 ms.
    */
   readonly drainTimeoutMs?: number;
+  /**
+   * DNS-rebinding protection. On a server listening on a loopback address (`127.0.0.1`, `::1`),
+   * requests whose `Host` — or `Origin`, when sent — names another host than `localhost`,
+   * `*.localhost`, `127.x.x.x` or `[::1]` are answered `403 forbidden_host`: a web page whose
+   * name is pointed at 127.0.0.1 could otherwise call the local gateway with a token it knows.
+   * List the names a deliberate setup uses (a reverse proxy on the same machine that keeps the
+   * public `Host`, a name in `/etc/hosts`): exact names, or `.example.test` for a domain and its
+   * subdomains; `true` turns the check off. Servers listening on other addresses are not checked.
+   */
+  readonly allowedHosts?: AllowedHosts;
 }
 
-const DEFAULT_DRAIN_MAX_BYTES = 16 * 1024 * 1024;
-const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+export const DEFAULT_DRAIN_MAX_BYTES: number = 16 * 1024 * 1024;
+export const DEFAULT_DRAIN_TIMEOUT_MS: number = 5_000;
 
 /** A request as frameworks hand it over: Express and others may have parsed the body already. */
-type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean; baseUrl?: string };
+export type NodeRequest = IncomingMessage & { body?: unknown; _body?: boolean; baseUrl?: string };
 
-function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> {
+export function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> {
   // Express' body parsers consume the stream and leave the result on `req.body`.
   if (req.body !== undefined && (req._body === true || req.readableEnded)) {
     const body = req.body;
@@ -81,7 +92,7 @@ function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadResult> 
   });
 }
 
-function firstHeader(value: string | string[] | undefined): string | undefined {
+export function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
@@ -90,7 +101,7 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 // runtime (401 / 415) instead of silently using the first.
 const JOINED_IF_REPEATED = new Set(['authorization', 'content-type']);
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
   if (JOINED_IF_REPEATED.has(name)) {
     const raw = req.rawHeaders;
     let joined: string | undefined;
@@ -106,10 +117,10 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 
 // A host (name or IP literal) with an optional port: anything else in Host/X-Forwarded-Host is
 // not used to build URLs, so a forged header cannot put a non-URL into the manifest or job URLs.
-const HOST = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
+export const HOST: RegExp = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
 
 /** The request path, normalised as `new URL` would for dot segments and absolute-form targets. */
-function pathOf(url: string): string {
+export function pathOf(url: string): string {
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   // The common case needs no URL parse: an origin-form path without dot segments.
@@ -122,7 +133,7 @@ function pathOf(url: string): string {
 }
 
 /** The query string of a request target, without `?`. */
-function queryOf(url: string): string {
+export function queryOf(url: string): string {
   const question = url.indexOf('?');
   return question === -1 ? '' : url.slice(question + 1);
 }
@@ -210,7 +221,7 @@ function writeReply(res: ServerResponse, reply: GatewayReply, close: boolean): v
   res.end(reply.body ?? undefined);
 }
 
-interface DrainLimits {
+export interface DrainLimits {
   readonly maxBytes: number;
   readonly timeoutMs: number;
 }
@@ -219,7 +230,7 @@ interface DrainLimits {
  * Reads and discards the rest of a request body; resolves `true` once it ended within the
  * limits, `false` when they were hit or the request failed (it is then left paused).
  */
-function drainBody(req: IncomingMessage, limits: DrainLimits): Promise<boolean> {
+export function drainBody(req: IncomingMessage, limits: DrainLimits): Promise<boolean> {
   const declared = Number(req.headers['content-length']);
   if (declared > limits.maxBytes) return Promise.resolve(false);
   return new Promise((resolve) => {
@@ -276,7 +287,7 @@ function nonNegative(name: string, value: number): number {
   throw new GatewayConfigError(`toNodeHandler: ${name} must be a non-negative integer.`);
 }
 
-const INTERNAL_ERROR: GatewayReply = {
+export const INTERNAL_ERROR: GatewayReply = {
   status: 500,
   headers: { 'content-type': 'application/json' },
   body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
@@ -312,7 +323,13 @@ export function toNodeHandler(
     }));
   }
   const wantsQuery = WANTS_QUERY in gateway;
+  const refuseForeignHost = createHostGuard(options.allowedHosts);
   return (req, res) => {
+    const refused = refuseForeignHost(req);
+    if (refused) {
+      sendReply(req, res, refused, limits);
+      return;
+    }
     const call = new NodeCall(req as NodeRequest, res, trustProxy, wantsQuery);
     handle(call).then(
       (reply) => sendReply(req, res, reply, limits),

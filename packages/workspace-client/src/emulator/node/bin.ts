@@ -14,6 +14,9 @@ Any "Authorization: Bearer <key>" is accepted; each key has its own workspace.
       --allow-origin <origin>
                also accept browser calls from this origin (repeatable; pages on
                localhost, 127.0.0.1 and [::1] are always accepted)
+      --allow-host <name>
+               also answer requests addressed to this host name (repeatable;
+               localhost, 127.0.0.1, [::1] and the listening address always are)
       --max-body-bytes <n>
                largest request body (default 1048576)
   -h, --help   show this help`;
@@ -23,6 +26,7 @@ const { values } = parseArgs({
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     'allow-origin': { type: 'string', multiple: true },
+    'allow-host': { type: 'string', multiple: true },
     'max-body-bytes': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -46,6 +50,7 @@ async function main(): Promise<void> {
   }
   const emulator = createWorkspaceEmulator({
     allowedOrigins: [...LOCAL_ORIGINS, ...(values['allow-origin'] ?? [])],
+    allowedHosts: values['allow-host'] ?? [],
     maxBodyBytes,
   });
   const server = await serveWorkspaceEmulator({

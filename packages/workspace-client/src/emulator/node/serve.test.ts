@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../../client/create-workspace-client.js';
@@ -136,5 +137,63 @@ describe('svc-workspace-emulator bin', () => {
     running.emulator.failNext({ status: 401 });
     const client = createWorkspaceClient({ baseUrl: running.url, apiKey: 'wk_test_example' });
     await expect(client.skills.list()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});
+
+/** GET /api/v1/org/skills on 127.0.0.1:`port` with a valid key and the given `Host`. */
+function skillsAs(port: number, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/v1/org/skills',
+        headers: { host, authorization: 'Bearer wk_test_example' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('serveWorkspaceEmulator on loopback: DNS rebinding', () => {
+  it('refuses a valid key sent under a foreign Host with 403 host_not_allowed, as the preview does', async () => {
+    for (const host of ['evil.example', `evil.example:${running.port}`]) {
+      const refused = await skillsAs(running.port, host);
+      expect(refused.status, host).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'host_not_allowed' } });
+    }
+    for (const host of [`127.0.0.1:${running.port}`, `localhost:${running.port}`, '[::1]']) {
+      expect((await skillsAs(running.port, host)).status, host).toBe(200);
+    }
+  });
+
+  it('answers the names listed in allowedHosts', async () => {
+    const listed = await serveWorkspaceEmulator({
+      emulator: createWorkspaceEmulator({ allowedHosts: ['Emulator.Test'] }),
+    });
+    try {
+      expect((await skillsAs(listed.port, 'emulator.test:80')).status).toBe(200);
+      expect((await skillsAs(listed.port, 'other.test')).status).toBe(403);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  it('does not check a server exposed on 0.0.0.0 (reached under names it cannot know)', async () => {
+    const exposed = await serveWorkspaceEmulator({ host: '0.0.0.0' });
+    try {
+      expect((await skillsAs(exposed.port, 'workstation.lan:4010')).status).toBe(200);
+    } finally {
+      await exposed.close();
+    }
   });
 });

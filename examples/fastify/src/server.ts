@@ -1,0 +1,27 @@
+import { createDemoGateway, readDemoConfig, startupMessage } from '@svc/example-demo-actions';
+import { fastifyGateway, fastifyLogger } from '@svc/gateway-kit/fastify';
+import Fastify from 'fastify';
+
+// PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
+// LOG_LEVEL (default info) is Fastify's: one line per request; `debug` adds the gateway's routing.
+const { port, hostname } = readDemoConfig(process.env);
+
+// An existing app: Fastify's logger, its JSON parser and routes of its own.
+const app = Fastify({ logger: { level: process.env.LOG_LEVEL?.trim() || 'info' } });
+app.get('/health', async () => ({ ok: true }));
+app.post('/api/notes', async (request, reply) => reply.code(201).send({ saved: request.body }));
+
+// The gateway under /gateway: the plugin strips the prefix and puts it into every URL it answers
+// (manifest, statusUrl, cancelUrl), so the gateway needs neither `basePath` nor `url`. Bodies
+// reach it unparsed; the app's own routes keep Fastify's parsers. Its log lines go to app.log.
+// Callbacks connect only to addresses the URL policy allows (the plugin's pinned connections).
+const { gateway, config } = createDemoGateway(process.env, { logger: fastifyLogger(app.log) });
+await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
+
+const origin = await app.listen({ port, host: hostname });
+console.log(startupMessage(config.url ?? `${origin}/gateway`, config));
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // app.close() stops the server and, through the plugin's onClose, the gateway.
+  process.once(signal, () => void app.close().then(() => process.exit(0)));
+}

@@ -1,0 +1,414 @@
+import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
+import { defineAction } from '../../actions/define-action.ts';
+import { createApprovalsHandler } from '../../gateway/approvals-handler.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { invokeBody } from '../../testing/index.ts';
+import { fastifyGateway } from './fastify-gateway.ts';
+import { fastifyLogger } from './fastify-logger.ts';
+
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+let aborted = 0;
+/** Resolves once the action is running (its abort listener registered): no sleep needed. */
+let actionRunning: () => void = () => {};
+const waitForAbort = defineAction({
+  id: 'wait-for-abort',
+  input: v.object({}),
+  timeoutMs: 5_000,
+  run: (_, { signal }) =>
+    new Promise((resolve) => {
+      actionRunning();
+      signal.addEventListener('abort', () => {
+        aborted += 1;
+        resolve({});
+      });
+    }),
+});
+const report = defineAction({
+  id: 'report',
+  input: v.object({}),
+  executionMode: 'async',
+  run: () => ({ outputText: 'done' }),
+});
+
+/** An app as users have them: JSON parsed by Fastify for its own routes, a hook, a small bodyLimit. */
+async function startApp(
+  register: (app: FastifyInstance) => Promise<unknown> | unknown,
+  fastifyOptions: FastifyServerOptions = {},
+): Promise<{ app: FastifyInstance; origin: string }> {
+  const app = Fastify({ bodyLimit: 1024, ...fastifyOptions });
+  app.post('/api/notes', async (request, reply) => reply.code(201).send({ saved: request.body }));
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-app-hook', 'ran');
+  });
+  await register(app);
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, origin };
+}
+
+/** A raw request (no client-side URL normalisation), answered with status, headers and text. */
+function rawRequest(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe('@svc/gateway-kit/fastify, registered with a prefix', () => {
+  const gateway = fixtureGateway({
+    gateway: { id: 'acme', name: 'Acme' },
+    actions: [
+      waitForAbort,
+      report,
+      defineAction({
+        id: 'lookup-account',
+        input: v.strictObject({ accountId: v.string(), note: v.optional(v.string()) }),
+        run: ({ accountId }) => ({ outputText: `Account ${accountId}` }),
+      }),
+    ],
+    maxBodyBytes: 8192,
+  });
+  let app: FastifyInstance;
+  let origin: string;
+  beforeAll(async () => {
+    ({ app, origin } = await startApp((a) =>
+      a.register(fastifyGateway, { gateway, prefix: '/gateway' }),
+    ));
+  });
+  afterAll(() => app.close());
+
+  it('serves the contract under the prefix, with the prefix in every URL it answers', async () => {
+    const manifest = await fetch(`${origin}/gateway/v1/manifest`, { headers });
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get('content-type')).toBe('application/json');
+    expect(((await manifest.json()) as { gateway: { url: string } }).gateway.url).toBe(
+      `${origin}/gateway`,
+    );
+    const accepted = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('report', {})),
+    });
+    expect(accepted.status).toBe(200);
+    const { job } = (await accepted.json()) as {
+      job: { jobId: string; statusUrl: string; cancelUrl: string };
+    };
+    expect(job.statusUrl).toBe(`${origin}/gateway/v1/jobs/${job.jobId}`);
+    expect(job.cancelUrl).toBe(`${origin}/gateway/v1/jobs/${job.jobId}/cancel`);
+    const status = await fetch(job.statusUrl, { headers });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ jobId: job.jobId });
+  });
+
+  it('hands bodies to the gateway unparsed: its limits and checks apply, not Fastify bodyLimit', async () => {
+    // 3 000 bytes: over the app's 1 024-byte bodyLimit, within the gateway's 8 KiB.
+    const big = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(
+        invokeBody('lookup-account', { accountId: 'a1', note: 'x'.repeat(3000) }),
+      ),
+    });
+    expect(big.status).toBe(200);
+    expect(await big.json()).toMatchObject({ status: 'completed', outputText: 'Account a1' });
+    const malformed = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: '{',
+    });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: 'malformed_json' } });
+    const tooLarge = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ padding: 'x'.repeat(10_000) }),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+    const text = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: '{}',
+    });
+    expect(text.status).toBe(415);
+    expect(await text.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
+  });
+
+  it('answers a Content-Type Fastify cannot parse as the gateway does: 401 first, then 415', async () => {
+    const body = JSON.stringify(invokeBody('lookup-account', { accountId: 'a1' }));
+    const anonymous = await rawRequest(origin, '/gateway/v1/invoke', {
+      method: 'POST',
+      headers: { 'content-type': 'not a media type' },
+      body,
+    });
+    expect(anonymous.status).toBe(401);
+    expect(JSON.parse(anonymous.text)).toMatchObject({ error: { code: 'unauthorized' } });
+    const authorized = await rawRequest(origin, '/gateway/v1/invoke', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'not a media type' },
+      body,
+    });
+    expect(authorized.status).toBe(415);
+    expect(JSON.parse(authorized.text)).toMatchObject({
+      error: { code: 'unsupported_media_type' },
+    });
+  });
+
+  it('answers unknown paths and methods under the prefix with contract envelopes', async () => {
+    const unknown = await fetch(`${origin}/gateway/v1/nothing`, { headers });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+    const wrongMethod = await fetch(`${origin}/gateway/v1/invoke`, { headers });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    const root = await fetch(`${origin}/gateway`, { headers });
+    expect(root.status).toBe(404);
+    expect(await root.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+
+  it('serves nothing outside the prefix, even through dot segments', async () => {
+    const outside = await fetch(`${origin}/v1/manifest`, { headers });
+    expect(outside.status).toBe(404);
+    expect(await outside.text()).not.toContain('"actions"');
+    const dotted = await rawRequest(origin, '/gateway/../v1/manifest', { headers });
+    expect(dotted.status).toBe(404);
+    expect(dotted.text).not.toContain('"actions"');
+  });
+
+  it("leaves the app's own routes and hooks alone", async () => {
+    const note = await fetch(`${origin}/api/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hello' }),
+    });
+    expect(note.status).toBe(201);
+    expect(await note.json()).toEqual({ saved: { text: 'hello' } });
+    // Fastify's own JSON parser and bodyLimit still guard the app's routes.
+    const big = await fetch(`${origin}/api/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'x'.repeat(2000) }),
+    });
+    expect(big.status).toBe(413);
+    // The app's onSend hook ran on the gateway's replies too.
+    const manifest = await fetch(`${origin}/gateway/v1/manifest`, { headers });
+    expect(manifest.headers.get('x-app-hook')).toBe('ran');
+  });
+
+  it('answers 413 to a chunked body over the limit without buffering it all, and closes the connection', async () => {
+    const { port } = new URL(origin);
+    const result = await new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/gateway/v1/invoke', method: 'POST', headers },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode!, connection: res.headers.connection });
+          },
+        );
+        req.on('error', reject);
+        const chunk = 'x'.repeat(1024);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 1000 && req.write(chunk)) sent++;
+          if (sent < 1000) req.once('drain', pump);
+          else req.end();
+        };
+        pump();
+      },
+    );
+    expect(result).toEqual({ status: 413, connection: 'close' });
+  });
+
+  it('aborts the running action when the client disconnects', async () => {
+    const before = aborted;
+    const controller = new AbortController();
+    const started = new Promise<void>((resolve) => {
+      actionRunning = resolve;
+    });
+    const pending = fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('wait-for-abort', {})),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    await started;
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    await expect.poll(() => aborted, { timeout: 1000 }).toBe(before + 1);
+  });
+});
+
+describe('fastifyGateway options and lifecycle', () => {
+  it('closes the gateway when the app closes, unless told not to', async () => {
+    const closing = fixtureGateway();
+    const close = vi.spyOn(closing, 'close');
+    const kept = fixtureGateway();
+    const keptClose = vi.spyOn(kept, 'close');
+    const app = Fastify();
+    await app.register(fastifyGateway, { gateway: closing, prefix: '/a' });
+    await app.register(fastifyGateway, { gateway: kept, prefix: '/b', closeGateway: false });
+    await app.ready();
+    expect(close).not.toHaveBeenCalled();
+    await app.close();
+    expect(close).toHaveBeenCalledTimes(1);
+    expect(keptClose).not.toHaveBeenCalled();
+    await kept.close();
+  });
+
+  it("answers Fastify's app.inject() as it answers the network", async () => {
+    const app = Fastify();
+    await app.register(fastifyGateway, { gateway: fixtureGateway(), prefix: '/gateway' });
+    const completed = await app.inject({
+      method: 'POST',
+      url: '/gateway/v1/invoke',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      payload: invokeBody('lookup-account', { accountId: 'a1' }),
+    });
+    expect(completed.statusCode).toBe(200);
+    expect(completed.json()).toMatchObject({ status: 'completed' });
+    // Answered before the body is read: no socket to protect, so nothing is drained or closed.
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/gateway/v1/invoke',
+      payload: invokeBody('lookup-account', { accountId: 'a1' }),
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers.connection).toBe('keep-alive');
+    await app.close();
+  });
+
+  it('refuses what is not a gateway, and drain limits that are not non-negative integers', async () => {
+    await expect(
+      Fastify()
+        .register(fastifyGateway, { gateway: {} as never })
+        .ready(),
+    ).rejects.toThrow(/createGateway/);
+    await expect(
+      Fastify().register(fastifyGateway, { gateway: fixtureGateway(), drainMaxBytes: -1 }).ready(),
+    ).rejects.toThrow(GatewayConfigError);
+  });
+
+  it('follows Fastify trustProxy for the URLs it answers', async () => {
+    const forwarded = {
+      ...headers,
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'gw.example',
+    };
+    for (const trustProxy of [false, true]) {
+      const { app, origin } = await startApp(
+        (a) =>
+          a.register(fastifyGateway, {
+            gateway: fixtureGateway({ gateway: { id: 'acme', name: 'Acme' } }),
+            prefix: '/gateway',
+          }),
+        { trustProxy },
+      );
+      const manifest = await fetch(`${origin}/gateway/v1/manifest`, { headers: forwarded });
+      expect(((await manifest.json()) as { gateway: { url: string } }).gateway.url).toBe(
+        trustProxy ? 'https://gw.example/gateway' : `${origin}/gateway`,
+      );
+      await app.close();
+    }
+  });
+
+  it('refuses a foreign Host on a loopback server (DNS rebinding) unless allowed', async () => {
+    const { app, origin } = await startApp((a) =>
+      a.register(fastifyGateway, { gateway: fixtureGateway(), prefix: '/gateway' }),
+    );
+    const rebound = await rawRequest(origin, '/gateway/v1/manifest', {
+      headers: { ...headers, host: 'attacker.example' },
+    });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.text)).toMatchObject({ error: { code: 'forbidden_host' } });
+    const fromPage = await rawRequest(origin, '/gateway/v1/manifest', {
+      headers: { ...headers, origin: 'https://attacker.example' },
+    });
+    expect(fromPage.status).toBe(403);
+    await app.close();
+    const allowing = await startApp((a) =>
+      a.register(fastifyGateway, {
+        gateway: fixtureGateway(),
+        prefix: '/gateway',
+        allowedHosts: ['gw.example.test'],
+      }),
+    );
+    const named = await rawRequest(allowing.origin, '/gateway/v1/manifest', {
+      headers: { ...headers, host: 'gw.example.test' },
+    });
+    expect(named.status).toBe(200);
+    await allowing.app.close();
+  });
+
+  it('serves the operators’ approvals API, query string included', async () => {
+    const gateway = fixtureGateway();
+    const approvals = createApprovalsHandler(gateway, { auth: { tokens: ['operator-token'] } });
+    const { app, origin } = await startApp((a) =>
+      a.register(fastifyGateway, { gateway: approvals, prefix: '/operator/api' }),
+    );
+    const list = await fetch(`${origin}/operator/api/approvals?status=approved&limit=5`, {
+      headers: { authorization: 'Bearer operator-token' },
+    });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toMatchObject({ approvals: [] });
+    const badQuery = await fetch(`${origin}/operator/api/approvals?status=nonsense`, {
+      headers: { authorization: 'Bearer operator-token' },
+    });
+    expect(badQuery.status).toBe(422);
+    await app.close();
+    await gateway.close();
+  });
+});
+
+describe('fastifyLogger', () => {
+  it("writes the gateway's lines to Fastify's logger, errors serialised, tokens never", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    const app = Fastify({ logger: { level: 'info', stream } });
+    const gateway = fixtureGateway({ logger: fastifyLogger(app.log) });
+    await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
+    const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+    const answer = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('misbehave', { mode: 'throw' })),
+    });
+    expect(answer.status).toBe(500);
+    await app.close();
+    const failure = lines.find((line) => line.level === 50);
+    expect(failure).toMatchObject({
+      err: { message: expect.any(String), stack: expect.any(String) },
+    });
+    // Fastify's own request log covers the gateway's routes.
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'request completed', res: { statusCode: 500 } }),
+    );
+    expect(JSON.stringify(lines)).not.toContain(TOKEN);
+  });
+});

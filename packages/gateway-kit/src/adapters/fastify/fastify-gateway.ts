@@ -1,0 +1,280 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
+import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
+import type { Gateway } from '../../gateway/create-gateway.ts';
+import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
+import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { errorReply } from '../../http/replies.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
+import { createPinnedFetch } from '../node/pinned-fetch.ts';
+import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
+import {
+  DEFAULT_DRAIN_MAX_BYTES,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  type DrainLimits,
+  drainBody,
+  HOST,
+  headerOf,
+  INTERNAL_ERROR,
+  pathOf,
+  queryOf,
+  readNodeBody,
+} from '../node/to-node-handler.ts';
+
+/**
+ * Options of {@link fastifyGateway}, next to Fastify's own `prefix`.
+ *
+ * @example
+ * await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
+ */
+export interface FastifyGatewayOptions {
+  /** The gateway to serve (from `createGateway`), or an operators' approvals API (`createApprovalsHandler`). */
+  readonly gateway: Gateway | ApprovalsHandler;
+  /**
+   * Close the gateway (`gateway.close()`: timers, callback retries, default stores) in Fastify's
+   * `onClose`, so `await app.close()` stops it too. Default `true`.
+   */
+  readonly closeGateway?: boolean;
+  /**
+   * Callbacks connect only to addresses the gateway's callback URL policy allows, judged when the
+   * connection is made (no DNS rebinding), as with `toNodeHandler`. Applies when the gateway's
+   * `callbacks` options set no `fetch` / `resolveHost` of their own. Default `true`.
+   */
+  readonly pinCallbackAddresses?: boolean;
+  /**
+   * A reply sent before the request body was read (401, 404, 413, 415 …) first reads and
+   * discards up to this many bytes of the body, then closes the connection; a caller that sends
+   * more is dropped after the reply. Defaults to 16 MiB; `0` drops every such connection.
+   */
+  readonly drainMaxBytes?: number;
+  /** How long such a reply waits for the rest of the body. Defaults to 5 000 ms. */
+  readonly drainTimeoutMs?: number;
+  /**
+   * DNS-rebinding protection, as `toNodeHandler`'s: on a server listening on a loopback address,
+   * a request whose `Host` (or `Origin`) names another host than `localhost`, `*.localhost`,
+   * `127.x.x.x` or `[::1]` is answered `403 forbidden_host`. List the names a deliberate setup
+   * uses (exact, or `.example.test` for a domain); `true` turns the check off.
+   */
+  readonly allowedHosts?: AllowedHosts;
+  /** Fastify's own plugin options (`prefix`, `logLevel` …) pass through. */
+  readonly prefix?: string;
+}
+
+/**
+ * A Fastify request seen as a {@link GatewayCall}: Fastify's routing, trust-proxy settings and
+ * request stream, with the plugin's prefix stripped from the path and added to the URL base.
+ * A class, for the same reason as the Node adapter's: one hidden class for every request.
+ */
+class FastifyCall implements GatewayCall {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string | undefined;
+  readonly header: (name: string) => string | undefined;
+  readonly #request: FastifyRequest;
+  readonly #response: ServerResponse;
+  readonly #prefix: string;
+  #controller: AbortController | undefined;
+
+  constructor(
+    request: FastifyRequest,
+    response: ServerResponse,
+    path: string,
+    prefix: string,
+    withQuery: boolean,
+  ) {
+    const raw = request.raw;
+    this.#request = request;
+    this.#response = response;
+    this.#prefix = prefix;
+    this.method = raw.method ?? 'GET';
+    this.path = path;
+    this.query = withQuery ? queryOf(raw.url ?? '') : undefined;
+    this.header = (name) => headerOf(raw, name);
+  }
+
+  readBody(limit: number): Promise<BodyReadResult> {
+    // The plugin's content-type parser hands over the request stream untouched (after any
+    // preParsing hook); without a body there is none.
+    const body = this.#request.body as Readable | undefined;
+    if (body === undefined || body === null) {
+      const raw = this.#request.raw;
+      if (raw.readableEnded) return Promise.resolve({ kind: 'bytes', bytes: new Uint8Array(0) });
+      return readNodeBody(raw, limit);
+    }
+    return readNodeBody(body as IncomingMessage, limit);
+  }
+
+  /** Created on first use: only a running action needs to learn of a disconnect. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const created = new AbortController();
+      this.#controller = created;
+      const response = this.#response;
+      const gone = (): void => {
+        if (!response.writableFinished)
+          created.abort(new DOMException('The client disconnected.', 'AbortError'));
+      };
+      if (response.closed) gone();
+      else response.once('close', gone);
+    }
+    return this.#controller.signal;
+  }
+
+  get requestBase(): string {
+    // Fastify's own view of the request, so its `trustProxy` setting decides whether
+    // X-Forwarded-Proto / X-Forwarded-Host count.
+    const request = this.#request;
+    const host = request.host;
+    const proto = request.protocol === 'https' ? 'https' : 'http';
+    return `${proto}://${host && HOST.test(host) ? host : 'localhost'}${this.#prefix}`;
+  }
+}
+
+function nonNegative(name: string, value: number): number {
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new GatewayConfigError(`fastifyGateway: ${name} must be a non-negative integer.`);
+}
+
+const NOT_FOUND = errorReply('not_found');
+
+/** The gateway's bodies are final: no serialisation, and no `; charset=utf-8` added to JSON. */
+const asIs = (payload: unknown): string => payload as string;
+
+function send(reply: FastifyReply, gatewayReply: GatewayReply, close: boolean): void {
+  if (reply.sent || reply.raw.destroyed) return;
+  reply.code(gatewayReply.status).headers(gatewayReply.headers).serializer(asIs);
+  if (close) reply.header('connection', 'close');
+  reply.send(gatewayReply.body ?? undefined);
+}
+
+/**
+ * Sends a reply through Fastify (its `onSend` hooks and request log included). A request body
+ * still (partly) unread — the gateway answered before reading it — is drained first and the
+ * connection closed, as the Node adapter does: see `toNodeHandler`'s `drainMaxBytes`.
+ */
+function sendReply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  gatewayReply: GatewayReply,
+  limits: DrainLimits,
+): void {
+  const raw = request.raw;
+  // `complete` is node:http's; a request made by `app.inject()` has no socket to protect.
+  if (raw.complete !== false) {
+    send(reply, gatewayReply, false);
+    return;
+  }
+  void drainBody(raw, limits).then((ended) => {
+    send(reply, gatewayReply, true);
+    if (!ended) reply.raw.once('finish', () => raw.socket.destroy());
+  });
+}
+
+/** The plugin's content-type parser: every body is handed to the gateway as the raw stream. */
+function passThrough(
+  _request: FastifyRequest,
+  payload: Readable,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
+  done(null, payload);
+}
+
+/**
+ * A Fastify plugin serving a gateway under the prefix it is registered with (Fastify 5). Every
+ * path below the prefix goes to the gateway, which answers in the contract's terms (its own 404,
+ * 405 and error envelopes). Request bodies reach the gateway as the raw stream: the plugin's
+ * content-type parser, scoped to the plugin, hands them over unparsed, so the gateway's limits and
+ * JSON checks apply and the app's other routes keep their own parsers. URLs in answers (manifest,
+ * `statusUrl`, `cancelUrl`) include the prefix and follow Fastify's `trustProxy`; do not also set
+ * the gateway's `basePath`. Replies go through `reply.send`, so the app's `onSend` hooks (CORS,
+ * security headers) and request log apply. `app.close()` closes the gateway.
+ *
+ * For the gateway's own log lines to go to Fastify's logger, pass `fastifyLogger(app.log)` as
+ * the gateway's `logger`.
+ *
+ * @example
+ * import Fastify from 'fastify';
+ * import { fastifyGateway, fastifyLogger } from '@svc/gateway-kit/fastify';
+ *
+ * const app = Fastify({ logger: true });
+ * const gateway = createGateway({ ...options, logger: fastifyLogger(app.log) });
+ * await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
+ * await app.listen({ port: 3000 });
+ */
+export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
+  fastify: FastifyInstance,
+  options: FastifyGatewayOptions,
+): Promise<void> => {
+  const gateway = options.gateway;
+  const handle = handlerOf(gateway);
+  const limits: DrainLimits = {
+    maxBytes: nonNegative('drainMaxBytes', options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES),
+    timeoutMs: nonNegative('drainTimeoutMs', options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
+  };
+  if (options.pinCallbackAddresses !== false) {
+    supplyCallbackDefaults(gateway, (urlPolicy) => ({
+      fetch: createPinnedFetch({ urlPolicy }),
+      resolveHost: resolveHostWithNodeDns,
+    }));
+  }
+  const wantsQuery = WANTS_QUERY in gateway;
+  const refuseForeignHost = createHostGuard(options.allowedHosts);
+  // Fastify's prefix of this plugin's context, nested prefixes included: `/gateway`, or ''.
+  const prefix = fastify.prefix.replace(/\/+$/, '');
+
+  const serve = (request: FastifyRequest, reply: FastifyReply): void => {
+    const refused = refuseForeignHost(request.raw);
+    if (refused) {
+      sendReply(request, reply, refused, limits);
+      return;
+    }
+    const path = pathOf(request.raw.url ?? '/');
+    let inner: string;
+    if (prefix === '') inner = path;
+    else if (
+      path.startsWith(prefix) &&
+      (path.length === prefix.length || path[prefix.length] === '/')
+    )
+      inner = path.slice(prefix.length);
+    else {
+      // Routed here, but outside the prefix once dot segments are resolved: not the gateway's.
+      sendReply(request, reply, NOT_FOUND, limits);
+      return;
+    }
+    const call = new FastifyCall(request, reply.raw, inner, prefix, wantsQuery);
+    handle(call).then(
+      (gatewayReply) => sendReply(request, reply, gatewayReply, limits),
+      () => sendReply(request, reply, INTERNAL_ERROR, limits),
+    );
+  };
+
+  // Scoped to this plugin (Fastify encapsulation): the app's other routes keep their parsers.
+  fastify.removeAllContentTypeParsers();
+  // JSON named as well as the catch-all: Fastify caches the parser it finds for a named type, and
+  // re-parses the Content-Type header on every request that falls through to '*'.
+  fastify.addContentTypeParser('application/json', passThrough);
+  fastify.addContentTypeParser('*', passThrough);
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    // Fastify refuses a Content-Type header it cannot parse before any handler runs; the gateway
+    // answers that request itself (401 without a valid token, else its 415 envelope).
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      serve(request, reply);
+      return;
+    }
+    // Anything else (the app's own hooks: rate limits, auth …) is the app's error handler's.
+    throw error;
+  });
+  if (options.closeGateway !== false && 'close' in gateway) {
+    fastify.addHook('onClose', () => gateway.close());
+  }
+  fastify.all('/', serve);
+  fastify.all('/*', serve);
+};
