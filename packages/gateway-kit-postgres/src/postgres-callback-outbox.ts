@@ -24,6 +24,8 @@ interface OutboxRow {
   readonly payload: string;
   readonly authorization: string | null;
   readonly attempts: number;
+  readonly owner_id: string | null;
+  readonly expired: boolean;
 }
 
 interface PreClaim {
@@ -95,8 +97,8 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
       );
       if (taken.length > 0) return { claim };
     }
-    // The entry's principal (its job's or approval's owner), when the dispatcher names it.
-    const principal = (entry as { readonly principal?: string }).principal ?? '';
+    // The entry's principal (its job's or approval's owner); '' when the dispatcher names none.
+    const principal = entry.principal ?? '';
     const [row] = await this.#db.query<{ result: 'ok' | 'exists' | 'full' }>(
       `SELECT ${this.#s}.enqueue_callback($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS result`,
       [
@@ -121,12 +123,20 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
     const count = Math.max(0, Math.floor(limit));
     if (count === 0) return [];
     const claim = randomUUID();
-    // Fair across principals: among the earliest due entries (a window of 8 × limit, read without
-    // locks), each principal's first entry comes before anyone's second, so one principal's
-    // backlog cannot hold the others' callbacks back. Only the entries picked are then locked
-    // (skipping those another instance is claiming) and re-checked as still due.
+    // First, entries past retention: removed and handed back once with `expired: true` (the
+    // dispatcher reports them without sending). Then, in the slots left, due entries, fair across
+    // principals: among the earliest due (a window of 8 × limit, read without locks), each
+    // principal's first entry comes before anyone's second, so one principal's backlog cannot
+    // hold the others' callbacks back. Only the entries picked are locked (skipping those another
+    // instance is claiming) and re-checked as still due.
     const rows = await this.#db.query<OutboxRow>(
-      `WITH candidates AS (
+      `WITH gone AS (
+         DELETE FROM ${this.#s}.outbox WHERE webhook_id IN (
+           SELECT webhook_id FROM ${this.#s}.outbox
+           WHERE expires_at <= now() AND NOT done
+           ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING webhook_id, url, payload, "authorization", attempts, owner_id, true AS expired),
+       candidates AS (
          SELECT webhook_id, owner_id, due_at FROM ${this.#s}.outbox
          WHERE due_at <= now() AND NOT done AND expires_at > now()
          ORDER BY due_at LIMIT $4),
@@ -135,15 +145,18 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
            SELECT webhook_id, due_at,
              row_number() OVER (PARTITION BY owner_id ORDER BY due_at) AS turn
            FROM candidates) turns
-         ORDER BY turn, due_at LIMIT $3),
+         ORDER BY turn, due_at LIMIT greatest($3 - (SELECT count(*) FROM gone), 0)),
        locked AS (
          SELECT o.webhook_id FROM ${this.#s}.outbox o JOIN picked USING (webhook_id)
          WHERE o.due_at <= now() AND NOT o.done
-         FOR UPDATE OF o SKIP LOCKED)
-       UPDATE ${this.#s}.outbox o
-       SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
-       FROM locked WHERE o.webhook_id = locked.webhook_id
-       RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts`,
+         FOR UPDATE OF o SKIP LOCKED),
+       claimed AS (
+         UPDATE ${this.#s}.outbox o
+         SET claim = $1, due_at = clock_timestamp() + make_interval(secs => $2 / 1000.0)
+         FROM locked WHERE o.webhook_id = locked.webhook_id
+         RETURNING o.webhook_id, o.url, o.payload, o."authorization", o.attempts, o.owner_id,
+           false AS expired)
+       SELECT * FROM gone UNION ALL SELECT * FROM claimed`,
       [claim, this.leaseMs, count, Math.min(count * 8, 1_000)],
     );
     return rows.map((row) => ({
@@ -153,6 +166,8 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
       attempts: row.attempts,
       claim,
       ...(row.authorization === null ? {} : { authorization: row.authorization }),
+      ...(row.owner_id ? { principal: row.owner_id } : {}),
+      ...(row.expired ? { expired: true } : {}),
     }));
   }
 
@@ -218,11 +233,15 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
     return { webhookIds, claims };
   }
 
-  /** @internal Deletes expired entries (one batch). */
+  /**
+   * @internal Deletes one batch of expired entries: delivered ones, and (a safety net, for an
+   * outbox nobody polls) pending ones an hour past expiry; claims report pending ones long before.
+   */
   async deleteExpired(batch: number): Promise<void> {
     await this.#db.query(
       `DELETE FROM ${this.#s}.outbox WHERE webhook_id IN (
-         SELECT webhook_id FROM ${this.#s}.outbox WHERE expires_at <= now()
+         SELECT webhook_id FROM ${this.#s}.outbox
+         WHERE expires_at <= now() AND (done OR expires_at <= now() - interval '1 hour')
          ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
       [batch],
     );
