@@ -50,6 +50,9 @@ step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
 step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
 step "MCP conformance suite (examples/mcp, official @modelcontextprotocol/conformance, baseline)" pnpm --filter @svc/example-mcp conformance
 step "check:package (publint, attw, consumers)" pnpm turbo run check:package --concurrency=1 --output-logs=errors-only
+# Every page as its reader runs it: the public packages packed and installed with npm into empty
+# folders, each README's code blocks and each doc's command lines run exactly as written.
+step "entry points (packed packages, pages run as written)" node scripts/check-entry-points.mjs
 step "size budgets (workspace-client, esbuild min+gzip)" pnpm size
 step "bench (smoke)" pnpm -r --if-present --workspace-concurrency=1 run bench:smoke
 

@@ -29,6 +29,17 @@ export interface DemoConfig {
   readonly url?: string;
   /** `ALLOW_LOOPBACK_CALLBACKS=1`: callbacks to http://127.0.0.1 / localhost are allowed. */
   readonly allowLoopbackCallbacks: boolean;
+  /** What the demo should print as a warning on startup (e.g. a variable set but empty). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Whether `hostname` (the `HOST` to bind) is a loopback address: `127.x.x.x`, `::1`, `localhost`.
+ * The development tokens are public, so the demos use them only there.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /** Reads and checks the demo's environment variables; throws with a message naming the variable. */
@@ -38,7 +49,19 @@ export function readDemoConfig(env: DemoEnv): DemoConfig {
   if (!/^\d+$/.test(rawPort) || port > 65_535) {
     throw new Error(`PORT must be a port number between 0 and 65535 (0 = any free port).`);
   }
-  const token = env.GATEWAY_TOKEN?.trim() || DEV_GATEWAY_TOKEN;
+  const warnings: string[] = [];
+  const hostname = env.HOST?.trim() || '127.0.0.1';
+  const ownToken = env.GATEWAY_TOKEN?.trim();
+  // Empty counts as unset, but never silently: a deployment that meant to set it hears about it.
+  if (env.GATEWAY_TOKEN !== undefined && !ownToken) {
+    warnings.push('GATEWAY_TOKEN is set but empty: treated as unset.');
+  }
+  if (!ownToken && !isLoopbackHost(hostname)) {
+    throw new Error(
+      `HOST=${hostname} is not a loopback address: set GATEWAY_TOKEN (and OPERATOR_TOKEN for examples/node's approvals page) to secrets of your own; the development token ${DEV_GATEWAY_TOKEN} is public.`,
+    );
+  }
+  const token = ownToken || DEV_GATEWAY_TOKEN;
   const loopback = env.ALLOW_LOOPBACK_CALLBACKS?.trim() ?? '';
   if (!['', '0', '1'].includes(loopback)) {
     throw new Error('ALLOW_LOOPBACK_CALLBACKS must be 1 (allow) or 0 (refuse, the default).');
@@ -47,11 +70,12 @@ export function readDemoConfig(env: DemoEnv): DemoConfig {
   const extraTokens = readExtraTokens(env.EXTRA_GATEWAY_TOKENS, token);
   return {
     port,
-    hostname: env.HOST?.trim() || '127.0.0.1',
+    hostname,
     token,
     usingDevToken: token === DEV_GATEWAY_TOKEN,
     extraTokens,
     allowLoopbackCallbacks: loopback === '1',
+    warnings,
     ...(url ? { url } : {}),
   };
 }
@@ -175,5 +199,7 @@ export function startupMessage(gatewayUrl: string, config: DemoConfig): string {
   if (config.allowLoopbackCallbacks) {
     lines.push('ALLOW_LOOPBACK_CALLBACKS=1: callbacks may target this machine (development only).');
   }
+  // Every example prints this message, so each shows the configuration warnings too.
+  for (const warning of config.warnings) lines.push(`Warning: ${warning}`);
   return lines.join('\n');
 }

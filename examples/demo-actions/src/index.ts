@@ -12,6 +12,7 @@ export {
   DEV_GATEWAY_TOKEN,
   DEV_OPERATOR_TOKEN,
   extraCallerId,
+  isLoopbackHost,
   readDemoConfig,
   startupMessage,
 } from './demo-gateway.ts';

@@ -61,7 +61,8 @@ const ApprovalSchema: v.GenericSchema<Approval> = v.strictObject({
   reason: v.pipe(v.string(), v.minLength(1)),
   actionId: v.string(),
   actionName: v.string(),
-  input: v.record(v.string(), v.unknown()),
+  // Only while pending: a decided or expired approval keeps nothing the caller sent.
+  input: v.exactOptional(v.record(v.string(), v.unknown())),
   invocationId: v.string(),
   meetingId: v.string(),
   createdAt: Timestamp,
@@ -474,6 +475,8 @@ export function contractWalk(target: WalkTarget): void {
         expect(decided.status).toBe(200);
         const { approval: after, job } = valid(DecisionAnswerSchema, decided.body, 'decision');
         expect(after).toMatchObject({ status: 'approved', decidedBy: 'operator' });
+        // Once its job exists, the approval keeps nothing the caller sent (the job has it).
+        expect(after).not.toHaveProperty('input');
         expect(job).toBeDefined();
         expectError(await decide(approval.approvalId, false), 409, 'approval_already_decided');
 
@@ -526,6 +529,7 @@ export function contractWalk(target: WalkTarget): void {
           'approval',
         );
         expect(view.approval.status).toBe('denied');
+        expect(view.approval).not.toHaveProperty('input');
         expect(view.approval.job).toBeUndefined();
         const callback = await ctx().receiver.waitFor(`approval_${approval.approvalId}_denied`);
         expect(

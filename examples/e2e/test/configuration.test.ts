@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { DEV_GATEWAY_TOKEN } from '@svc/example-demo-actions';
 import { ErrorEnvelopeSchema } from '@svc/gateway-kit/contract';
 import { invokeBody } from '@svc/gateway-kit/testing';
@@ -12,10 +14,15 @@ const node = (env: Record<string, string>) =>
 describe('examples/node with no configuration', () => {
   let example: RunningExample;
   beforeAll(async () => {
-    // Empty values count as unset: the local defaults apply.
+    // Empty values count as unset (with a warning): the local defaults apply, on loopback.
     example = await node({ GATEWAY_TOKEN: '', OPERATOR_TOKEN: '', ALLOW_LOOPBACK_CALLBACKS: '' });
   });
   afterAll(() => example?.stop());
+
+  it('warns that an empty GATEWAY_TOKEN or OPERATOR_TOKEN is treated as unset', () => {
+    expect(example.output()).toContain('GATEWAY_TOKEN is set but empty: treated as unset.');
+    expect(example.output()).toContain('OPERATOR_TOKEN is set but empty: treated as unset.');
+  });
 
   it('accepts the local development token and says so on startup', async () => {
     expect(example.output()).toContain(`Authorization: Bearer ${DEV_GATEWAY_TOKEN}`);
@@ -40,6 +47,63 @@ describe('examples/node with no configuration', () => {
       details: { issues: [{ path: 'callbacks.jobResultUrl' }] },
     });
   });
+});
+
+describe('examples/node on a non-loopback address', () => {
+  it.each([
+    [{ HOST: '0.0.0.0' }, 'GATEWAY_TOKEN'],
+    [{ HOST: '0.0.0.0', GATEWAY_TOKEN: '', OPERATOR_TOKEN: '' }, 'GATEWAY_TOKEN'],
+    [{ HOST: '0.0.0.0', GATEWAY_TOKEN: 'e2e-own-gateway-token-5d1e' }, 'OPERATOR_TOKEN'],
+  ])('refuses the public development tokens (%j): exits 1 naming %s', async (env, variable) => {
+    const failure = await node(env).then(
+      (example) => {
+        void example.stop();
+        return undefined;
+      },
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(/exited \(code 1,/);
+    expect(failure).toContain('HOST=0.0.0.0 is not a loopback address');
+    expect(failure).toContain(`set ${variable}`);
+    expect(failure).not.toContain('e2e-own-gateway-token-5d1e');
+  });
+});
+
+describe('examples/node connection bounds', () => {
+  let example: RunningExample;
+  beforeAll(async () => {
+    example = await node({});
+  });
+  afterAll(() => example?.stop());
+
+  it('answers an authenticated body trickled past 30 s with 408, as docs/security.md says', async () => {
+    const { port } = new URL(example.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      [
+        'POST /v1/invoke HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `Authorization: Bearer ${DEV_GATEWAY_TOKEN}`,
+        'Content-Type: application/json',
+        'Content-Length: 100000',
+        '',
+        '{',
+      ].join('\r\n'),
+    );
+    const started = Date.now();
+    const trickle = setInterval(() => socket.write(' '), 1_000);
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+    });
+    await Promise.race([once(socket, 'close'), once(socket, 'end')]);
+    clearInterval(trickle);
+    const took = Date.now() - started;
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(took).toBeGreaterThan(29_000);
+    expect(took).toBeLessThan(34_000);
+  }, 45_000);
 });
 
 describe('examples/node with EXTRA_GATEWAY_TOKENS', () => {

@@ -12,14 +12,16 @@ const MAX_OUTPUT_CHARS = 64 * 1024;
 
 /**
  * Starts `node src/server.ts` on 127.0.0.1 with the in-memory stores and every other setting at
- * its default; `env` adds the tokens. Resolves with `{ pid, url, output(), stop() }`.
+ * its default; `env` adds the tokens (and `REDIS_URL` for the Redis stores). Resolves with
+ * `{ pid, url, output(), stop(), exited() }`.
  */
 export function startGateway(env, { heapProbe = false, nodeFlags = [] } = {}) {
-  const childEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env };
-  // The soak measures the defaults: no Redis, no callbacks to this machine, no public URL.
+  const childEnv = { ...process.env };
+  // The defaults unless `env` says otherwise: no Redis, no callbacks to this machine, no public URL.
   for (const name of ['REDIS_URL', 'ALLOW_LOOPBACK_CALLBACKS', 'GATEWAY_URL', 'NODE_OPTIONS']) {
     delete childEnv[name];
   }
+  Object.assign(childEnv, { PORT: '0', HOST: '127.0.0.1' }, env);
   const probe = heapProbe ? ['--expose-gc', '--import', './bench/heap-probe.mjs'] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...probe, 'src/server.ts'], {
     cwd: EXAMPLE_DIR,
@@ -66,6 +68,8 @@ export function startGateway(env, { heapProbe = false, nodeFlags = [] } = {}) {
           url,
           output: () => output,
           stop,
+          /** The exit code or signal if the process ended (a crash), else `undefined`. */
+          exited: () => child.exitCode ?? child.signalCode ?? undefined,
           liveHeap: () => liveHeap(child),
         });
       }

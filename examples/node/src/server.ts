@@ -1,7 +1,12 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
+import {
+  createDemoGateway,
+  DEV_OPERATOR_TOKEN,
+  isLoopbackHost,
+  startupMessage,
+} from '@svc/example-demo-actions';
 import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { approvalChatHooks } from './approval-chat.ts';
@@ -39,19 +44,28 @@ if (stores.jobStore && process.env.REDIS_START_DEGRADED?.trim() !== 'true') {
 // the approvals page.
 const chatWebhookUrl = process.env.CHAT_WEBHOOK_URL?.trim();
 let approvalsPageUrl = '';
-const { gateway, config } = createDemoGateway(process.env, {
-  ...stores,
-  resolveHost: resolveHostWithNodeDns,
-  ...(chatWebhookUrl ? { hooks: approvalChatHooks(chatWebhookUrl, () => approvalsPageUrl) } : {}),
-});
-const operatorToken = process.env.OPERATOR_TOKEN?.trim() || DEV_OPERATOR_TOKEN;
+const { gateway, config } = startOrExit(() =>
+  createDemoGateway(process.env, {
+    ...stores,
+    resolveHost: resolveHostWithNodeDns,
+    ...(chatWebhookUrl ? { hooks: approvalChatHooks(chatWebhookUrl, () => approvalsPageUrl) } : {}),
+  }),
+);
+const operatorToken = readOperatorToken(process.env.OPERATOR_TOKEN, config.hostname);
 
 // One server: the approvals page under /operator, the gateway contract everywhere else.
 const operator = createOperatorHandler(gateway, { token: operatorToken });
 const serveGateway = toNodeHandler(gateway);
-// The bounds `serve()` sets (docs/security.md, "Node adapter limits"), on this hand-made server.
+// The bounds `serve()` sets (docs/security.md, "Node adapter limits"), on this hand-made server:
+// Node enforces the two timeouts on the connectionsCheckingInterval tick (default 30 s, which
+// would let a trickled body hold a connection for up to 60 s).
 const server = createServer(
-  { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 65_000 },
+  {
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 65_000,
+    connectionsCheckingInterval: 1_000,
+  },
   (req, res) => operator(req, res) || serveGateway(req, res),
 );
 server.maxConnections = 512;
@@ -75,8 +89,13 @@ console.log(
   `Approvals page: ${url}/operator/${operatorToken === DEV_OPERATOR_TOKEN ? ` (operator token: ${DEV_OPERATOR_TOKEN})` : ''}`,
 );
 
+// Ctrl-C (SIGINT, also forwarded by pnpm) or SIGTERM: close, then exit 0. A second signal while
+// closing is ignored rather than killing the process mid-close (which pnpm reports as a failure).
+let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
     server.close();
     server.closeIdleConnections();
     void gateway
@@ -84,4 +103,30 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       .then(() => Promise.all([stores.jobStore?.close(), stores.recordStore?.close()]))
       .then(() => process.exit(0));
   });
+}
+
+/** A configuration error ends the demo with its message (naming the variable), exit code 1. */
+function startOrExit<T>(start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
+/** OPERATOR_TOKEN: empty counts as unset (with a warning); the development token stays on loopback. */
+function readOperatorToken(raw: string | undefined, hostname: string): string {
+  const token = raw?.trim();
+  if (raw !== undefined && !token) {
+    console.warn('Warning: OPERATOR_TOKEN is set but empty: treated as unset.');
+  }
+  if (token) return token;
+  if (!isLoopbackHost(hostname)) {
+    console.error(
+      `HOST=${hostname} is not a loopback address: set OPERATOR_TOKEN (the approvals page's token) to a secret of your own; the development token ${DEV_OPERATOR_TOKEN} is public.`,
+    );
+    process.exit(1);
+  }
+  return DEV_OPERATOR_TOKEN;
 }

@@ -155,7 +155,7 @@ describe('checkGateway against a correct gateway', () => {
     ]);
   });
 
-  it('reports one failed check, and nothing else, when the gateway cannot be reached', async () => {
+  it('reports the run incomplete, and no broken rule, when the gateway cannot be reached', async () => {
     const report = await checkGateway({
       url: IN_PROCESS_URL,
       token: TOKEN,
@@ -164,13 +164,15 @@ describe('checkGateway against a correct gateway', () => {
     expect(report.checks).toEqual([
       expect.objectContaining({
         id: 'manifest-shape:manifest',
-        status: 'failed',
+        status: 'skipped',
         message: expect.stringContaining('could not be reached'),
       }),
     ]);
+    expect(report.ok).toBe(false);
+    expect(report.incomplete).toContain('the gateway could not be reached');
   });
 
-  it('fails a request that gets no answer within timeoutMs, naming the deadline', async () => {
+  it('reports a manifest request that gets no answer within timeoutMs, naming the deadline', async () => {
     const report = await checkGateway({
       url: IN_PROCESS_URL,
       token: TOKEN,
@@ -181,5 +183,6 @@ describe('checkGateway against a correct gateway', () => {
         ),
     });
     expect(report.checks[0]?.message).toBe('no answer: no answer within 50 ms');
+    expect(report.incomplete).toBe('no answer to GET /v1/manifest: no answer within 50 ms');
   });
 });

@@ -36,16 +36,45 @@ local function take_lease(id, owner, lease_ms)
   redis.call('SET', KEYS[6], owner, 'PX', lease_ms)
   redis.call('SADD', KEYS[3], id)
 end
+-- Each principal keeps at most share finished jobs: a zset per owner (<finished>:<ownerId
+-- JSON>, score: finish sequence) whose earliest-finished jobs are evicted past it, and
+-- <finished>:owners ranks owners by how many they keep (for eviction when the store is full).
+-- Whose share a finished job counts in: its owner's, or apart for a job an approval runs.
+local function retention_group(job)
+  local owner = redis.call('HGET', job, 'ownerId') or ''
+  if redis.call('HEXISTS', job, 'approvalId') == 1 then return owner .. ':approved' end
+  return owner
+end
+local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
+  local mine = finished .. ':' .. owner
+  redis.call('ZADD', mine, seq, id)
+  -- Gone by itself once every job in it expired.
+  redis.call('PEXPIRE', mine, ttl_ms)
+  local count = redis.call('ZCARD', mine)
+  while count > share do
+    local oldest = redis.call('ZPOPMIN', mine)
+    redis.call('DEL', job_prefix .. oldest[1])
+    redis.call('ZREM', finished, oldest[1])
+    count = count - 1
+  end
+  redis.call('ZADD', finished .. ':owners', count, owner)
+  redis.call('PEXPIRE', finished .. ':owners', ttl_ms)
+end
 -- A finished job leaves the active and running sets, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
-local function finish(id, retention_ms, grace_ms)
+-- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
+local function finish(id, retention_ms, grace_ms, share)
+  redis.call('HDEL', KEYS[1], 'request')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
   redis.call('SREM', KEYS[3], id)
   redis.call('DEL', KEYS[6])
-  redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[5]), id)
+  local seq = redis.call('INCR', KEYS[5])
+  redis.call('ZADD', KEYS[4], seq, id)
   redis.call('ZADD', KEYS[7], now_ms(nil) + tonumber(grace_ms), id)
+  local owner = retention_group(KEYS[1])
+  keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
 end
 local function append(target, from)
   for i = from, #ARGV do target[#target + 1] = ARGV[i] end
@@ -69,12 +98,27 @@ end
 local max = tonumber(ARGV[3])
 if max > 0 then
   local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
+  local owners = KEYS[4] .. ':owners'
   while count >= max do
-    -- Evict the earliest-finished job; active jobs are never evicted.
-    local oldest = redis.call('ZPOPMIN', KEYS[4])
-    if #oldest == 0 then return {'full'} end
-    redis.call('DEL', ARGV[4] .. oldest[1])
-    count = count - 1
+    -- Evict the earliest-finished job of the owner keeping the most; active jobs never are.
+    local heavy = redis.call('ZREVRANGE', owners, 0, 0)
+    if #heavy == 0 then
+      -- Jobs finished before per-owner shares existed: the global finish order.
+      local oldest = redis.call('ZPOPMIN', KEYS[4])
+      if #oldest == 0 then return {'full'} end
+      redis.call('DEL', ARGV[4] .. oldest[1])
+      count = count - 1
+    else
+      local mine = KEYS[4] .. ':' .. heavy[1]
+      local oldest = redis.call('ZPOPMIN', mine)
+      if #oldest == 0 then
+        redis.call('ZREM', owners, heavy[1])
+      else
+        redis.call('DEL', ARGV[4] .. oldest[1])
+        if redis.call('ZREM', KEYS[4], oldest[1]) == 1 then count = count - 1 end
+        redis.call('ZADD', owners, redis.call('ZCARD', mine), heavy[1])
+      end
+    end
   end
 end
 local fields = append({'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now_ms(nil)}, 7)
@@ -87,7 +131,7 @@ return {'created', redis.call('HGETALL', KEYS[1])}
 
 /**
  * Compare-and-set. ARGV: 1 jobId, 2 expected version, 3 new status or '', 4 retention ms,
- * 5 lease owner, 6 lease ms, 7… field/value pairs.
+ * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8… field/value pairs.
  * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
@@ -105,16 +149,17 @@ else
   allowed = LEGAL[from .. '>' .. to] == true
 end
 if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
-local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 7)
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 8)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6]) end
+if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
  * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
- * ARGV: 1 jobId, 2 retention ms, 3 cancel channel, 4 grace ms (unannounced).
+ * ARGV: 1 jobId, 2 retention ms, 3 cancel channel, 4 grace ms (unannounced), 5 finished jobs
+ * kept per owner.
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
@@ -123,7 +168,7 @@ if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
-finish(ARGV[1], ARGV[2], ARGV[4])
+finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5])
 redis.call('PUBLISH', ARGV[3], ARGV[1])
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
@@ -158,13 +203,14 @@ return done
 /**
  * Fails queued or running jobs whose lease expired (their instance died) with the given error.
  * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence, 5 unannounced zset.
- * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5… jobIds. Returns the failed ids.
+ * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished jobs kept per owner,
+ * 6… jobIds. Returns the failed ids.
  */
-export const SWEEP_LEASES: LuaScript = lua(`
+export const SWEEP_LEASES: LuaScript = lua(`${PRELUDE}
 local failed = {}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   local id = ARGV[i]
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
@@ -174,12 +220,16 @@ for i = 5, #ARGV do
     local updated = math.max(now, tonumber(current[3]))
     redis.call('HSET', job, 'status', 'failed', 'version', tonumber(current[2]) + 1,
       'updatedAt', updated, 'error', ARGV[3])
+    redis.call('HDEL', job, 'request')
     redis.call('PEXPIRE', job, ARGV[2])
     redis.call('SREM', KEYS[1], id)
     redis.call('SREM', KEYS[2], id)
-    redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), id)
+    local seq = redis.call('INCR', KEYS[4])
+    redis.call('ZADD', KEYS[3], seq, id)
     -- Reported by the sweeping instance now; by another one if it dies before announcing it.
     redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), id)
+    local owner = retention_group(job)
+    keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
   end
 end

@@ -55,6 +55,13 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    */
   readonly maxJobs?: number;
   /**
+   * Most finished jobs kept per principal (\`ownerId\`), across all instances: past it, that
+   * principal's earliest-finished job is evicted, so one principal's churn never evicts another's.
+   * When the store is full, the principal keeping the most finished jobs loses its earliest one.
+   * Default 1 000.
+   */
+  readonly maxFinishedPerOwner?: number;
+  /**
    * How long a queued or running job's lease lives without renewal, in ms. The instance that
    * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
    * a sweeper fails the job with `worker_lost`. Default 30 000.
@@ -146,6 +153,7 @@ export class RedisJobStore implements JobStore {
   readonly #prefix: string;
   readonly #retentionMs: number;
   readonly #maxJobs: number;
+  readonly #maxFinishedPerOwner: number;
   readonly #leaseMs: number;
   readonly #sweepIntervalMs: number;
   readonly #pollIntervalMs: number;
@@ -179,6 +187,12 @@ export class RedisJobStore implements JobStore {
       );
     if (!Number.isSafeInteger(maxJobs) || maxJobs < 0)
       throw new RangeError(`maxJobs must be an integer ≥ 0, got ${maxJobs}.`);
+    const maxFinishedPerOwner = options.maxFinishedPerOwner ?? 1_000;
+    if (!Number.isSafeInteger(maxFinishedPerOwner) || maxFinishedPerOwner < 1)
+      throw new RangeError(
+        `maxFinishedPerOwner must be a positive integer, got ${maxFinishedPerOwner}.`,
+      );
+    this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
       throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
     this.#prefix = options.prefix ?? 'svc:gw:';
@@ -254,6 +268,7 @@ export class RedisJobStore implements JobStore {
       String(this.#retentionMs),
       this.instanceId,
       String(this.#leaseMs),
+      String(this.#maxFinishedPerOwner),
       ...fields,
     ]);
     const result = toWriteResult(reply);
@@ -272,6 +287,7 @@ export class RedisJobStore implements JobStore {
       String(this.#retentionMs),
       this.#channel(),
       String(this.#leaseMs),
+      String(this.#maxFinishedPerOwner),
     ]);
     const result = toWriteResult(reply);
     if (result.ok) {
@@ -337,6 +353,7 @@ export class RedisJobStore implements JobStore {
           String(this.#retentionMs),
           JSON.stringify(error),
           String(this.#leaseMs),
+          String(this.#maxFinishedPerOwner),
           ...page.members,
         ],
       )) as string[];
@@ -593,6 +610,11 @@ function encodeFields<T extends object, K extends keyof T & string>(
   for (const key of keys) {
     const value = source[key];
     if (value === undefined) continue;
+    // The caller's request is already text: kept as is (JSON-quoting it would only grow it).
+    if (key === 'request' && typeof value === 'string') {
+      fields.push(key, value);
+      continue;
+    }
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError(`Job field ${key} is not JSON-serialisable.`);
     fields.push(key, json);
@@ -609,7 +631,7 @@ function pairsToObject(flat: string[]): Record<string, string> {
 function decodeJob(fields: Record<string, string>): StoredJob {
   const job: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    if (key === 'status') job[key] = value;
+    if (key === 'status' || key === 'request') job[key] = value;
     else if (key === 'version') job[key] = Number(value);
     else if (key === 'cancelRequested') job[key] = value === '1';
     else if (key === 'updatedAt') job[key] = new Date(Number(value)).toISOString();

@@ -253,10 +253,22 @@ describe('keys', () => {
     const keys = await raw.keys(`${app.prefix}*`);
     expect(keys.sort()).toEqual(
       // k2 is queued: leased to its instance until it ends.
-      ['active', 'finished', 'job:k1', 'job:k2', 'lease:k2', 'running', 'seq', 'unannounced'].map(
-        (key) => `${app.prefix}${key}`,
-      ),
+      [
+        'active',
+        'finished',
+        // k1's principal's finished jobs, and the principals ranked by how many they keep.
+        'finished:"owner-1"',
+        'finished:owners',
+        'job:k1',
+        'job:k2',
+        'lease:k2',
+        'running',
+        'seq',
+        'unannounced',
+      ].map((key) => `${app.prefix}${key}`),
     );
+    for (const key of ['finished:"owner-1"', 'finished:owners'])
+      expect(await raw.pTTL(`${app.prefix}${key}`)).toBeGreaterThan(59_000);
     await a.announced('k1');
     expect(await raw.exists(`${app.prefix}unannounced`)).toBe(0);
     const ttl = await raw.pTTL(`${app.prefix}job:k1`);

@@ -86,3 +86,18 @@ export const RESPONSE_HEADERS = { 'content-type': 'application/json', 'cache-con
 export function envelope(code, message) {
   return JSON.stringify({ error: { code, message, retryable: false } });
 }
+
+/**
+ * The bearer check every baseline makes, the same one the gateway makes: scheme case-insensitive,
+ * then a comparison whose time depends only on the presented token's length (every character
+ * compared, no early return). No hashing: the gateway does not hash either.
+ */
+export function authorized(header) {
+  if (typeof header !== 'string' || header.slice(0, 7).toLowerCase() !== 'bearer ') return false;
+  const presented = header.slice(7).trim();
+  let difference = presented.length ^ TOKEN.length;
+  for (let i = 0; i < presented.length; i++) {
+    difference |= presented.charCodeAt(i) ^ TOKEN.charCodeAt(i % TOKEN.length);
+  }
+  return presented.length > 0 && difference === 0;
+}

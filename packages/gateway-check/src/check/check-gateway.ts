@@ -8,6 +8,14 @@ import { checkCallbacks } from './checks/callbacks.ts';
 import { checkEnvelopes } from './checks/envelope.ts';
 import { checkInvokeRequests, type Probe } from './checks/invoke-request.ts';
 import { checkManifest } from './checks/manifest.ts';
+import {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_JOB_TIMEOUT_MS,
+  DEFAULT_MAX_ACTIONS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  validateCheckOptions,
+} from './options.ts';
 import type { CheckReport, CheckResult } from './report.ts';
 
 /**
@@ -38,6 +46,17 @@ export interface CheckGatewayOptions {
   readonly jobTimeoutMs?: number;
   /** Pause between two job polls. Default 200 ms. */
   readonly pollIntervalMs?: number;
+  /**
+   * Deadline of the whole run. Default 2 minutes. When it passes, no further check starts, the
+   * check in flight is left out, and the report is `incomplete` (the CLI exits 2).
+   */
+  readonly deadlineMs?: number;
+  /**
+   * The most actions of the manifest checked one by one (input schema, invokes, jobs). Default
+   * 100; the others are named in one skipped check.
+   */
+  readonly maxActions?: number;
+  /** Stops the run (as the deadline does). */
   readonly signal?: AbortSignal;
   /** Called as each check ends (progress output). */
   readonly onCheck?: (result: CheckResult) => void;
@@ -46,12 +65,15 @@ export interface CheckGatewayOptions {
 /**
  * Checks a gateway, in any language, against Gateway Contract v1 over HTTP and reports each check
  * with the rule it enforces. Only `read` actions are invoked unless `allowWrites` is set.
+ * Redirects are never followed: a 3xx answer is reported as what the gateway answered. Throws a
+ * `CheckOptionsError` on an unusable option, before any request.
  *
  * @example
  * const report = await checkGateway({ url: 'http://127.0.0.1:8787', token: process.env.GATEWAY_TOKEN! });
  * console.log(report.counts); // { passed: 52, failed: 0, skipped: 8 }
  */
 export async function checkGateway(options: CheckGatewayOptions): Promise<CheckReport> {
+  validateCheckOptions(options);
   const startedAt = new Date();
   const started = performance.now();
   const only =
@@ -60,27 +82,39 @@ export async function checkGateway(options: CheckGatewayOptions): Promise<CheckR
       : typeof options.only === 'string'
         ? [options.only]
         : options.only;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const run = new CheckRun({
     url: options.url.replace(/\/+$/, ''),
     token: options.token,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    timeoutMs: options.timeoutMs ?? 10_000,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     only,
     signal: options.signal,
+    deadline: AbortSignal.timeout(deadlineMs),
+    deadlineMs,
     onCheck: options.onCheck,
   });
 
-  const manifest = await checkManifest(run);
-  if (!run.unreachable) await runChecks(run, manifest, options);
+  const maxActions = options.maxActions ?? DEFAULT_MAX_ACTIONS;
+  const manifest = await checkManifest(run, maxActions);
+  if (!run.unreachable) await runChecks(run, manifest, options, maxActions);
   const checks = run.results.filter((r): r is CheckResult => r !== undefined);
   const count = (status: CheckResult['status']) => checks.filter((c) => c.status === status).length;
   const counts = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+  const incomplete = run.settings.deadline.aborted
+    ? `the overall deadline of ${deadlineMs} ms passed: checks after the ${checks.length} reported were not run (raise deadlineMs / --deadline)`
+    : options.signal?.aborted
+      ? `stopped by its signal after ${checks.length} checks`
+      : run.unreachable
+        ? `no answer to GET /v1/manifest: ${run.unreachable}`
+        : undefined;
   return {
     url: run.settings.url,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     counts,
-    ok: counts.failed === 0,
+    ok: counts.failed === 0 && incomplete === undefined,
+    ...(incomplete === undefined ? {} : { incomplete }),
     checks,
   };
 }
@@ -90,10 +124,11 @@ async function runChecks(
   run: CheckRun,
   manifest: Manifest | undefined,
   options: CheckGatewayOptions,
+  maxActions: number,
 ): Promise<void> {
   await checkAuth(run);
 
-  const plans: ActionPlan[] = (manifest?.actions ?? []).map((action) => {
+  const plans: ActionPlan[] = (manifest?.actions ?? []).slice(0, maxActions).map((action) => {
     const generated = generate(action.inputSchema);
     const input =
       'value' in generated && typeof generated.value === 'object' && generated.value !== null
@@ -109,8 +144,8 @@ async function runChecks(
       action,
       input,
       notInvoked,
-      jobTimeoutMs: options.jobTimeoutMs ?? 20_000,
-      pollIntervalMs: options.pollIntervalMs ?? 200,
+      jobTimeoutMs: options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     };
   });
   const probePlan =

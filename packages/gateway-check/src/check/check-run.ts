@@ -34,7 +34,12 @@ export function describeAnswer(answer: HttpAnswer): string {
   const body = answer.json as { error?: { code?: unknown }; status?: unknown } | undefined;
   const code = typeof body?.error?.code === 'string' ? ` ${body.error.code}` : '';
   const status = answer.status === 200 && typeof body?.status === 'string' ? ` ${body.status}` : '';
-  return `${answer.status}${code}${status}`;
+  const location = answer.headers.get('location');
+  const redirect =
+    answer.status >= 300 && answer.status < 400
+      ? ` (a redirect${location ? ` to ${location.slice(0, 200)}` : ''}, not followed)`
+      : '';
+  return `${answer.status}${code}${status}${redirect}`;
 }
 
 /** Settings of one run. */
@@ -44,7 +49,11 @@ export interface RunSettings {
   readonly fetch: FetchLike;
   readonly timeoutMs: number;
   readonly only: readonly string[];
+  /** The caller's signal; the run stops when it aborts. */
   readonly signal: AbortSignal | undefined;
+  /** Aborts when the run's overall deadline passes (`deadlineMs`). */
+  readonly deadline: AbortSignal;
+  readonly deadlineMs: number;
   readonly onCheck: ((result: CheckResult) => void) | undefined;
 }
 
@@ -73,8 +82,28 @@ export class CheckRun {
 
   /** Set when the manifest request got no answer at all: the run stops there. */
   unreachable: string | undefined;
+  /** Every request and pause aborts on the caller's signal and on the deadline. */
+  readonly signal: AbortSignal;
 
-  constructor(readonly settings: RunSettings) {}
+  constructor(readonly settings: RunSettings) {
+    this.signal = settings.signal
+      ? AbortSignal.any([settings.signal, settings.deadline])
+      : settings.deadline;
+  }
+
+  /** Waits `ms`, or until the run is stopped (deadline or the caller's signal). */
+  pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        this.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.signal.addEventListener('abort', done, { once: true });
+    });
+  }
 
   selected(id: string): boolean {
     return isSelected(id, this.settings.only);
@@ -94,7 +123,7 @@ export class CheckRun {
       headers,
       body: request.body,
       timeoutMs: this.settings.timeoutMs,
-      signal: this.settings.signal,
+      signal: this.signal,
     });
     if (answer.status < 200 || answer.status > 299) {
       this.errorAnswers[request.route].push({ what: request.what, answer });
@@ -113,6 +142,8 @@ export class CheckRun {
     body: () => Promise<Skip | undefined> | Promise<void>,
   ): Promise<CheckResult | undefined> {
     if (!this.selected(id)) return undefined;
+    // Past the overall deadline no check starts: the run winds down and reports itself incomplete.
+    if (this.settings.deadline.aborted) return undefined;
     const slot = this.results.push(undefined) - 1;
     const started = performance.now();
     let status: CheckResult['status'] = 'passed';
@@ -125,6 +156,8 @@ export class CheckRun {
       }
     } catch (error) {
       status = 'failed';
+      // Cut short by the overall deadline: not a finding about the gateway; left out.
+      if (this.settings.deadline.aborted && !(error instanceof CheckFailed)) return undefined;
       if (error instanceof CheckFailed) message = error.message;
       else if (isGatewayClientError(error)) message = `no answer: ${error.message}`;
       else throw error;

@@ -41,8 +41,14 @@ export interface CheckReport {
   readonly startedAt: string;
   readonly durationMs: number;
   readonly counts: { readonly passed: number; readonly failed: number; readonly skipped: number };
-  /** True when no check failed (skipped checks are listed, with why). */
+  /** True when the run completed and no check failed (skipped checks are listed, with why). */
   readonly ok: boolean;
+  /**
+   * Set when the run could not complete, saying why: the gateway could not be reached, the overall
+   * deadline (`deadlineMs`) passed, or the caller's signal aborted. The checks listed are those
+   * that ran; the CLI exits 2.
+   */
+  readonly incomplete?: string;
   /** In the order they were started. */
   readonly checks: readonly CheckResult[];
 }

@@ -30,5 +30,6 @@ export function formatSummary(report: CheckReport): string {
     ...new Set(report.checks.filter((c) => c.status === 'failed').map((c) => c.rule)),
   ];
   const broken = failedRules.length > 0 ? `; rules broken: ${failedRules.join(', ')}` : '';
-  return `svc-gateway-check: ${passed} passed, ${failed} failed, ${skipped} skipped (${total} checks) in ${(report.durationMs / 1000).toFixed(1)} s — ${report.url}${broken}`;
+  const incomplete = report.incomplete ? `; could not run to the end: ${report.incomplete}` : '';
+  return `svc-gateway-check: ${passed} passed, ${failed} failed, ${skipped} skipped (${total} checks) in ${(report.durationMs / 1000).toFixed(1)} s — ${report.url}${broken}${incomplete}`;
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { checkGateway } from '../check/check-gateway.ts';
+import { validateCheckOptions } from '../check/options.ts';
 import { formatCheck, formatSummary } from './format-human.ts';
 import { formatJUnit } from './format-junit.ts';
 
@@ -13,8 +14,10 @@ export interface CliIo {
 
 export const USAGE = `Usage: svc-gateway-check --url URL [--token TOKEN] [options]
 
-Checks a gateway against Gateway Contract v1. Exit code 0 when no check failed, 1 when one did,
-2 on a usage error.
+Checks a gateway against Gateway Contract v1. Exit code:
+  0  passed: the run completed and no check failed
+  1  contract broken: the run completed and a check failed (or was skipped, with --fail-on-skip)
+  2  could not run: bad arguments, the gateway could not be reached, or the overall deadline passed
 
   --url URL             gateway base address, e.g. http://127.0.0.1:8787
   --token TOKEN         bearer token (default: the SVC_GATEWAY_TOKEN environment variable)
@@ -26,16 +29,14 @@ Checks a gateway against Gateway Contract v1. Exit code 0 when no check failed, 
   --callback-host HOST  where the gateway can reach this machine; enables the callback checks
   --timeout MS          deadline of each request (default 10000)
   --job-timeout MS      how long a job may take to finish (default 20000)
+  --deadline MS         deadline of the whole run (default 120000)
+  --max-actions N       check at most the first N actions of the manifest (default 100)
   --fail-on-skip        exit 1 when a check was skipped, too
   --help                this text`;
 
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${flag} must be a whole number of milliseconds above 0`);
-  return n;
-}
+/** A number flag as a number when it is digits only; anything else is left for the check to name. */
+const numeric = (value: string | undefined): number | string | undefined =>
+  value !== undefined && /^\d+$/.test(value) ? Number(value) : value;
 
 /**
  * Runs the CLI with `argv` (without node and script) and resolves with the exit code.
@@ -67,6 +68,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (junit) await io.writeFile(junit, formatJUnit(report));
   if (json) io.out(JSON.stringify(report, null, 2));
   else io.out(`\n${formatSummary(report)}`);
+  if (report.incomplete) {
+    io.err(`svc-gateway-check: could not run to the end: ${report.incomplete}`);
+    return 2;
+  }
   return report.counts.failed > 0 || (failOnSkip && report.counts.skipped > 0) ? 1 : 0;
 }
 
@@ -85,31 +90,41 @@ function parse(argv: readonly string[], env: CliIo['env']) {
       'callback-host': { type: 'string' },
       timeout: { type: 'string' },
       'job-timeout': { type: 'string' },
+      deadline: { type: 'string' },
+      'max-actions': { type: 'string' },
       'fail-on-skip': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
   if (values.help) return 'help' as const;
   const url = values.url;
-  if (!url || !/^https?:\/\//.test(url) || !URL.canParse(url))
-    throw new Error('--url must be an http(s) URL');
   const token = values.token ?? env.SVC_GATEWAY_TOKEN;
-  if (!token)
-    throw new Error('--token (or the SVC_GATEWAY_TOKEN environment variable) is required');
   const only = (values.only ?? [])
     .flatMap((p) => p.split(','))
     .map((p) => p.trim())
     .filter(Boolean);
-  const timeoutMs = positive(values.timeout, '--timeout');
-  const jobTimeoutMs = positive(values['job-timeout'], '--job-timeout');
+  const numbers = {
+    timeoutMs: numeric(values.timeout),
+    jobTimeoutMs: numeric(values['job-timeout']),
+    deadlineMs: numeric(values.deadline),
+    maxActions: numeric(values['max-actions']),
+  };
+  // The same checks, and messages, as checkGateway's, with the options named as flags.
+  validateCheckOptions({ url, token, only, ...numbers }, true);
+  const { timeoutMs, jobTimeoutMs, deadlineMs, maxActions } = numbers as Record<
+    keyof typeof numbers,
+    number | undefined
+  >;
   return {
-    url,
-    token,
+    url: url as string,
+    token: token as string,
     only,
     allowWrites: values['allow-writes'] ?? false,
     ...(values['callback-host'] ? { callbackHost: values['callback-host'] } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
     ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
+    ...(deadlineMs ? { deadlineMs } : {}),
+    ...(maxActions ? { maxActions } : {}),
     json: values.json ?? false,
     junit: values.junit,
     failOnSkip: values['fail-on-skip'] ?? false,

@@ -69,7 +69,7 @@ function parseJson(text: string): unknown {
 
 /**
  * Sends one request and reads the whole answer within `timeoutMs` (connect, headers and body).
- * Throws a {@link GatewayClientError} when there is no answer; any HTTP status is an answer.
+ * Redirects are not followed: a 3xx is returned as the answer. Throws a {@link GatewayClientError} when there is no answer; any HTTP status is an answer.
  *
  * @example
  * const answer = await exchange(fetch, { method: 'GET', url: `${base}/v1/manifest`, timeoutMs: 10_000 });
@@ -86,6 +86,9 @@ export async function exchange(fetchFn: FetchLike, request: ExchangeRequest): Pr
       method: request.method,
       headers,
       signal,
+      // A redirect is an answer to report, never followed: following it would send the token
+      // (and the invoke body) wherever the gateway points.
+      redirect: 'manual',
       ...(body === undefined ? {} : { body }),
     });
     const text = await readBounded(response);

@@ -1,27 +1,17 @@
 // (a) Baseline: what a careful team writes by hand on node:http, with no framework and no kit.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import * as v from 'valibot';
 import {
+  authorized,
   envelope,
   InvokeRequest,
   LookupInput,
   RESPONSE_HEADERS,
   runLookup,
-  TOKEN,
 } from '../fixtures.mjs';
 import { announce } from './announce.mjs';
 
 const MAX_BODY = 1024 * 1024;
-const expected = createHash('sha256').update(TOKEN).digest();
-
-// Digest comparison keeps the check constant-time, like the gateway's.
-function authorized(header) {
-  if (typeof header !== 'string' || header.slice(0, 7).toLowerCase() !== 'bearer ') return false;
-  const presented = createHash('sha256').update(header.slice(7).trim()).digest();
-  return timingSafeEqual(presented, expected);
-}
-
 function send(res, status, body) {
   res.writeHead(status, { ...RESPONSE_HEADERS, 'content-length': Buffer.byteLength(body) });
   res.end(body);

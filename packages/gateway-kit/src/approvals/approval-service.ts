@@ -32,8 +32,9 @@ interface ApprovalRecord {
   readonly actionName: string;
   readonly status: ApprovalStatus;
   readonly reason: string;
-  readonly input: Record<string, unknown>;
-  readonly invocation: Invocation;
+  /** The caller's input and invocation `context`: only while pending (and until an approved job exists). */
+  readonly input?: Record<string, unknown>;
+  readonly invocation: Omit<Invocation, 'context'> & { readonly context?: Invocation['context'] };
   readonly callbacks: InvokeRequest['callbacks'];
   readonly fingerprint?: string;
   readonly baseUrl: string;
@@ -257,7 +258,8 @@ export class ApprovalService {
     // expired) never lands on the first one's job.
     const jobId = decision.approved ? jobIdOf(stored.value) : undefined;
     const decided: ApprovalRecord = {
-      ...stored.value,
+      // A denial keeps nothing the caller sent; an approval keeps it until its job exists.
+      ...(decision.approved ? stored.value : withoutRequest(stored.value)),
       status: decision.approved ? 'approved' : 'denied',
       decidedAt: new Date(runtime.now()).toISOString(),
       decidedBy: decision.decidedBy,
@@ -300,11 +302,11 @@ export class ApprovalService {
       this.#scheduleExpiry(approvalId, stored.value.expiresAt);
       throw error;
     }
-    await this.#settled(decided);
+    await this.#settled(decided, written.version);
     this.#notify(decided, job);
-    return job
-      ? { approval: await this.#view(decided), job }
-      : { approval: await this.#view(decided) };
+    // As stored now: settled, it keeps nothing the caller sent.
+    const approval = await this.#view(withoutRequest(decided));
+    return job ? { approval, job } : { approval };
   }
 
   /**
@@ -320,10 +322,12 @@ export class ApprovalService {
         jobId: decided.jobId,
         ownerId: decided.ownerId,
         action: { id: decided.actionId, name: decided.actionName },
-        invocation: decided.invocation,
+        // Dropped only once this job exists: an interrupted decide still has them here.
+        invocation: { ...decided.invocation, context: decided.invocation.context ?? {} },
         callbacks: decided.callbacks,
-        input: decided.input,
+        input: decided.input ?? {},
         fingerprint: decided.fingerprint,
+        approvalId: decided.approvalId,
         now: runtime.now(),
       }),
     );
@@ -416,7 +420,7 @@ export class ApprovalService {
       return;
     }
     const job = await this.#jobOf(stored.value);
-    await this.#settled(stored.value);
+    await this.#settled(stored.value, stored.version);
     this.#notify(stored.value, job);
   }
 
@@ -458,7 +462,7 @@ export class ApprovalService {
     )
       return stored;
     const expired: ApprovalRecord = {
-      ...stored.value,
+      ...withoutRequest(stored.value),
       status: 'expired',
       decidedAt: stored.value.expiresAt,
     };
@@ -470,16 +474,28 @@ export class ApprovalService {
     );
     this.#clearTimer(stored.value.approvalId);
     if (written) {
-      await this.#settled(expired);
+      await this.#settled(expired, written.version);
       this.#notify(expired, undefined);
       return written;
     }
     return this.#runtime.records.get<ApprovalRecord>(keyOf(stored.value.approvalId));
   }
 
-  /** An approval that left `pending`: out of the pending index and budget, into its status's index. */
-  async #settled(record: ApprovalRecord): Promise<void> {
+  /**
+   * An approval that left `pending`: out of the pending index and budget, into its status's index.
+   * An approved one whose job now exists drops the caller's input and context (the job has them).
+   */
+  async #settled(record: ApprovalRecord, version: number): Promise<void> {
     const { records } = this.#runtime;
+    if (record.input !== undefined || record.invocation.context !== undefined) {
+      // A conflict means another instance settled it meanwhile, and dropped them itself.
+      await records.replace(
+        keyOf(record.approvalId),
+        version,
+        withoutRequest(record),
+        this.#runtime.approvalRetentionMs,
+      );
+    }
     await records.addToSet(
       indexOf(record.status),
       record.approvalId,
@@ -562,7 +578,7 @@ export class ApprovalService {
       reason: record.reason,
       actionId: record.actionId,
       actionName: record.actionName,
-      input: record.input,
+      ...(record.input !== undefined ? { input: record.input } : {}),
       invocationId: record.invocation.invocationId,
       meetingId: record.invocation.meeting.id,
       createdAt: record.createdAt,
@@ -582,7 +598,7 @@ function requestedEvent(record: ApprovalRecord): ApprovalRequestedEvent {
     actionName: record.actionName,
     reason: record.reason,
     expiresAt: record.expiresAt,
-    validatedInput: () => record.input,
+    validatedInput: () => record.input ?? {},
   };
 }
 
@@ -604,6 +620,13 @@ function approvalIds(record: ApprovalRecord) {
     principalId: record.ownerId,
     ...(record.invocation.traceId !== undefined ? { traceId: record.invocation.traceId } : {}),
   };
+}
+
+/** The record without what the caller sent (its input, its invocation's `context`). */
+function withoutRequest(record: ApprovalRecord): ApprovalRecord {
+  const { input: _input, invocation, ...rest } = record;
+  const { context: _context, ...ids } = invocation;
+  return { ...rest, invocation: ids };
 }
 
 /** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */

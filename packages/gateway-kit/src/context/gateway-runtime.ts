@@ -18,16 +18,20 @@ export type ApprovalPolicy = (request: {
 }) => boolean | string | Promise<boolean | string>;
 
 /**
- * What a job keeps so it can run, report and call back. Opaque to stores. Once the job finished,
- * only `callbacks` and `fingerprint` are kept (the input and invocation are dropped).
+ * What a job keeps besides the caller's request (`StoredJob.request`, dropped when the job ends):
+ * where to call back, and ids. Opaque to stores.
  */
 export interface JobPayload {
-  readonly invocation: Invocation;
   readonly callbacks: InvokeRequest['callbacks'];
-  /** The action input as received (re-validated before the action runs). */
-  readonly input: Record<string, unknown>;
+  /** The invocation's `traceId`, for spans and hooks after the request is gone. */
+  readonly traceId?: string;
   /** Fingerprint of action + input, when the job was created under an idempotency key. */
   readonly fingerprint?: string;
+  /** The units of its principal's `heldBytes` quota the job took, given back when it ends. */
+  readonly heldUnits?: number;
+  /** Jobs stored by earlier versions carry their input and invocation here instead of `request`. */
+  readonly invocation?: Invocation;
+  readonly input?: Record<string, unknown>;
 }
 
 /** Everything the routes share: stores, settings and hooks, resolved once at `createGateway`. */

@@ -15,8 +15,12 @@ export interface Approval {
   readonly reason: string;
   readonly actionId: string;
   readonly actionName: string;
-  /** The validated action input awaiting the decision, for the operator to review. */
-  readonly input: Record<string, unknown>;
+  /**
+   * The validated action input awaiting the decision, for the operator to review. Only while the
+   * approval is `pending`: once decided or expired the gateway keeps nothing the caller sent (an
+   * approved action's job carries its own copy until it ends).
+   */
+  readonly input?: Record<string, unknown>;
   readonly invocationId: string;
   readonly meetingId: string;
   readonly createdAt: string;

@@ -62,15 +62,16 @@ export interface GatewayOptions {
   /** How long a sync answer is replayed for a repeated idempotency key. Defaults to 24 h. */
   readonly idempotencyTtlMs?: number;
   /**
-   * Byte budgets of what one request makes the gateway keep: `context` (64 KiB), the record kept
-   * per job or approval (128 KiB) and a kept result (256 KiB). Over a budget: `413
+   * Budgets of what one request makes the gateway keep: `context` (64 KiB), the record kept per
+   * job or approval (128 KiB), a kept result (256 KiB), and the nodes (objects, arrays, members)
+   * of `context` and of `action.input` (8 192 each). Over a budget: `413
    * payload_too_large` naming the field and the limit (a job result: the job fails with
    * `result_too_large`). See docs/security.md.
    */
   readonly limits?: Partial<GatewayLimits>;
   /**
-   * Per-principal budgets: queued or running jobs (100), pending approvals (50) and live
-   * idempotency keys (1 000). Over one: `429 quota_exceeded` with `Retry-After`; other
+   * Per-principal budgets: queued or running jobs (100) and the bytes of requests they hold
+   * (8 MiB), pending approvals (50) and live idempotency keys (1 000). Over one: `429 quota_exceeded` with `Retry-After`; other
    * principals are not affected. See docs/security.md.
    */
   readonly quotas?: Partial<Quotas>;

@@ -19,7 +19,8 @@ import type {
 } from '../contract/invoke-response.ts';
 import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import { jsonByteLength } from '../http/json-size.ts';
+import { jsonValueNodes } from '../http/json-shape.ts';
+import { jsonByteLength, utf8Length } from '../http/json-size.ts';
 import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
@@ -30,11 +31,20 @@ import {
   runIdempotentSync,
   type SyncOutcome,
 } from '../idempotency/idempotency.ts';
+import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
-import { claimQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
+import {
+  claimHeldBytes,
+  claimQuota,
+  heldUnits,
+  quotaExceeded,
+  releaseHeldBytes,
+  releaseQuota,
+} from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
+import { maxBodyNodes } from '../runtime/limits.ts';
 import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
@@ -58,8 +68,10 @@ const JSON_PROBLEM_MESSAGES = {
 async function readJson(
   call: GatewayCall,
   maxBodyBytes: number,
+  maxNodes: number,
 ): Promise<
-  { ok: true; value: unknown; bytes: number | undefined } | { ok: false; reply: GatewayReply }
+  | { ok: true; value: unknown; bytes: number | undefined; nodes: number | undefined }
+  | { ok: false; reply: GatewayReply }
 > {
   if (!isJsonContentType(call.header('content-type'))) {
     return { ok: false, reply: errorReply('unsupported_media_type') };
@@ -77,15 +89,46 @@ async function readJson(
           ok: false,
           reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[problem] }),
         }
-      : { ok: true, value: body.value, bytes: undefined };
+      : { ok: true, value: body.value, bytes: undefined, nodes: undefined };
   }
-  const parsed = parseJsonBody(body.bytes);
-  return parsed.ok
-    ? { ok: true, value: parsed.value, bytes: body.bytes.byteLength }
-    : {
-        ok: false,
-        reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
-      };
+  const parsed = parseJsonBody(body.bytes, maxNodes);
+  if (parsed.ok)
+    return { ok: true, value: parsed.value, bytes: body.bytes.byteLength, nodes: parsed.nodes };
+  if (parsed.problem === 'too_many_nodes')
+    return { ok: false, reply: tooManyNodes('body', maxNodes) };
+  return {
+    ok: false,
+    reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
+  };
+}
+
+/**
+ * The 413 for a part of the request holding more objects, arrays and members than its budget:
+ * names the field and the limit, never the value.
+ */
+function tooManyNodes(field: string, maxNodes: number): GatewayReply {
+  return errorReply('payload_too_large', {
+    message: `${field} holds more than ${maxNodes} objects, arrays and members.`,
+    details: { field, maxNodes },
+  });
+}
+
+/**
+ * The shape budget of `context` and `action.input` (`limits.maxJsonNodes`), each on its own. Free
+ * when the whole body holds no more nodes than one part may (the common case).
+ */
+function overShape(
+  runtime: GatewayRuntime,
+  request: InvokeRequest,
+  bodyNodes: number | undefined,
+): GatewayReply | undefined {
+  const { maxJsonNodes } = runtime.limits;
+  if (bodyNodes !== undefined && bodyNodes <= maxJsonNodes) return undefined;
+  if (jsonValueNodes(request.context, maxJsonNodes) > maxJsonNodes)
+    return tooManyNodes('context', maxJsonNodes);
+  if (jsonValueNodes(request.action.input, maxJsonNodes) > maxJsonNodes)
+    return tooManyNodes('action.input', maxJsonNodes);
+  return undefined;
 }
 
 /**
@@ -198,7 +241,7 @@ export async function handleInvoke(
   runtime: GatewayRuntime,
   approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJson(call, runtime.maxBodyBytes);
+  const body = await readJson(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
   const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
@@ -206,6 +249,9 @@ export async function handleInvoke(
     return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
   }
   const request = parsed.output;
+  // Before the action's schema copies the input: an over-shaped part goes no further.
+  const overShaped = overShape(runtime, request, body.nodes);
+  if (overShaped) return overShaped;
 
   const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
@@ -433,8 +479,20 @@ async function acceptJob(
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
+  // What the job holds of the request counts against the principal's heldBytes too.
+  const units = heldUnits(
+    utf8Length(encodeJobRequest({ input: request.action.input, invocation })),
+  );
+  const release = async (): Promise<void> => {
+    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await releaseHeldBytes(runtime, principal.id, jobId, units);
+  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
+    if (!(await claimHeldBytes(runtime, principal.id, jobId, units, quotaTtlMs))) {
+      await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+      return quotaExceeded(runtime, 'heldBytes');
+    }
     created = await runtime.jobs.create(
       createJob({
         jobId,
@@ -444,16 +502,16 @@ async function acceptJob(
         callbacks: request.callbacks,
         input: request.action.input,
         fingerprint: scope?.fingerprint,
+        heldUnits: units,
         now: runtime.now(),
       }),
     );
   } catch (error) {
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+    await release();
     throw error;
   }
   if (created.created) startJob(runtime, created.job, action, principal, waitUntil);
-  else if (isTerminal(created.job.status))
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
+  else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }
 

@@ -1,3 +1,5 @@
+import { jsonTextNodes, jsonTextTooDeep } from './json-shape.ts';
+
 /** The deepest nesting a request body may have; deeper bodies are refused before validation. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -9,22 +11,39 @@ export type JsonProblem = 'invalid_json' | 'too_deep' | 'forbidden_key';
 /**
  * Decodes and parses a JSON body, then refuses bodies nested deeper than {@link MAX_JSON_DEPTH}
  * or carrying a `__proto__` key anywhere: such keys are never legitimate data, and refusing them
- * means no later spread or merge can be turned into prototype pollution.
+ * means no later spread or merge can be turned into prototype pollution. With `maxNodes`, a body
+ * holding more objects, arrays and members than that is refused (`too_many_nodes`) *before* it is
+ * parsed, so it never takes the memory its parsed form would; `nodes` is its count.
  */
 export function parseJsonBody(
   bytes: Uint8Array,
-): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
+  maxNodes: number = Number.POSITIVE_INFINITY,
+):
+  | { ok: true; value: unknown; nodes: number }
+  | { ok: false; problem: JsonProblem | 'too_many_nodes' } {
   let text: string;
-  let value: unknown;
   try {
     text = decoder.decode(bytes);
+  } catch {
+    return { ok: false, problem: 'invalid_json' };
+  }
+  const nodes = jsonTextNodes(text, maxNodes);
+  if (nodes > maxNodes) {
+    // Refused unparsed: too deep is still told as such, as it would be once parsed.
+    return {
+      ok: false,
+      problem: jsonTextTooDeep(text, MAX_JSON_DEPTH) ? 'too_deep' : 'too_many_nodes',
+    };
+  }
+  let value: unknown;
+  try {
     value = JSON.parse(text);
   } catch {
     return { ok: false, problem: 'invalid_json' };
   }
-  if (cannotOffend(text)) return { ok: true, value };
+  if (cannotOffend(text)) return { ok: true, value, nodes };
   const problem = inspect(value, 0);
-  return problem ? { ok: false, problem } : { ok: true, value };
+  return problem ? { ok: false, problem } : { ok: true, value, nodes };
 }
 
 /**

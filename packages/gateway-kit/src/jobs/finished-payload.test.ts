@@ -30,7 +30,13 @@ it('a finished job keeps its callbacks and fingerprint, not the caller’s input
   await gateway.idle();
   const stored = await jobStore.get(jobId);
   expect(stored?.status).toBe('completed');
-  expect(Object.keys(stored?.payload ?? {}).sort()).toEqual(['callbacks', 'fingerprint']);
+  // heldUnits: what the job gives back of its principal's heldBytes, whoever reports its end.
+  expect(Object.keys(stored?.payload ?? {}).sort()).toEqual([
+    'callbacks',
+    'fingerprint',
+    'heldUnits',
+  ]);
+  expect(stored?.request).toBeUndefined();
   expect(JSON.stringify(stored)).not.toContain('nnnnnnnnnn');
   // The idempotent replay still recognises the same request.
   const replay = await client.invoke(invokeBody('export', { note }, { idempotencyKey: 'k1' }));

@@ -1,14 +1,15 @@
-import type { Action, JobHandle } from '../actions/define-action.ts';
+import type { Action, Invocation, JobHandle } from '../actions/define-action.ts';
 import { describeIssues, parseActionInput } from '../actions/validation-issues.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
 import { gatewayError } from '../contract/error-catalogue.ts';
 import { type Outcome, runAction } from '../execution/run-action.ts';
 import { utf8Length } from '../http/json-size.ts';
-import { releaseQuota } from '../quotas/quotas.ts';
+import { releaseHeldBytes, releaseQuota } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
+import { decodeJobRequest, type JobRequest } from './job-request.ts';
 import { toJobResource } from './job-resource.ts';
 
 // A finish write may race with progress writes of the same run; a few retries settle it.
@@ -34,11 +35,13 @@ export function startJob(
 ): void {
   const observer = runtime.observer;
   observer?.jobQueued(job);
+  // Closures keep the id only: the job record carries the caller's request.
+  const { jobId } = job;
   const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
-    runtime.logger.error('job runner failed', { jobId: job.jobId, actionId: action.id, error });
-    observer?.jobFailedHere(job.jobId);
+    runtime.logger.error('job runner failed', { jobId, actionId: action.id, error });
+    observer?.jobFailedHere(jobId);
   });
-  runtime.background(observer ? run.finally(() => observer.jobLeft(job.jobId)) : run, waitUntil);
+  runtime.background(observer ? run.finally(() => observer.jobLeft(jobId)) : run, waitUntil);
 }
 
 async function runJob(
@@ -47,7 +50,8 @@ async function runJob(
   action: Action,
   principal: Principal,
 ): Promise<void> {
-  const payload = queued.payload as unknown as JobPayload;
+  const request = requestOf(queued);
+  const { jobId } = queued;
   const deadline = deadlineOf(queued.deadlineAt);
   if (deadline <= runtime.now()) {
     await finishJob(runtime, queued, {
@@ -59,7 +63,7 @@ async function runJob(
     return;
   }
   // Re-validate: an approved job runs long after its input was first checked.
-  const input = await parseActionInput(action.input, payload.input);
+  const input = await parseActionInput(action.input, request.input);
   if (!input.success) {
     await finishJob(runtime, queued, {
       status: 'failed',
@@ -71,17 +75,19 @@ async function runJob(
   }
   const started = await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
   if (!started.ok) return; // cancelled (or failed) before it could start
-  let current = started.job;
+  // From here on, no job record with the caller's request is held (a shared store returns a copy
+  // of it with every write): `request` above is the run's only one.
+  let current = lean(started.job);
   runtime.observer?.jobRunning(current);
 
   const controller = new AbortController();
-  const unsubscribe = runtime.jobs.onCancel(queued.jobId, () =>
+  const unsubscribe = runtime.jobs.onCancel(jobId, () =>
     controller.abort(new DOMException('The job was cancelled.', 'AbortError')),
   );
 
   let writes: Promise<void> = Promise.resolve();
   const handle: JobHandle = {
-    jobId: queued.jobId,
+    jobId,
     progress: (update) => {
       const patch: { outputText?: string; machineSummary?: string } = {};
       if (typeof update.outputText === 'string') patch.outputText = update.outputText;
@@ -92,7 +98,7 @@ async function runJob(
         if (controller.signal.aborted) return;
         try {
           const written = await runtime.jobs.update(current.jobId, current.version, patch);
-          if (written.ok) current = written.job;
+          if (written.ok) current = lean(written.job);
         } catch (error) {
           runtime.logger.warn?.('job progress not stored', { jobId: current.jobId, error });
         }
@@ -106,14 +112,14 @@ async function runJob(
       runtime,
       action,
       input: input.output,
-      invocation: payload.invocation,
+      invocation: request.invocation,
       principal,
       budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
       abortSource: controller,
       job: handle,
-      logIds: { jobId: queued.jobId },
+      logIds: { jobId },
     });
-    update = updateOf(runtime, action, queued, outcome);
+    update = updateOf(runtime, action, current, outcome);
   } finally {
     unsubscribe();
   }
@@ -217,13 +223,32 @@ export async function finishJob(
   return undefined;
 }
 
-/** What a finished job keeps of its payload: where to call back, and the idempotency fingerprint. */
+/**
+ * What a finished job keeps of its payload: where to call back, its trace id and the idempotency
+ * fingerprint (the store drops `request` itself).
+ */
 function finishedPayload(job: StoredJob): Record<string, unknown> {
   const payload = job.payload as unknown as JobPayload | undefined;
   return {
     callbacks: payload?.callbacks ?? {},
+    ...(payload?.traceId !== undefined ? { traceId: payload.traceId } : {}),
     ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
+    ...(payload?.heldUnits !== undefined ? { heldUnits: payload.heldUnits } : {}),
   };
+}
+
+/** The job without the caller's request (what a running job's bookkeeping needs). */
+function lean(job: StoredJob): StoredJob {
+  if (job.request === undefined) return job;
+  const { request: _request, ...rest } = job;
+  return rest;
+}
+
+/** The caller's input and invocation of a queued job (a job stored by an earlier version: its payload). */
+function requestOf(job: StoredJob): JobRequest {
+  if (job.request !== undefined) return decodeJobRequest(job.request);
+  const payload = job.payload as unknown as JobPayload | undefined;
+  return { input: payload?.input ?? {}, invocation: payload?.invocation as Invocation };
 }
 
 /**
@@ -285,11 +310,13 @@ async function handOver(
   job: StoredJob,
   handedOver: () => void,
 ): Promise<void> {
-  // Every way a job ends comes through here: its principal's budget is free again.
+  // Every way a job ends comes through here: its principal's budgets are free again.
+  const payload = job.payload as unknown as JobPayload | undefined;
   await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
+  if (payload?.heldUnits)
+    await releaseHeldBytes(runtime, job.ownerId, job.jobId, payload.heldUnits);
   const observer = runtime.observer;
   observer?.jobFinished(job);
-  const payload = job.payload as unknown as JobPayload | undefined;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) {
     handedOver();

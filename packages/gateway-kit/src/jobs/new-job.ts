@@ -2,6 +2,7 @@ import type { Action, Invocation } from '../actions/define-action.ts';
 import type { JobPayload } from '../context/gateway-runtime.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { NewJob } from '../store/job-store.ts';
+import { encodeJobRequest } from './job-request.ts';
 
 /** What a job is made of: the same for an accepted async invoke and an approved action. */
 export interface JobSource {
@@ -14,23 +15,29 @@ export interface JobSource {
   readonly input: Record<string, unknown>;
   /** Under an idempotency key: the request's fingerprint. */
   readonly fingerprint?: string | undefined;
+  /** The approval whose approved action the job runs. */
+  readonly approvalId?: string | undefined;
+  /** The `heldBytes` quota units the job took (given back when it ends). */
+  readonly heldUnits?: number | undefined;
   /** Now, in epoch ms. */
   readonly now: number;
 }
 
 /**
- * The one way a job is built: queued, owned by its principal, carrying what its run and its
- * callback need.
+ * The one way a job is built: queued, owned by its principal, carrying what its run needs (the
+ * caller's input and invocation, as text the store drops when the job ends) and what its callback
+ * needs.
  *
  * @example
  * await runtime.jobs.create(createJob({ jobId, ownerId, action, invocation, callbacks, input, now }));
  */
 export function createJob(source: JobSource): NewJob {
+  const { traceId } = source.invocation;
   const payload: JobPayload = {
-    invocation: source.invocation,
     callbacks: source.callbacks,
-    input: source.input,
+    ...(traceId !== undefined ? { traceId } : {}),
     ...(source.fingerprint !== undefined ? { fingerprint: source.fingerprint } : {}),
+    ...(source.heldUnits !== undefined ? { heldUnits: source.heldUnits } : {}),
   };
   const { deadlineAt } = source.invocation;
   return {
@@ -41,7 +48,9 @@ export function createJob(source: JobSource): NewJob {
     actionName: source.action.name,
     status: 'queued',
     createdAt: new Date(source.now).toISOString(),
+    ...(source.approvalId !== undefined ? { approvalId: source.approvalId } : {}),
     ...(deadlineAt !== undefined ? { deadlineAt } : {}),
     payload: payload as unknown as Record<string, unknown>,
+    request: encodeJobRequest({ input: source.input, invocation: source.invocation }),
   };
 }

@@ -309,7 +309,7 @@ export class Observer {
     this.#jobSpans.clear();
   }
 
-  #jobChanged(job: StoredJob, invocation: Invocation | undefined): void {
+  #jobChanged(job: StoredJob, invocation: Pick<Invocation, 'traceId'> | undefined): void {
     if (!this.#hooks.onJobStateChanged) return;
     this.#emit('onJobStateChanged', {
       jobId: job.jobId,
@@ -379,7 +379,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function idAttributes(
-  invocation: Invocation | undefined,
+  invocation: Pick<Invocation, 'invocationId' | 'traceId'> | undefined,
   actionId: string,
 ): Record<string, string> {
   const attributes: Record<string, string> = { 'gateway.action.id': actionId };
@@ -390,8 +390,15 @@ function idAttributes(
   return attributes;
 }
 
-function invocationOfJob(job: StoredJob): Invocation | undefined {
-  return (job.payload as { invocation?: Invocation } | undefined)?.invocation;
+/** A job's invocation ids: its id, and the trace id its payload keeps (all a span needs). */
+function invocationOfJob(job: StoredJob): Pick<Invocation, 'invocationId' | 'traceId'> {
+  const payload = job.payload as
+    | { traceId?: string; invocation?: Pick<Invocation, 'traceId'> }
+    | undefined;
+  const traceId = payload?.traceId ?? payload?.invocation?.traceId;
+  return traceId === undefined
+    ? { invocationId: job.invocationId }
+    : { invocationId: job.invocationId, traceId };
 }
 
 /** A URL's origin only: paths and queries may carry tokens. */

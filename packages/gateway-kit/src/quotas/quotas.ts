@@ -8,6 +8,7 @@ const RETRY_AFTER_SECONDS: Readonly<Record<QuotaName, number>> = {
   activeJobs: 5,
   pendingApprovals: 60,
   idempotencyKeys: 60,
+  heldBytes: 5,
 };
 
 const setOf = (name: QuotaName, principalId: string): string => `quota:${name}:${principalId}`;
@@ -74,4 +75,52 @@ const QUOTA_NOUNS: Readonly<Record<QuotaName, string>> = {
   activeJobs: 'queued or running jobs',
   pendingApprovals: 'pending approvals',
   idempotencyKeys: 'idempotency keys in use',
+  heldBytes: 'bytes held for queued or running jobs',
 };
+
+/** The unit `heldBytes` is counted in: each unit is one member of the principal's set. */
+export const HELD_BYTES_UNIT: number = 16 * 1024;
+
+/** How many {@link HELD_BYTES_UNIT}s `bytes` take (at least one). */
+export function heldUnits(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / HELD_BYTES_UNIT));
+}
+
+/**
+ * Takes `units` of `principalId`'s `heldBytes` budget for job `jobId` (members `jobId#0…`), for at
+ * most `ttlMs`; `false`, having taken none, when they do not all fit.
+ */
+export async function claimHeldBytes(
+  runtime: GatewayRuntime,
+  principalId: string,
+  jobId: string,
+  units: number,
+  ttlMs: number,
+): Promise<boolean> {
+  const max = Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
+  const set = setOf('heldBytes', principalId);
+  const taken = await Promise.allSettled(
+    Array.from({ length: units }, (_, unit) =>
+      runtime.records.addToSet(set, `${jobId}#${unit}`, ttlMs, max),
+    ),
+  );
+  if (taken.every((result) => result.status === 'fulfilled' && result.value)) return true;
+  await releaseHeldBytes(runtime, principalId, jobId, units);
+  const failed = taken.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return false;
+}
+
+/** Gives back the `units` job `jobId` took of `principalId`'s `heldBytes`. Never rejects. */
+export async function releaseHeldBytes(
+  runtime: GatewayRuntime,
+  principalId: string,
+  jobId: string,
+  units: number,
+): Promise<void> {
+  await Promise.all(
+    Array.from({ length: units }, (_, unit) =>
+      releaseQuota(runtime, 'heldBytes', principalId, `${jobId}#${unit}`),
+    ),
+  );
+}

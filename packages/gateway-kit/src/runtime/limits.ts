@@ -12,6 +12,25 @@ export interface GatewayLimits {
    * kept for idempotent replay, as JSON. Default 256 KiB.
    */
   readonly maxResultBytes: number;
+  /**
+   * Most nodes (objects, arrays and object members) `context` may hold, and, separately,
+   * `action.input`: bytes alone do not bound what parsing builds (64 KiB of `{},{},…` is 21 000
+   * objects, 20× its size on the heap). A whole body may hold twice this plus 1 024, checked
+   * before it is parsed. Default 8 192 (a 64 KiB transcript of 1 600 turns
+   * with three fields each is 6 400).
+   */
+  readonly maxJsonNodes: number;
+}
+
+/**
+ * The most nodes a whole invoke body may hold under `maxJsonNodes`: room for a full `context` and
+ * a full `action.input`, and 1 024 for the rest.
+ *
+ * @example
+ * maxBodyNodes(DEFAULT_LIMITS); // 17_408
+ */
+export function maxBodyNodes(limits: GatewayLimits): number {
+  return 2 * limits.maxJsonNodes + 1_024;
 }
 
 /**
@@ -24,6 +43,7 @@ export const DEFAULT_LIMITS: GatewayLimits = Object.freeze({
   maxContextBytes: 64 * 1024,
   maxStoredBytes: 128 * 1024,
   maxResultBytes: 256 * 1024,
+  maxJsonNodes: 8_192,
 });
 
 /** The per-principal budgets: each caller's share of what the gateway keeps for it. */
@@ -34,6 +54,13 @@ export interface Quotas {
   readonly pendingApprovals: number;
   /** Live idempotency records (sync invokes with an `idempotencyKey`) of one principal. Default 1 000. */
   readonly idempotencyKeys: number;
+  /**
+   * Bytes of caller requests (input and invocation with its `context`, as JSON) that one
+   * principal's queued and running jobs hold, counted in 16 KiB units (a job costs at least one).
+   * Default 8 MiB: 64 jobs at the 128 KiB `limits.maxStoredBytes`, or the 100 of `activeJobs` at
+   * 80 KiB.
+   */
+  readonly heldBytes: number;
 }
 
 /** The names of the per-principal budgets. */
@@ -49,4 +76,5 @@ export const DEFAULT_QUOTAS: Quotas = Object.freeze({
   activeJobs: 100,
   pendingApprovals: 50,
   idempotencyKeys: 1_000,
+  heldBytes: 8 * 1024 * 1024,
 });

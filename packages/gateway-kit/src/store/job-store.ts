@@ -27,8 +27,22 @@ export interface StoredJob {
   readonly dataSchemaVersion?: string;
   readonly data?: Record<string, unknown>;
   readonly error?: GatewayError;
-  /** Opaque JSON the gateway stores with the job (validated input, callbacks). Stores never read it. */
+  /**
+   * The approval this job runs, when an operator approved it. Its finished job is retained apart
+   * from the principal's other finished jobs (their churn never evicts it), so the approval's job
+   * link resolves as long as the approval does.
+   */
+  readonly approvalId?: string;
+  /** Opaque JSON the gateway stores with the job (callbacks, fingerprint). Stores never read it. */
   readonly payload?: Record<string, unknown>;
+  /**
+   * What the caller sent for the run (the action input and the invocation with its `context`),
+   * as opaque text the gateway encodes: kept as text, not parsed objects, so a job holds about its
+   * size in bytes. Stores never read it, and **drop it on every transition to a terminal state**
+   * (completed, failed, cancelled, and a store's own `worker_lost`): a finished job keeps nothing
+   * the caller sent.
+   */
+  readonly request?: string;
 }
 
 /** What {@link JobStore.create} needs: everything but the fields the store owns. */
@@ -70,6 +84,8 @@ export type JobWriteResult =
  * - `update` is a compare-and-set on `version` that also enforces the state machine
  *   `queued → running | cancelled | failed`, `running → completed | failed | cancelled`;
  *   terminal states never change, and every successful write increments `version`.
+ * - Every transition to a terminal state (`update`, `requestCancel`, a store's own `worker_lost`)
+ *   removes `request`, the caller's input and context, in the same write.
  * - `requestCancel` atomically moves a queued or running job to `cancelled`, sets
  *   `cancelRequested`, and notifies `onCancel` listeners of that job (on any instance that
  *   shares the store); it returns `invalid_transition` for a terminal job.
@@ -123,6 +139,7 @@ export const NEW_JOB_FIELDS: readonly (
   | 'actionId'
   | 'actionName'
   | 'createdAt'
+  | 'approvalId'
   | 'deadlineAt'
   | 'outputText'
   | 'machineSummary'
@@ -130,6 +147,7 @@ export const NEW_JOB_FIELDS: readonly (
   | 'data'
   | 'error'
   | 'payload'
+  | 'request'
 )[] = [
   'jobId',
   'ownerId',
@@ -137,6 +155,7 @@ export const NEW_JOB_FIELDS: readonly (
   'actionId',
   'actionName',
   'createdAt',
+  'approvalId',
   'deadlineAt',
   'outputText',
   'machineSummary',
@@ -144,6 +163,7 @@ export const NEW_JOB_FIELDS: readonly (
   'data',
   'error',
   'payload',
+  'request',
 ] satisfies readonly (keyof NewJob)[];
 
 /**

@@ -250,6 +250,50 @@ describe('MemoryJobStore', () => {
       expect(full.size).toBe(2);
     });
 
+    it("retention per principal: 100 000 short jobs of one principal leave another's finished job readable", async () => {
+      const store = open();
+      const victim = await finish(store, (await store.create(newJob('b-1', { ownerId: 'b' }))).job);
+      for (let i = 0; i < 100_000; i++) {
+        const { job } = await store.create(newJob(`a-${i}`, { ownerId: 'a' }));
+        if (i % 2 === 0) await store.requestCancel(job.jobId);
+        else await finish(store, job);
+      }
+      expect(await store.get('b-1')).toEqual(victim);
+      // A keeps its newest 1 000 (the default share), nothing older.
+      expect(await store.get('a-99999')).toBeDefined();
+      expect(await store.get('a-99000')).toBeDefined();
+      expect(await store.get('a-98999')).toBeUndefined();
+      expect(store.size).toBe(1_001);
+    }, 30_000); // ~2 s alone; a loaded CI machine may take several times that
+
+    it("a job an approval links to is kept apart: its principal's own churn does not evict it", async () => {
+      const store = open({ maxFinishedPerOwner: 10 });
+      const linked = await finish(
+        store,
+        (await store.create(newJob('approved', { ownerId: 'a', approvalId: 'apr_1' }))).job,
+      );
+      for (let i = 0; i < 100; i++)
+        await finish(store, (await store.create(newJob(`a-${i}`, { ownerId: 'a' }))).job);
+      expect(await store.get('approved')).toEqual(linked);
+      expect(await store.get('a-89')).toBeUndefined();
+      expect(await store.get('a-90')).toBeDefined();
+    });
+
+    it('when the store is full, the principal keeping the most finished jobs loses its oldest first', async () => {
+      const store = open({ maxJobs: 6, maxFinishedPerOwner: 10 });
+      for (const id of ['b-1', 'a-1', 'a-2', 'a-3', 'c-1'])
+        await finish(store, (await store.create(newJob(id, { ownerId: id.slice(0, 1) }))).job);
+      await store.create(newJob('d-1', { ownerId: 'd' }));
+      await store.create(newJob('d-2', { ownerId: 'd' })); // full: a (3 finished) loses a-1
+      expect(await store.get('a-1')).toBeUndefined();
+      expect(await store.get('b-1')).toBeDefined();
+      expect(await store.get('c-1')).toBeDefined();
+      await store.create(newJob('d-3', { ownerId: 'd' })); // a (2) again: a-2
+      expect(await store.get('a-2')).toBeUndefined();
+      expect(await store.get('b-1')).toBeDefined();
+      expect(() => new MemoryJobStore({ maxFinishedPerOwner: 0 })).toThrow(RangeError);
+    });
+
     it('never holds more than maxJobs jobs under sustained load', async () => {
       const store = open({ maxJobs: 50 });
       for (let i = 0; i < 2_000; i++) {
@@ -305,7 +349,12 @@ describe('MemoryJobStore', () => {
 
     it('leave nothing behind after many create/subscribe/cancel/finish/expire cycles', async () => {
       let now = 0;
-      const store = open({ retentionMs: 1_000, sweepIntervalMs: 0, now: () => now });
+      const store = open({
+        retentionMs: 1_000,
+        sweepIntervalMs: 0,
+        now: () => now,
+        maxFinishedPerOwner: 3_000,
+      });
       for (let i = 0; i < 3_000; i++) {
         const { job } = await store.create(newJob(`job-${i}`));
         const unsubscribe = store.onCancel(job.jobId, silent);

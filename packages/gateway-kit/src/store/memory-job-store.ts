@@ -25,6 +25,12 @@ export interface MemoryJobStoreOptions {
   /** How long a finished job stays readable after it finished, in ms. Default 24 h. */
   readonly retentionMs?: number;
   /**
+   * Most finished jobs kept per principal (`ownerId`): past it, that principal's earliest-finished
+   * job is evicted, so one principal's churn never evicts another's. Jobs of approved actions
+   * (`approvalId`) have a share of their own. Default 1 000.
+   */
+  readonly maxFinishedPerOwner?: number;
+  /**
    * How often the background sweep frees expired jobs, in ms. Default: `retentionMs` clamped to
    * 1 s … 60 s. `0` disables the timer; expired jobs are then freed on the next `create` (and are
    * never returned either way). The timer only runs while finished jobs exist, and is `unref`'d.
@@ -46,6 +52,19 @@ interface Slot {
   removed: boolean;
 }
 
+/**
+ * One principal's finished slots in finish order (the oldest at `head`), which is both eviction
+ * and retention order. An array queue rather than a Map: popping a Map's first entry over and over
+ * makes V8 skip ever more deleted entries (~5 µs per create at 10 000 jobs). Slots removed out of
+ * order stay until reached (`removed` is set); consumed cells are cleared so they hold nothing.
+ */
+interface FinishQueue {
+  readonly slots: (Slot | undefined)[];
+  head: number;
+  /** Live (not removed) slots in the queue. */
+  count: number;
+}
+
 interface CancelSubscription {
   readonly listener: () => void;
   active: boolean;
@@ -54,14 +73,17 @@ interface CancelSubscription {
 const DEFAULT_MAX_JOBS = 10_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_MAX_FINISHED_PER_OWNER = 1_000;
 const noop = (): void => {};
 
 /**
  * The embedded default {@link JobStore}: jobs live in this process's memory.
  *
  * - Single process only: a second gateway instance has its own jobs and cancel listeners.
- * - Bounded: at most `maxJobs` jobs; when full, the earliest-finished jobs are evicted first,
- *   and `create` rejects with {@link JobStoreFullError} if every stored job is still active.
+ * - Bounded: at most `maxJobs` jobs, and `maxFinishedPerOwner` finished jobs per principal (its
+ *   earliest-finished job makes room). When full, the earliest-finished job of the principal with
+ *   the most finished jobs is evicted, never another's for it, and `create` rejects with
+ *   {@link JobStoreFullError} if every stored job is still active.
  * - Finished jobs are removed `retentionMs` after they finished (never returned after that,
  *   freed by a background sweep or the next `create`).
  * - Returned records are deeply frozen snapshots; inputs are structurally cloned on write.
@@ -87,14 +109,9 @@ export class MemoryJobStore implements JobStore {
   readonly #now: () => number;
   readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #jobs = new Map<string, Slot>();
-  /**
-   * Finished slots in finish order (the oldest at `#head`), which is both eviction and retention
-   * order. An array queue rather than a Map: popping a Map's first entry over and over makes V8
-   * skip ever more deleted entries (~5 µs per create at 10 000 jobs). Slots removed out of order
-   * stay until reached (`removed` is set); consumed cells are cleared so they hold nothing.
-   */
-  readonly #finishQueue: (Slot | undefined)[] = [];
-  #head = 0;
+  readonly #maxFinishedPerOwner: number;
+  /** Each principal's finished jobs, in finish order. */
+  readonly #finished = new Map<string, FinishQueue>();
   #finishedCount = 0;
   readonly #listeners = new Map<string, Set<CancelSubscription>>();
   #listenerCount = 0;
@@ -114,6 +131,13 @@ export class MemoryJobStore implements JobStore {
       throw new RangeError(`maxBytes must be a positive integer, got ${maxBytes}.`);
     }
     this.#maxBytes = maxBytes;
+    const maxFinishedPerOwner = options.maxFinishedPerOwner ?? DEFAULT_MAX_FINISHED_PER_OWNER;
+    if (!Number.isSafeInteger(maxFinishedPerOwner) || maxFinishedPerOwner < 1) {
+      throw new RangeError(
+        `maxFinishedPerOwner must be a positive integer, got ${maxFinishedPerOwner}.`,
+      );
+    }
+    this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(retentionMs) || retentionMs < 0) {
       throw new RangeError(`retentionMs must be a finite number ≥ 0, got ${retentionMs}.`);
     }
@@ -260,12 +284,15 @@ export class MemoryJobStore implements JobStore {
     >,
     now: number,
   ): StoredJob {
-    const job = deepFreeze({
+    const next: { -readonly [K in keyof StoredJob]?: StoredJob[K] } = {
       ...slot.job,
       ...patch,
       version: slot.job.version + 1,
       updatedAt: new Date(now).toISOString(),
-    } as StoredJob);
+    };
+    // A finished job keeps nothing the caller sent (the JobStore contract).
+    if (next.status !== undefined && isTerminal(next.status)) delete next.request;
+    const job = deepFreeze(next as StoredJob);
     const bytes = sizeOf(job);
     // A result may grow a job: older finished jobs make room first (never this one).
     if (bytes > slot.bytes) this.#makeRoom(bytes - slot.bytes, slot);
@@ -274,16 +301,30 @@ export class MemoryJobStore implements JobStore {
     slot.job = job;
     if (isTerminal(job.status)) {
       slot.finishedAt = now;
-      this.#finishQueue.push(slot);
+      const owner = retentionGroup(job);
+      let queue = this.#finished.get(owner);
+      if (!queue) {
+        queue = { slots: [], head: 0, count: 0 };
+        this.#finished.set(owner, queue);
+      }
+      queue.slots.push(slot);
+      queue.count += 1;
       this.#finishedCount += 1;
+      // The principal's share: its own earliest-finished job makes room, nobody else's.
+      if (queue.count > this.#maxFinishedPerOwner) {
+        const oldest = oldestOf(queue);
+        if (oldest) this.#remove(oldest);
+      }
       this.#startTimer();
     }
     return job;
   }
 
   /**
-   * Evicts the earliest-finished jobs until one more (`bytes` large) fits, or rejects if every
-   * job left is active. `growing` is a job being rewritten: it takes no new slot.
+   * Evicts finished jobs until one more (`bytes` large) fits, or rejects if every job left is
+   * active: each time the earliest-finished job of the principal holding the most finished jobs,
+   * so a principal with few is the last to lose any. `growing` is a job being rewritten: it takes
+   * no new slot.
    */
   #makeRoom(bytes: number, growing?: Slot): void {
     const needsSlot = growing === undefined;
@@ -291,47 +332,58 @@ export class MemoryJobStore implements JobStore {
       (needsSlot && this.#jobs.size >= this.#maxJobs) ||
       this.#bytes + bytes > this.#maxBytes
     ) {
-      const oldest = this.#oldestFinished();
+      const oldest = this.#heaviest();
       if (!oldest || oldest === growing) throw new JobStoreFullError(this.#maxJobs);
       this.#remove(oldest);
     }
   }
 
-  /** Frees expired jobs. Finish order is retention order, so it stops at the first live one. */
-  #sweep(now: number): void {
-    for (let oldest = this.#oldestFinished(); oldest; oldest = this.#oldestFinished()) {
-      if (now - (oldest.finishedAt ?? now) < this.#retentionMs) break;
-      this.#remove(oldest);
+  /** The earliest-finished job of the principal with the most finished jobs. */
+  #heaviest(): Slot | undefined {
+    let heaviest: FinishQueue | undefined;
+    for (const queue of this.#finished.values()) {
+      if (!heaviest || queue.count > heaviest.count) heaviest = queue;
     }
-    if (this.#finishedCount === 0) this.#stopTimer();
+    return heaviest ? oldestOf(heaviest) : undefined;
   }
 
-  #oldestFinished(): Slot | undefined {
-    const queue = this.#finishQueue;
-    while (this.#head < queue.length) {
-      const slot = queue[this.#head];
-      if (slot && !slot.removed) return slot;
-      queue[this.#head] = undefined;
-      this.#head += 1;
+  /**
+   * Frees expired jobs. Each principal's finish order is its retention order, so each stops at its
+   * first live one.
+   */
+  #sweep(now: number): void {
+    if (this.#finishedCount === 0) {
+      this.#stopTimer();
+      return;
     }
-    // Drained: start over at index 0 instead of growing the array forever.
-    queue.length = 0;
-    this.#head = 0;
-    return undefined;
+    for (const queue of this.#finished.values()) {
+      for (let oldest = oldestOf(queue); oldest; oldest = oldestOf(queue)) {
+        if (now - (oldest.finishedAt ?? now) < this.#retentionMs) break;
+        this.#remove(oldest);
+      }
+    }
+    if (this.#finishedCount === 0) this.#stopTimer();
   }
 
   #remove(slot: Slot): void {
     if (slot.removed) return;
     slot.removed = true;
-    if (slot.finishedAt !== undefined) this.#finishedCount -= 1;
-    const queue = this.#finishQueue;
-    if (queue[this.#head] === slot) {
-      queue[this.#head] = undefined;
-      this.#head += 1;
-      // Compact once the consumed prefix dominates, so the array stays O(stored jobs).
-      if (this.#head >= 1024 && this.#head * 2 >= queue.length) {
-        queue.splice(0, this.#head);
-        this.#head = 0;
+    if (slot.finishedAt !== undefined) {
+      this.#finishedCount -= 1;
+      const owner = retentionGroup(slot.job);
+      const queue = this.#finished.get(owner);
+      if (queue) {
+        queue.count -= 1;
+        if (queue.slots[queue.head] === slot) {
+          queue.slots[queue.head] = undefined;
+          queue.head += 1;
+          // Compact once the consumed prefix dominates, so the array stays O(stored jobs).
+          if (queue.head >= 1024 && queue.head * 2 >= queue.slots.length) {
+            queue.slots.splice(0, queue.head);
+            queue.head = 0;
+          }
+        }
+        if (queue.count === 0) this.#finished.delete(owner);
       }
     }
     this.#jobs.delete(slot.job.jobId);
@@ -368,6 +420,29 @@ export class MemoryJobStore implements JobStore {
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/**
+ * Whose share a finished job counts in: its principal's, or, for a job an approval runs, apart
+ * (the principal's churn of other jobs must not evict what its approval links to).
+ */
+function retentionGroup(job: StoredJob): string {
+  return job.approvalId === undefined ? job.ownerId : `${job.ownerId}\napproved`;
+}
+
+/** The earliest-finished slot still in `queue`, dropping removed ones from its front. */
+function oldestOf(queue: FinishQueue): Slot | undefined {
+  const { slots } = queue;
+  while (queue.head < slots.length) {
+    const slot = slots[queue.head];
+    if (slot && !slot.removed) return slot;
+    slots[queue.head] = undefined;
+    queue.head += 1;
+  }
+  // Drained: start over at index 0 instead of growing the array forever.
+  slots.length = 0;
+  queue.head = 0;
+  return undefined;
 }
 
 /** Lets the process exit while the sweep timer runs (Node, Bun: `unref()`; Deno: `unrefTimer`). */

@@ -371,6 +371,40 @@ export function jobStoreConformance(options: JobStoreConformanceOptions): void {
       });
     });
 
+    describe("the caller's request", () => {
+      it('every way a job ends drops request, in the same write, and keeps every other field', async () => {
+        await withStore(async (store) => {
+          const ends: Array<[string, (job: StoredJob) => Promise<JobWriteResult>]> = [
+            ['completed', (job) => store.update(job.jobId, job.version, { status: 'completed' })],
+            ['failed', (job) => store.update(job.jobId, job.version, { status: 'failed' })],
+            ['cancelled', (job) => store.requestCancel(job.jobId)],
+          ];
+          for (const start of ['queued', 'running'] as const) {
+            for (const [how, end] of ends) {
+              if (start === 'queued' && how === 'completed') continue;
+              const { job } = await store.create({ ...fullJob(nextId('req')), status: start });
+              assert(job.request !== undefined, 'a new job keeps its request');
+              const ended = await end(job);
+              assert(ended.ok, `${start} → ${how}`);
+              assertEqual(ended.job.request, undefined, `request of the ${how} job (written)`);
+              const stored = await store.get(job.jobId);
+              assertEqual(stored?.request, undefined, `request of the ${how} job (read back)`);
+              assertEqual(stored?.payload, job.payload, `payload of the ${how} job`);
+              assertEqual(stored?.invocationId, job.invocationId, `invocationId of the ${how} job`);
+            }
+          }
+        });
+      });
+
+      it('a patch of a running job keeps its request', async () => {
+        await withStore(async (store) => {
+          const { job } = await store.create({ ...fullJob(nextId('req')), status: 'running' });
+          const patched = okJob(await store.update(job.jobId, job.version, { outputText: 'half' }));
+          assertEqual(patched.request, job.request, 'request after a progress write');
+        });
+      });
+    });
+
     describe('requestCancel', () => {
       it('cancels a queued or running job: cancelled, cancelRequested, version + 1', async () => {
         await withStore(async (store) => {
@@ -807,6 +841,27 @@ export function jobStoreConformance(options: JobStoreConformanceOptions): void {
           });
         });
 
+        // From 3 slots on: with 2, two principals holding one finished job each tie for eviction.
+        it("one principal's churn never evicts another principal's finished job", async () => {
+          if (maxJobs < 3) return;
+          await inBoundedStore(async (store) => {
+            const victim = await store.create(newJob(nextId('victim'), { ownerId: 'owner-b' }));
+            okJob(await store.update(victim.job.jobId, victim.job.version, { status: 'running' }));
+            const running = await store.get(victim.job.jobId);
+            okJob(await store.update(victim.job.jobId, running!.version, { status: 'completed' }));
+            // Many times the store's size of short jobs by another principal.
+            for (let i = 0; i < 4 * maxJobs; i++) {
+              const { job } = await store.create(newJob(nextId('churn'), { ownerId: 'owner-a' }));
+              okJob(await store.requestCancel(job.jobId));
+            }
+            assertEqual(
+              (await store.get(victim.job.jobId))?.status,
+              'completed',
+              "the other principal's finished job after the churn",
+            );
+          });
+        });
+
         it('creating an existing jobId in a full store returns it instead of rejecting', async () => {
           await inBoundedStore(async (store) => {
             const active: StoredJob[] = [];
@@ -1034,6 +1089,7 @@ function fullJob(jobId: string): NewJob {
     data: { nested: { value: 1 }, tags: ['a', 'b'] },
     error: { code: 'none', message: 'placeholder', retryable: false, details: { attempt: 1 } },
     payload: { input: { accountId: 'acc_42' }, list: [1, 2, 3] },
+    request: '{"input":{"accountId":"acc_42"}}\n{"notes":[{},{}]}',
   });
 }
 

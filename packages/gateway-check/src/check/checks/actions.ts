@@ -44,8 +44,6 @@ async function getJob(run: CheckRun, jobId: string, url?: string): Promise<Job> 
   return job;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Invokes `action` validly and expects `accepted`; resolves with the job, or why there is none. */
 async function acceptedJob(
   run: CheckRun,
@@ -196,7 +194,7 @@ export async function checkAction(run: CheckRun, plan: ActionPlan): Promise<void
         return {
           skip: `still ${current.status} after ${plan.jobTimeoutMs} ms (raise --job-timeout)`,
         };
-      await pause(plan.pollIntervalMs);
+      await run.pause(plan.pollIntervalMs);
     }
   });
   await run.check(jobChecks[2][0], jobChecks[2][1], jobChecks[2][2], async () => {

@@ -1,0 +1,33 @@
+// The async gateway with the kit: createGateway + serve, jobs and records in Redis.
+// Quotas raised only as far as the benchmark needs: 64 connections accept faster than one
+// principal's default 100 active jobs finish, and one principal sends every request.
+import { createGateway, defineAction } from '@svc/gateway-kit';
+import { serve } from '@svc/gateway-kit/node';
+import { RedisJobStore, RedisRecordStore } from '../../dist/index.js';
+import { ACTION, exportReport, RETENTION, ReportInput, TOKEN } from './fixtures.mjs';
+
+const url = process.env.REDIS_URL;
+const prefix = process.env.REDIS_PREFIX ?? 'bench:';
+const jobStore = new RedisJobStore({
+  url,
+  prefix,
+  retentionMs: RETENTION.ms,
+  maxJobs: RETENTION.count,
+});
+const recordStore = new RedisRecordStore({ url, prefix });
+await Promise.all([jobStore.ready(), recordStore.ready()]);
+
+const gateway = createGateway({
+  gateway: { id: 'bench', name: 'Async benchmark gateway', url: 'http://127.0.0.1' },
+  actions: [
+    defineAction({ ...ACTION, input: ReportInput, executionMode: 'async', run: exportReport }),
+  ],
+  auth: { tokens: [TOKEN] },
+  version: '2025-01-01',
+  jobStore,
+  recordStore,
+  quotas: { activeJobs: 100_000 },
+});
+const { server } = await serve(gateway, { port: 0, hostname: '127.0.0.1' });
+process.send?.({ port: server.address().port });
+process.on('disconnect', () => process.exit(0));
