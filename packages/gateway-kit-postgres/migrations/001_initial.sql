@@ -39,6 +39,12 @@ CREATE TABLE svc_gateway.jobs (
   data text,
   error text,
   payload text,
+  approval_id text,
+  -- What the caller sent (input, context) as the gateway encodes it; dropped when the job ends.
+  request text,
+  -- The principal's retention share: owner_id, or owner_id + E'\napproved' for the jobs of
+  -- approved actions (kept apart, so the principal's churn never evicts an approval's job).
+  share text COLLATE "C" NOT NULL,
   -- Queued and running jobs: the instance that runs the job and until when its lease holds.
   lease_owner text,
   lease_expires_at timestamptz,
@@ -57,8 +63,9 @@ CREATE INDEX jobs_finished_idx ON svc_gateway.jobs (finished_seq) WHERE finished
 CREATE INDEX jobs_expires_idx ON svc_gateway.jobs (expires_at) WHERE expires_at IS NOT NULL;
 -- Unannounced-jobs sweep.
 CREATE INDEX jobs_announce_idx ON svc_gateway.jobs (announce_at) WHERE announce_at IS NOT NULL;
--- Per principal (future per-principal retention, operators' queries).
+-- Per principal (operators' queries) and per retention share (eviction when full).
 CREATE INDEX jobs_owner_idx ON svc_gateway.jobs (owner_id, finished_seq);
+CREATE INDEX jobs_share_idx ON svc_gateway.jobs (share, finished_seq) WHERE finished_seq IS NOT NULL;
 
 -- Row counts for the maxJobs / maxRecords bounds, sharded by backend so that concurrent writers
 -- do not queue on one row; only the sum means anything.
@@ -131,7 +138,9 @@ CREATE TYPE svc_gateway.job_reply AS (
   data_schema_version text,
   data text,
   error text,
-  payload text
+  payload text,
+  approval_id text,
+  request text
 );
 
 CREATE FUNCTION svc_gateway.reply(p_result text, j svc_gateway.jobs) RETURNS svc_gateway.job_reply
@@ -139,7 +148,7 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT p_result, j.job_id, j.owner_id, j.status, j.version, j.cancel_requested,
     to_char(j.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     j.invocation_id, j.action_id, j.action_name, j.created_at, j.deadline_at, j.output_text,
-    j.machine_summary, j.data_schema_version, j.data, j.error, j.payload
+    j.machine_summary, j.data_schema_version, j.data, j.error, j.payload, j.approval_id, j.request
 $$;
 
 CREATE FUNCTION svc_gateway.is_terminal(p_status text) RETURNS boolean
@@ -209,7 +218,8 @@ CREATE FUNCTION svc_gateway.create_job(
   p_job_id text, p_owner_id text, p_status text, p_max_jobs bigint, p_lease_owner text,
   p_lease_ms bigint, p_invocation_id text, p_action_id text, p_action_name text,
   p_created_at text, p_deadline_at text, p_output_text text, p_machine_summary text,
-  p_data_schema_version text, p_data text, p_error text, p_payload text
+  p_data_schema_version text, p_data text, p_error text, p_payload text, p_approval_id text,
+  p_request text
 ) RETURNS svc_gateway.job_reply
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -230,9 +240,13 @@ BEGIN
   IF p_max_jobs > 0 THEN
     SELECT sum(n) INTO v_total FROM svc_gateway.counts WHERE name = 'jobs';
     WHILE v_total >= p_max_jobs LOOP
-      -- Evict the earliest-finished job; active jobs are never evicted.
+      -- Evict the earliest-finished job of the share holding the most finished jobs (one
+      -- principal's churn never evicts another's); active jobs are never evicted.
       DELETE FROM svc_gateway.jobs WHERE job_id = (
-        SELECT job_id FROM svc_gateway.jobs WHERE finished_seq IS NOT NULL
+        SELECT job_id FROM svc_gateway.jobs
+        WHERE finished_seq IS NOT NULL AND share = (
+          SELECT share FROM svc_gateway.jobs WHERE finished_seq IS NOT NULL
+          GROUP BY share ORDER BY count(*) DESC, min(finished_seq) LIMIT 1)
         ORDER BY finished_seq LIMIT 1 FOR UPDATE SKIP LOCKED);
       GET DIAGNOSTICS v_evicted = ROW_COUNT;
       IF v_evicted = 0 THEN
@@ -244,10 +258,12 @@ BEGIN
   END IF;
   INSERT INTO svc_gateway.jobs (job_id, owner_id, status, version, cancel_requested, updated_at,
     invocation_id, action_id, action_name, created_at, deadline_at, output_text, machine_summary,
-    data_schema_version, data, error, payload, lease_owner, lease_expires_at)
+    data_schema_version, data, error, payload, approval_id, request, share, lease_owner,
+    lease_expires_at)
   VALUES (p_job_id, p_owner_id, p_status, 1, false, date_trunc('milliseconds', clock_timestamp()),
     p_invocation_id, p_action_id, p_action_name, p_created_at, p_deadline_at, p_output_text,
-    p_machine_summary, p_data_schema_version, p_data, p_error, p_payload, p_lease_owner,
+    p_machine_summary, p_data_schema_version, p_data, p_error, p_payload, p_approval_id, p_request,
+    p_owner_id || CASE WHEN p_approval_id IS NULL THEN '' ELSE E'\napproved' END, p_lease_owner,
     clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0))
   ON CONFLICT (job_id) DO NOTHING
   RETURNING * INTO r;
@@ -284,6 +300,7 @@ BEGIN
     data = coalesce(p_data, data),
     error = coalesce(p_error, error),
     payload = coalesce(p_payload, payload),
+    request = CASE WHEN v_finished THEN NULL ELSE request END,
     -- Started here: leased to this instance. Finished: the lease ends, the job joins the finish
     -- order, expires after retention and waits to be announced (all in this one row version).
     lease_owner = CASE WHEN v_finished THEN NULL
@@ -328,7 +345,7 @@ DECLARE
   r svc_gateway.jobs;
 BEGIN
   UPDATE svc_gateway.jobs SET
-    status = 'cancelled', cancel_requested = true, version = version + 1,
+    status = 'cancelled', cancel_requested = true, version = version + 1, request = NULL,
     updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
     lease_owner = NULL,
     lease_expires_at = NULL,
@@ -366,7 +383,7 @@ BEGIN
     FOR UPDATE SKIP LOCKED
   LOOP
     UPDATE svc_gateway.jobs SET
-      status = 'failed', version = version + 1, error = p_error,
+      status = 'failed', version = version + 1, error = p_error, request = NULL,
       updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at),
       lease_owner = NULL,
       lease_expires_at = NULL,

@@ -125,6 +125,8 @@ const CREATE_COLUMNS = [
   'data',
   'error',
   'payload',
+  'approvalId',
+  'request',
 ] as const;
 const COLUMN_OF: Record<string, string> = {
   invocationId: 'invocation_id',
@@ -138,6 +140,8 @@ const COLUMN_OF: Record<string, string> = {
   data: 'data',
   error: 'error',
   payload: 'payload',
+  approvalId: 'approval_id',
+  request: 'request',
 };
 
 /**
