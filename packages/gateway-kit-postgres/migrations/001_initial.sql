@@ -213,6 +213,28 @@ LANGUAGE sql AS $$
   WHERE name = p_name AND shard = pg_backend_pid() % 16 AND p_delta <> 0
 $$;
 
+-- Keeps at most p_max finished jobs in one retention share (a principal's, or its approved jobs'),
+-- evicting its earliest-finished ones: one principal's churn never evicts another's. Runs for one
+-- terminal write in 8 (finish sequence divisible by 8), so that its index scan of p_max entries is
+-- amortised; a share may hold a few more than p_max meanwhile.
+CREATE FUNCTION svc_gateway.trim_share(p_share text, p_seq bigint, p_max bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_deleted bigint;
+BEGIN
+  IF p_max <= 0 OR p_seq % 8 <> 0 THEN RETURN; END IF;
+  WITH gone AS (
+    DELETE FROM svc_gateway.jobs WHERE job_id IN (
+      SELECT job_id FROM svc_gateway.jobs
+      WHERE share = p_share AND finished_seq IS NOT NULL
+      ORDER BY finished_seq DESC OFFSET p_max
+      FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+  SELECT count(*) INTO v_deleted FROM gone;
+  PERFORM svc_gateway.count_add('jobs', -v_deleted);
+END
+$$;
+
 -- Create-if-absent, leased to p_lease_owner. Results: created | exists | full.
 CREATE FUNCTION svc_gateway.create_job(
   p_job_id text, p_owner_id text, p_status text, p_max_jobs bigint, p_lease_owner text,
@@ -281,7 +303,8 @@ $$;
 CREATE FUNCTION svc_gateway.update_job(
   p_job_id text, p_expected integer, p_status text, p_retention_ms bigint, p_lease_owner text,
   p_lease_ms bigint, p_claim text, p_callback_ttl_ms bigint, p_output_text text,
-  p_machine_summary text, p_data_schema_version text, p_data text, p_error text, p_payload text
+  p_machine_summary text, p_data_schema_version text, p_data text, p_error text, p_payload text,
+  p_max_finished bigint
 ) RETURNS svc_gateway.job_reply
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -321,6 +344,7 @@ BEGIN
   IF FOUND THEN
     IF v_finished THEN
       PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
+      PERFORM svc_gateway.trim_share(r.share, r.finished_seq, p_max_finished);
     END IF;
     RETURN svc_gateway.reply('ok', r);
   END IF;
@@ -338,7 +362,7 @@ $$;
 -- Results: ok | not_found | invalid_transition.
 CREATE FUNCTION svc_gateway.cancel_job(
   p_job_id text, p_retention_ms bigint, p_lease_ms bigint, p_channel text, p_claim text,
-  p_callback_ttl_ms bigint
+  p_callback_ttl_ms bigint, p_max_finished bigint
 ) RETURNS svc_gateway.job_reply
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -361,6 +385,7 @@ BEGIN
     RETURN svc_gateway.reply('invalid_transition', r);
   END IF;
   PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
+  PERFORM svc_gateway.trim_share(r.share, r.finished_seq, p_max_finished);
   PERFORM pg_notify(p_channel, p_job_id);
   RETURN svc_gateway.reply('ok', r);
 END
@@ -370,7 +395,7 @@ $$;
 -- p_error; their callbacks enter the outbox claimed by p_claim. Returns the failed jobs.
 CREATE FUNCTION svc_gateway.sweep_leases(
   p_retention_ms bigint, p_lease_ms bigint, p_error text, p_claim text, p_callback_ttl_ms bigint,
-  p_limit integer
+  p_limit integer, p_max_finished bigint
 ) RETURNS SETOF svc_gateway.job_reply
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -393,6 +418,7 @@ BEGIN
     WHERE job_id = r.job_id
     RETURNING * INTO r;
     PERFORM svc_gateway.store_job_callback(r, p_lease_ms, p_claim, p_callback_ttl_ms);
+    PERFORM svc_gateway.trim_share(r.share, r.finished_seq, p_max_finished);
     RETURN NEXT svc_gateway.reply('failed', r);
   END LOOP;
 END

@@ -41,6 +41,13 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
    */
   readonly maxJobs?: number;
   /**
+   * Most finished jobs kept per principal (`ownerId`); past it, that principal's earliest-finished
+   * jobs are evicted, so one principal's churn never evicts another's. Jobs of approved actions
+   * (`approvalId`) have a share of their own. Checked by one terminal write in 8, so a principal
+   * may briefly hold a few more. `0` means no per-principal bound. Default 1 000.
+   */
+  readonly maxFinishedPerOwner?: number;
+  /**
    * How long a queued or running job's lease lives without renewal, in ms. The instance that
    * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
    * a sweeper fails the job with `worker_lost`. Default 30 000.
@@ -187,6 +194,7 @@ export class PostgresJobStore implements JobStore {
   readonly #s: string;
   readonly #retentionMs: number;
   readonly #maxJobs: number;
+  readonly #maxFinishedPerOwner: number;
   readonly #leaseMs: number;
   readonly #pollIntervalMs: number;
   readonly #listen: boolean;
@@ -228,6 +236,10 @@ export class PostgresJobStore implements JobStore {
     this.#s = this.#db.schema;
     this.#retentionMs = retentionMs;
     this.#maxJobs = maxJobs;
+    this.#maxFinishedPerOwner = nonNegative(
+      'maxFinishedPerOwner',
+      options.maxFinishedPerOwner ?? 1_000,
+    );
     this.#leaseMs = leaseMs;
     this.#pollIntervalMs = pollIntervalMs;
     this.#listen = options.listen ?? true;
@@ -317,6 +329,7 @@ export class PostgresJobStore implements JobStore {
       claim,
       this.#retentionMs,
       ...JOB_UPDATE_FIELDS.map((field) => encode(update, field)),
+      this.#maxFinishedPerOwner,
     ];
     const [row] = await this.#db.query<JobRow>(
       `SELECT * FROM ${this.#s}.update_job(${placeholders(values.length)})`,
@@ -345,9 +358,10 @@ export class PostgresJobStore implements JobStore {
       this.#channel,
       claim,
       this.#retentionMs,
+      this.#maxFinishedPerOwner,
     ];
     const [row] = await this.#db.query<JobRow>(
-      `SELECT * FROM ${this.#s}.cancel_job($1, $2, $3, $4, $5, $6)`,
+      `SELECT * FROM ${this.#s}.cancel_job($1, $2, $3, $4, $5, $6, $7)`,
       values,
     );
     const result = toWriteResult(row!);
@@ -400,7 +414,7 @@ export class PostgresJobStore implements JobStore {
       // Claimed for this instance when a gateway here hands the callbacks over; else due at once.
       const claim = this.#transactionalCallbacks ? (reporting ? randomUUID() : '') : null;
       const rows = await this.#db.query<JobRow>(
-        `SELECT * FROM ${this.#s}.sweep_leases($1, $2, $3, $4, $5, $6)`,
+        `SELECT * FROM ${this.#s}.sweep_leases($1, $2, $3, $4, $5, $6, $7)`,
         [
           this.#retentionMs,
           this.#leaseMs,
@@ -408,6 +422,7 @@ export class PostgresJobStore implements JobStore {
           claim,
           this.#retentionMs,
           SWEEP_BATCH,
+          this.#maxFinishedPerOwner,
         ],
       );
       for (const row of rows) {
