@@ -45,8 +45,13 @@ step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurre
 # The same suites a year and more ahead (libfaketime): a test that pins a date and also reads the
 # real clock fails here on the day it is written, not the day after.
 step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/gateway-kit --filter @svc/gateway-kit-redis --filter @svc/gateway-kit-postgres --filter @svc/gateway-kit-mcp --filter @svc/gateway-check --filter @svc/workspace-client run test
+step "Redis Cluster (3 primaries + 3 replicas: store suites, two instances, failover)" pnpm --filter @svc/gateway-kit-redis test:cluster
 step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
 step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun
+# examples/cloudflare under wrangler dev (workerd, Durable Objects): the contract walk and a restart on
+# the same persistence folder. The Durable Object stores' conformance suites run in workerd as part
+# of @svc/gateway-kit-cloudflare's own tests above.
+step "test (Cloudflare Workers, workerd)" pnpm -r --if-present --workspace-concurrency=1 run test:workerd
 step "test (browser, headless Chromium)" pnpm -r --if-present --workspace-concurrency=1 run test:browser
 step "MCP conformance suite (examples/mcp, official @modelcontextprotocol/conformance, baseline)" pnpm --filter @svc/example-mcp conformance
 step "check:package (publint, attw, consumers)" pnpm turbo run check:package --concurrency=1 --output-logs=errors-only

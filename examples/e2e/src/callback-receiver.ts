@@ -8,6 +8,8 @@ export interface ReceivedCallback {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: unknown;
+  /** The body exactly as received (what a signature covers). */
+  readonly raw: string;
 }
 
 /** A loopback HTTP server standing in for the hosted service's callback endpoints. */
@@ -33,7 +35,13 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       try {
         body = JSON.parse(text);
       } catch {}
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        raw: text,
+      });
       res.writeHead(204).end();
       for (const wake of waiters) wake();
     });

@@ -15,6 +15,13 @@ export interface ExampleCommand {
    * is ready, and the gateway URL to use then.
    */
   readonly ready?: { readonly line: RegExp; readonly url: string };
+  /**
+   * For a server that prints its URL in another line: that line, its first group the URL
+   * (wrangler prints `Ready on <url>`). Default `listening on <url>`.
+   */
+  readonly listening?: RegExp;
+  /** How long it may take to start, in ms. Default 20 000. */
+  readonly startTimeoutMs?: number;
 }
 
 /** A started example: the URL it printed, its output so far, and a way to stop it. */
@@ -86,14 +93,18 @@ export function startExample(spec: ExampleCommand): Promise<RunningExample> {
         reject(new Error(`${spec.example}: ${why}\n--- output ---\n${output}`)),
       );
     };
-    const timer = setTimeout(() => fail('no "listening on" line within 20 s'), START_TIMEOUT_MS);
+    const startTimeoutMs = spec.startTimeoutMs ?? START_TIMEOUT_MS;
+    const timer = setTimeout(
+      () => fail(`no "listening on" line within ${startTimeoutMs / 1000} s`),
+      startTimeoutMs,
+    );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       const url = spec.ready
         ? spec.ready.line.test(output)
           ? spec.ready.url
           : undefined
-        : /listening on (http:\/\/\S+)/.exec(output)?.[1];
+        : (spec.listening ?? /listening on (http:\/\/\S+)/).exec(output)?.[1];
       if (url) {
         clearTimeout(timer);
         child.off('close', onExit);

@@ -14,15 +14,21 @@ import { createOperatorHandler } from './operator.ts';
 import { postgresStores } from './postgres-stores.ts';
 
 // REDIS_URL switches jobs, approvals and idempotency records to Redis, so several instances can
-// share them (docs/redis.md); DATABASE_URL does the same on PostgreSQL (docs/postgres.md);
-// without either the embedded in-memory stores are used.
+// share them (docs/redis.md); REDIS_CLUSTER_URLS (comma-separated seed nodes) to a Redis Cluster;
+// DATABASE_URL does the same on PostgreSQL (docs/postgres.md); without any of them the embedded
+// in-memory stores are used.
 const redisUrl = process.env.REDIS_URL?.trim();
 const databaseUrl = process.env.DATABASE_URL?.trim();
-const stores = redisUrl
-  ? {
-      jobStore: new RedisJobStore({ url: redisUrl }),
-      recordStore: new RedisRecordStore({ url: redisUrl }),
-    }
+const clusterSeeds = process.env.REDIS_CLUSTER_URLS?.split(',')
+  .map((seed) => seed.trim())
+  .filter(Boolean);
+const redis = clusterSeeds?.length
+  ? { cluster: { rootNodes: clusterSeeds.map((url) => ({ url })) } }
+  : redisUrl
+    ? { url: redisUrl }
+    : undefined;
+const stores = redis
+  ? { jobStore: new RedisJobStore(redis), recordStore: new RedisRecordStore(redis) }
   : databaseUrl
     ? await postgresStores(databaseUrl)
     : {};
@@ -78,8 +84,8 @@ const url = `http://${host}:${port}`;
 approvalsPageUrl = `${url}/operator/`;
 // Printed before the "listening on" line, which tools wait for.
 console.log(
-  redisUrl
-    ? 'Jobs and approvals: Redis (REDIS_URL)'
+  redis
+    ? `Jobs and approvals: Redis (${'cluster' in redis ? 'REDIS_CLUSTER_URLS' : 'REDIS_URL'})`
     : databaseUrl
       ? 'Jobs and approvals: PostgreSQL (DATABASE_URL)'
       : 'Jobs and approvals: in memory (set REDIS_URL or DATABASE_URL to share them)',

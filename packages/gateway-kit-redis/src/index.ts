@@ -4,7 +4,11 @@ export type {
   RedisCallbackOutbox,
   RedisCallbackShareOptions,
 } from './redis-callback-outbox.ts';
-export type { RedisClient, RedisConnectionOptions } from './redis-connection.ts';
+export type {
+  RedisClient,
+  RedisClusterClient,
+  RedisConnectionOptions,
+} from './redis-connection.ts';
 export { RedisConnectionRestored } from './redis-connection.ts';
 export type { RedisJobStoreOptions } from './redis-job-store.ts';
 export { RedisJobStore } from './redis-job-store.ts';

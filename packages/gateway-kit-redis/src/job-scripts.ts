@@ -158,8 +158,8 @@ return {'ok', redis.call('HGETALL', KEYS[1])}
 
 /**
  * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
- * ARGV: 1 jobId, 2 retention ms, 3 cancel channel, 4 grace ms (unannounced), 5 finished jobs
- * kept per owner.
+ * ARGV: 1 jobId, 2 retention ms, 3 cancel channel ('' for none), 4 grace ms (unannounced),
+ * 5 finished jobs kept per owner.
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
@@ -169,7 +169,8 @@ if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL',
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
 finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5])
-redis.call('PUBLISH', ARGV[3], ARGV[1])
+-- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
+if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 

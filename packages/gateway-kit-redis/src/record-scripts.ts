@@ -4,7 +4,8 @@ import { type LuaScript, lua } from './redis-connection.ts';
  * A record is a hash { value: JSON, version } with a PX expiry. One sorted set indexes records:
  * `rec-expiry` (member key, score expiry ms) for pruning and capacity.
  *
- * Shared ARGV layout: 1 record key (as the gateway names it), 2 key prefix of this store.
+ * Shared KEYS: 1 the record's hash, 2 the expiry index. Shared ARGV: 1 record key (as the gateway
+ * names it), 2 key prefix of this store (pruning checks other records under it).
  */
 const PRELUDE = `
 local function now_ms()
@@ -12,11 +13,11 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function forget(key)
-  redis.call('ZREM', ARGV[2] .. 'rec-expiry', key)
+  redis.call('ZREM', KEYS[2], key)
 end
 -- Drops index entries of records that expired (bounded work per call).
 local function prune(now, limit)
-  local expired = redis.call('ZRANGEBYSCORE', ARGV[2] .. 'rec-expiry', '-inf', now, 'LIMIT', 0, limit)
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)
   for _, key in ipairs(expired) do
     if redis.call('EXISTS', ARGV[2] .. 'rec:' .. key) == 0 then forget(key) end
   end
@@ -28,19 +29,19 @@ end
  * Returns {1, value, version} when created, {0, value, version} when it existed, {-1} when full.
  */
 export const CREATE_RECORD: LuaScript = lua(`${PRELUDE}
-local record = ARGV[2] .. 'rec:' .. ARGV[1]
+local record = KEYS[1]
 local now = now_ms()
 prune(now, 100)
 local current = redis.call('HMGET', record, 'value', 'version')
 if current[1] then return {0, current[1], tonumber(current[2])} end
 local max = tonumber(ARGV[5])
-if max > 0 and redis.call('ZCARD', ARGV[2] .. 'rec-expiry') >= max then
+if max > 0 and redis.call('ZCARD', KEYS[2]) >= max then
   prune(now, 10000)
-  if redis.call('ZCARD', ARGV[2] .. 'rec-expiry') >= max then return {-1} end
+  if redis.call('ZCARD', KEYS[2]) >= max then return {-1} end
 end
 redis.call('HSET', record, 'value', ARGV[3], 'version', 1)
 redis.call('PEXPIRE', record, ARGV[4])
-redis.call('ZADD', ARGV[2] .. 'rec-expiry', now + tonumber(ARGV[4]), ARGV[1])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
 return {1, ARGV[3], 1}
 `);
 
@@ -49,19 +50,19 @@ return {1, ARGV[3], 1}
  * Returns the new version, or nil on conflict or absence.
  */
 export const REPLACE_RECORD: LuaScript = lua(`${PRELUDE}
-local record = ARGV[2] .. 'rec:' .. ARGV[1]
+local record = KEYS[1]
 local version = redis.call('HGET', record, 'version')
 if not version or tonumber(version) ~= tonumber(ARGV[3]) then return false end
 local next_version = tonumber(version) + 1
 redis.call('HSET', record, 'value', ARGV[4], 'version', next_version)
 redis.call('PEXPIRE', record, ARGV[5])
-redis.call('ZADD', ARGV[2] .. 'rec-expiry', now_ms() + tonumber(ARGV[5]), ARGV[1])
+redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[5]), ARGV[1])
 return next_version
 `);
 
 /** Compare-and-delete. ARGV: 1 key, 2 prefix, 3 expected version. Returns 1 if deleted, else 0. */
 export const DELETE_RECORD: LuaScript = lua(`${PRELUDE}
-local record = ARGV[2] .. 'rec:' .. ARGV[1]
+local record = KEYS[1]
 local version = redis.call('HGET', record, 'version')
 if not version or tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('DEL', record)

@@ -65,6 +65,8 @@ export interface RedisCallbackOutboxSettings {
   readonly maxBytesPerPrincipal: number;
   /** How long an entry may wait at most, in ms; then it is removed and reported as `expired`. */
   readonly ttlMs: number;
+  /** Resolves once a write to the key reached the replicas the store asks for (`waitForReplicas`). */
+  readonly replicated?: (key: string) => Promise<void>;
 }
 
 /**
@@ -108,7 +110,9 @@ export class RedisCallbackOutbox implements CallbackOutbox {
       String(this.#settings.maxEntriesPerPrincipal),
       String(this.#settings.maxBytesPerPrincipal),
     ]);
-    return reply === 'ok' ? { claim } : (reply as 'exists' | 'full');
+    if (reply !== 'ok') return reply as 'exists' | 'full';
+    await this.#settings.replicated?.(`${this.#base()}all`);
+    return { claim };
   }
 
   async claimDue(limit: number): Promise<ClaimedOutboxEntry[]> {
@@ -132,11 +136,13 @@ export class RedisCallbackOutbox implements CallbackOutbox {
   }
 
   async complete(webhookId: string, claim: string): Promise<void> {
-    await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [
+    const done = await this.#redis.script(COMPLETE_CALLBACK, this.#keys(webhookId), [
       this.#base(),
       webhookId,
       claim,
     ]);
+    // A completion lost in a failover would send the callback again.
+    if (Number(done) === 1) await this.#settings.replicated?.(`${this.#base()}all`);
   }
 
   async reschedule(

@@ -1,17 +1,30 @@
 import { createHash } from 'node:crypto';
 import { StoreUnavailableError } from '@svc/gateway-kit/store';
-import { createClient, ErrorReply, type RedisClientOptions } from 'redis';
+import {
+  createClient,
+  createCluster,
+  ErrorReply,
+  type RedisClientOptions,
+  type RedisClusterOptions,
+} from 'redis';
 
 /** The node-redis client type these stores use (`createClient()` from `redis`). */
 export type RedisClient = ReturnType<typeof createClient>;
 
+/** The node-redis Redis Cluster client type (`createCluster()` from `redis`). */
+export type RedisClusterClient = ReturnType<typeof createCluster>;
+
 /**
- * How a Redis store connects. Give `url` (or `clientOptions`) and the store opens and owns its
- * connections; or give a connected `client` you own (e.g. shared by the job and record store), and
- * the store leaves it open on `close()`.
+ * How a Redis store connects. Give `url` (or `clientOptions`) for one Redis node, or `cluster`
+ * (seed nodes) for a Redis Cluster, and the store opens and owns its connections; or give a
+ * connected `client` you own (a `createClient()` or a `createCluster()`, e.g. shared by the job
+ * and record store), and the store leaves it open on `close()`.
  *
  * @example
- * const connection: RedisConnectionOptions = { url: 'redis://127.0.0.1:6379', commandTimeoutMs: 2_000 };
+ * const single: RedisConnectionOptions = { url: 'redis://127.0.0.1:6379', commandTimeoutMs: 2_000 };
+ * const cluster: RedisConnectionOptions = {
+ *   cluster: { rootNodes: [{ url: 'redis://10.0.0.1:6379' }, { url: 'redis://10.0.0.2:6379' }] },
+ * };
  */
 export interface RedisConnectionOptions {
   /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
@@ -21,8 +34,18 @@ export interface RedisConnectionOptions {
    * a reconnect strategy and a command timeout unless you set them here.
    */
   readonly clientOptions?: RedisClientOptions;
-  /** A client you created and own. The store never closes it; it must not queue commands forever. */
-  readonly client?: RedisClient;
+  /**
+   * A Redis Cluster to use instead of one node: `createCluster` options, at least `rootNodes`
+   * (seed nodes; give several). Settings for every node connection (credentials, TLS) go in
+   * `defaults`. The store sets `disableOfflineQueue`, a reconnect strategy and a prompt topology
+   * refresh after a failover unless you set them here. Not with `url` or `client`.
+   */
+  readonly cluster?: RedisClusterOptions;
+  /**
+   * A client you created and own: `createClient()` or `createCluster()`. The store never closes
+   * it; it must not queue commands forever (`disableOfflineQueue`).
+   */
+  readonly client?: RedisClient | RedisClusterClient;
   /**
    * How long one store call may take before it fails with {@link StoreUnavailableError}, in ms,
    * whatever Redis does (down, paused, partitioned): the store enforces it itself, and a
@@ -93,13 +116,24 @@ function reconnectDelay(retries: number): number {
   return Math.min(50 * 2 ** retries, 1_000) + Math.floor(Math.random() * 50);
 }
 
+/** After a node's connection broke, re-read the cluster's topology this often (ms): a promoted replica is found within about this. */
+const TOPOLOGY_REFRESH_MS = 500;
+
 /**
  * One command connection (and, on demand, a pub/sub subscriber duplicated from it) with the
  * behaviour both stores need: fail fast while offline, translate outages into
- * {@link StoreUnavailableError}, run Lua scripts by SHA.
+ * {@link StoreUnavailableError}, run Lua scripts by SHA. Either one Redis node's client or a Redis
+ * Cluster's (`cluster` is then true); commands are the same, the cluster client routes each to the
+ * primary serving its first key's slot.
  */
 export class RedisConnection {
+  /**
+   * The command client. Typed as one node's client: a cluster client offers the same keyed
+   * commands (each routed by its first key), which is all the stores send through it.
+   */
   readonly client: RedisClient;
+  /** Whether `client` is a Redis Cluster client. */
+  readonly cluster: boolean;
   readonly #owned: boolean;
   readonly #connectTimeoutMs: number;
   readonly #commandTimeoutMs: number;
@@ -112,36 +146,70 @@ export class RedisConnection {
   #down = false;
   #subscriber: RedisClient | undefined;
   #closed = false;
+  /** Primaries whose last WAIT came back short, and until when WAIT is skipped for them. */
+  readonly #shortUntil = new WeakMap<object, number>();
 
   constructor(options: RedisConnectionOptions) {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     this.#report = options.onError ?? defaultReporter;
+    const given = [options.client && 'client', options.cluster && 'cluster', options.url && 'url'];
+    if (given.filter(Boolean).length > 1)
+      throw new TypeError(
+        `Give one of url, cluster or client, not ${given.filter(Boolean).join(' and ')}.`,
+      );
     const url = options.url ?? options.clientOptions?.url ?? 'redis://127.0.0.1:6379';
-    this.#target = options.client ? 'the Redis client given' : redactRedisUrl(url);
     if (options.client) {
-      this.client = options.client;
+      this.client = options.client as RedisClient;
+      this.cluster = isCluster(options.client);
+      this.#target = this.cluster ? 'the Redis Cluster client given' : 'the Redis client given';
       this.#owned = false;
       this.#connecting = Promise.resolve();
       return;
     }
-    const clientOptions = options.clientOptions ?? {};
     const socket = {
       reconnectStrategy: reconnectDelay,
       connectTimeout: this.#connectTimeoutMs,
-      ...clientOptions.socket,
-    } as NonNullable<RedisClientOptions['socket']>;
-    this.client = createClient({
-      url,
-      // Queued commands would hang requests for as long as Redis is down; fail them at once.
-      disableOfflineQueue: true,
-      ...clientOptions,
-      socket,
-      commandOptions: {
-        timeout: this.#commandTimeoutMs,
-        ...clientOptions.commandOptions,
-      },
-    }) as RedisClient;
+    };
+    if (options.cluster) {
+      const { rootNodes, defaults = {}, ...rest } = options.cluster;
+      if (!rootNodes?.length)
+        throw new TypeError('cluster.rootNodes needs at least one seed node.');
+      this.#target = `the Redis Cluster at ${rootNodes
+        .map((node) => (node.url ? redactRedisUrl(node.url) : 'a seed node'))
+        .join(', ')}`;
+      this.client = createCluster({
+        // A promoted replica is found soon after its primary's connection broke (default 5 s).
+        topologyRefreshOnReconnectionAttemptStrategy: TOPOLOGY_REFRESH_MS,
+        ...rest,
+        rootNodes: rootNodes.map((node) => ({
+          ...node,
+          socket: { ...socket, ...node.socket } as NonNullable<RedisClientOptions['socket']>,
+        })),
+        defaults: {
+          // Queued commands would hang requests for as long as a primary is down; fail them at once.
+          disableOfflineQueue: true,
+          ...defaults,
+          socket: { ...socket, ...defaults.socket } as NonNullable<RedisClientOptions['socket']>,
+        },
+      }) as unknown as RedisClient;
+      this.cluster = true;
+    } else {
+      this.#target = redactRedisUrl(url);
+      const clientOptions = options.clientOptions ?? {};
+      this.client = createClient({
+        url,
+        // Queued commands would hang requests for as long as Redis is down; fail them at once.
+        disableOfflineQueue: true,
+        ...clientOptions,
+        socket: { ...socket, ...clientOptions.socket } as NonNullable<RedisClientOptions['socket']>,
+        commandOptions: {
+          timeout: this.#commandTimeoutMs,
+          ...clientOptions.commandOptions,
+        },
+      }) as RedisClient;
+      this.cluster = false;
+    }
     this.#owned = true;
     this.#watch(this.client, 'command');
     // Started at once so the first request finds a ready connection; failures are retried by
@@ -245,18 +313,62 @@ export class RedisConnection {
   }
 
   /**
-   * The pub/sub subscriber: a duplicate connection (a subscribed connection can run no other
-   * commands). node-redis resubscribes after a reconnect; `onReady` runs after every (re)connect
-   * so callers can catch up on messages published while it was down.
+   * Subscribes `listener` to `channels` on the pub/sub subscriber: a duplicate connection (a
+   * subscribed connection can run no other commands). On one node, classic `SUBSCRIBE`; on a
+   * cluster, sharded `SSUBSCRIBE` (Redis ≥ 7), each channel on the shard serving its slot, so a
+   * message crosses no other node. node-redis resubscribes after a reconnect or a failover;
+   * `onReady` runs after every (re)connect so callers can catch up on messages sent meanwhile.
    */
-  subscriber(onReady: () => void): RedisClient {
-    if (this.#subscriber) return this.#subscriber;
-    const subscriber = this.client.duplicate() as RedisClient;
-    this.#watch(subscriber, 'subscriber');
-    subscriber.on('ready', onReady);
-    subscriber.connect().catch(() => {});
-    this.#subscriber = subscriber;
-    return subscriber;
+  subscribe(
+    channels: string[],
+    listener: (message: string) => void,
+    onReady: () => void,
+  ): Promise<void> {
+    if (!this.#subscriber) {
+      const subscriber = this.client.duplicate() as RedisClient;
+      this.#watch(subscriber, 'subscriber');
+      subscriber.on(this.cluster ? 'node-ready' : 'ready', onReady);
+      this.#subscriber = subscriber;
+      void subscriber.connect().catch(() => {});
+    }
+    const subscriber = this.#subscriber;
+    const cluster = subscriber as unknown as RedisClusterClient;
+    return this.cluster
+      ? cluster.sSubscribe(channels, listener)
+      : subscriber.subscribe(channels, listener);
+  }
+
+  /**
+   * Publishes on a channel from outside a script: on a cluster, `SPUBLISH` to the shard serving
+   * the channel's slot (what {@link subscribe} listens to); on one node, `PUBLISH`.
+   */
+  publish(channel: string, message: string): Promise<unknown> {
+    return this.call((client) =>
+      this.cluster
+        ? (client as unknown as RedisClusterClient).sPublish(channel, message)
+        : client.publish(channel, message),
+    );
+  }
+
+  /**
+   * Waits until `replicas` replicas of the primary holding `key` acknowledged every write sent
+   * before it (Redis `WAIT`), for `timeoutMs` at most. Returns how many did, or `undefined` when it
+   * did not wait: that primary came up short within the last `10 × timeoutMs` (e.g. a promoted
+   * replica whose own replica is not back yet), so each write does not pay the full timeout.
+   */
+  waitForReplicas(key: string, replicas: number, timeoutMs: number): Promise<number | undefined> {
+    return this.call(async (client) => {
+      const node = this.cluster
+        ? ((await (client as unknown as RedisClusterClient).getNodeClientForKey(
+            key,
+          )) as unknown as RedisClient)
+        : client;
+      if ((this.#shortUntil.get(node) ?? 0) > Date.now()) return undefined;
+      const acknowledged = await node.wait(replicas, timeoutMs);
+      if (acknowledged < replicas) this.#shortUntil.set(node, Date.now() + 10 * timeoutMs);
+      else this.#shortUntil.delete(node);
+      return acknowledged;
+    });
   }
 
   /**
@@ -297,8 +409,7 @@ export class RedisConnection {
 
   #watch(client: RedisClient, role: 'command' | 'subscriber'): void {
     let lost = false;
-    // Without an `error` listener an EventEmitter throws and would crash the process.
-    client.on('error', (error: unknown) => {
+    const lose = (error: unknown): void => {
       if (lost || this.#closed) return;
       lost = true;
       if (role === 'command') {
@@ -311,8 +422,12 @@ export class RedisConnection {
           cause: error,
         }),
       );
-    });
-    client.on('ready', () => {
+    };
+    // Without an `error` listener an EventEmitter throws and would crash the process. A cluster
+    // reports each node's connection as `node-error` / `node-ready`.
+    client.on('error', lose);
+    if (this.cluster) client.on('node-error', lose);
+    client.on(this.cluster ? 'node-ready' : 'ready', () => {
       const wasDown = lost || (role === 'command' && this.#down);
       lost = false;
       if (role === 'command') this.#down = false;
@@ -354,4 +469,9 @@ function defaultReporter(error: unknown): void {
   if (error instanceof RedisConnectionRestored) console.info(`${tag} ${error.message}`);
   else if (error instanceof StoreUnavailableError) console.warn(`${tag} ${error.message}`);
   else console.error(tag, error);
+}
+
+/** Whether `client` is a node-redis cluster client (`createCluster()`). */
+function isCluster(client: RedisClient | RedisClusterClient): boolean {
+  return typeof (client as RedisClusterClient).getNodeClientForKey === 'function';
 }

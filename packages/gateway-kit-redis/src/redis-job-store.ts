@@ -20,6 +20,7 @@ import {
   SWEEP_LEASES,
   UPDATE_JOB,
 } from './job-scripts.ts';
+import { BUCKET_TAGS, bucketOf, checkClusterPrefix, defaultPrefix } from './key-layout.ts';
 import {
   callbackShares,
   RedisCallbackOutbox,
@@ -44,7 +45,10 @@ import {
  * };
  */
 export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
-  /** Prefix of every key and channel. Instances that share jobs use the same prefix. Default `svc:gw:`. */
+  /**
+   * Prefix of every key and channel. Instances that share jobs use the same prefix. Default
+   * `svc:gw:`; on a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
+   */
   readonly prefix?: string;
   /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
   readonly retentionMs?: number;
@@ -87,6 +91,22 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * as `overflow`. `0` means unbounded. Default 100 000. Entries also expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
+  /**
+   * Durability through a primary's failover. Redis replicates asynchronously: a write the
+   * primary acknowledged but had not sent to a replica when it died is lost once the replica is
+   * promoted. With this option the store waits (Redis `WAIT`) after the writes a lost one would
+   * break a promise for: a job's creation, its terminal write, and a callback's outbox entry
+   * (queued and completed), until `replicas` replicas acknowledged it, for `timeoutMs` at most.
+   * Cost: one round trip to the replica per such write (see docs/redis.md for measured figures).
+   * When fewer replicas answer in time, the write stands (it is on the primary) and `onError`
+   * receives a warning: that write had the window open; the store then skips the wait on that
+   * primary for `10 × timeoutMs` (a promoted replica has no replica of its own until one
+   * rejoins), so writes do not each pay the timeout. Default: off.
+   *
+   * @example
+   * new RedisJobStore({ cluster, waitForReplicas: { replicas: 1, timeoutMs: 500 } });
+   */
+  readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
   /** Owner recorded in this instance's leases. Default `hostname:pid:random`. */
   readonly instanceId?: string;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
@@ -167,6 +187,8 @@ export class RedisJobStore implements JobStore {
   #pollTimer: ReturnType<typeof setInterval> | undefined;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
+  readonly #replicated: (key: string) => Promise<void> = async () => {};
 
   constructor(options: RedisJobStoreOptions = {}) {
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
@@ -195,7 +217,6 @@ export class RedisJobStore implements JobStore {
     this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
       throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
-    this.#prefix = options.prefix ?? 'svc:gw:';
     this.#retentionMs = retentionMs;
     this.#maxJobs = maxJobs;
     this.#leaseMs = leaseMs;
@@ -207,7 +228,16 @@ export class RedisJobStore implements JobStore {
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
     this.#redis = new RedisConnection(options);
+    this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
+    if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
+    if (options.waitForReplicas) {
+      const { replicas, timeoutMs } = options.waitForReplicas;
+      positiveInteger('waitForReplicas.replicas', replicas);
+      positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
+      this.#replicated = (key) => waitForReplicas(this.#redis, key, replicas, timeoutMs);
+    }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
+      replicated: this.#replicated,
       prefix: this.#prefix,
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
@@ -249,6 +279,7 @@ export class RedisJobStore implements JobStore {
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
+    if (reply.status === 'created') await this.#replicated(this.#jobKey(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     if (reply.status === 'created') this.#lease(job.jobId);
     return { created: reply.status === 'created', job };
@@ -272,6 +303,7 @@ export class RedisJobStore implements JobStore {
       ...fields,
     ]);
     const result = toWriteResult(reply);
+    if (result.ok && isTerminal(result.job.status)) await this.#replicated(this.#jobKey(jobId));
     if (result.ok) {
       if (!isTerminal(result.job.status)) this.#lease(jobId);
       else this.#leased.delete(jobId);
@@ -282,14 +314,22 @@ export class RedisJobStore implements JobStore {
   }
 
   async requestCancel(jobId: string): Promise<JobWriteResult> {
+    // One node: the script PUBLISHes atomically with the cancel. A cluster: the store SPUBLISHes
+    // on the job's bucket channel right after (a message lost in between is caught by polling).
+    const sharded = this.#redis.cluster;
     const reply = await this.#run(CANCEL_JOB, jobId, [
       jobId,
       String(this.#retentionMs),
-      this.#channel(),
+      sharded ? '' : this.#channel(),
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
     ]);
     const result = toWriteResult(reply);
+    if (result.ok) await this.#replicated(this.#jobKey(jobId));
+    if (result.ok && sharded)
+      await this.#redis
+        .publish(this.#cancelChannel(bucketOf(jobId)), jobId)
+        .catch((error: unknown) => this.#redis.report(error));
     if (result.ok) {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
@@ -357,6 +397,7 @@ export class RedisJobStore implements JobStore {
           ...page.members,
         ],
       )) as string[];
+      if (ids.length > 0) await this.#replicated(this.#key('active'));
       failed.push(...ids);
     } while (cursor !== '0');
     if (failed.length > 0 && this.#workerLostListeners.size > 0)
@@ -488,6 +529,11 @@ export class RedisJobStore implements JobStore {
     return `${this.#prefix}cancel`;
   }
 
+  /** On a cluster, cancels go out on one sharded channel per bucket (jobs of the bucket). */
+  #cancelChannel(bucket: number): string {
+    return `${this.#prefix}cancel:{${BUCKET_TAGS[bucket]}}`;
+  }
+
   #lease(jobId: string): void {
     this.#leased.add(jobId);
     if (this.#renewTimer !== undefined || this.#closed) return;
@@ -504,7 +550,8 @@ export class RedisJobStore implements JobStore {
     try {
       const done = (await this.#redis.script(
         RENEW_LEASES,
-        [],
+        // Routes the script to the node of this store's keys (the script reads per-job keys).
+        [this.#key('active')],
         [this.#prefix, this.instanceId, String(this.#leaseMs), ...this.#leased],
       )) as string[];
       for (const jobId of done) this.#leased.delete(jobId);
@@ -525,10 +572,15 @@ export class RedisJobStore implements JobStore {
 
   /** Subscribes once per store; resolves when the subscription is active. */
   #subscribe(): Promise<void> {
-    this.#subscribed ??= this.#redis
+    const channels = this.#redis.cluster
+      ? BUCKET_TAGS.map((_, bucket) => this.#cancelChannel(bucket))
+      : [this.#channel()];
+    this.#subscribed ??= this.#redis.subscribe(
+      channels,
+      (jobId) => this.#deliverAll(jobId),
       // After a reconnect, messages sent meanwhile are lost: re-read every watched job.
-      .subscriber(() => void this.#poll())
-      .subscribe(this.#channel(), (jobId) => this.#deliverAll(jobId));
+      () => void this.#poll(),
+    );
     return this.#subscribed;
   }
 
@@ -593,6 +645,30 @@ export class RedisJobStore implements JobStore {
         this.#onListenerError(error, jobId);
       }
     }
+  }
+}
+
+/**
+ * WAITs for `replicas` replicas of the primary holding `key`. Never throws: the write it follows
+ * succeeded, and failing the call now would turn that success into a reported failure (a caller
+ * would retry what is done). Falling short, or not getting an answer, is reported.
+ */
+async function waitForReplicas(
+  redis: RedisConnection,
+  key: string,
+  replicas: number,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    const acknowledged = await redis.waitForReplicas(key, replicas, timeoutMs);
+    if (acknowledged !== undefined && acknowledged < replicas)
+      redis.report(
+        new Error(
+          `Only ${acknowledged} of ${replicas} Redis replicas acknowledged a write within ${timeoutMs} ms: a failover now could lose it.`,
+        ),
+      );
+  } catch (error) {
+    redis.report(error);
   }
 }
 

@@ -4,6 +4,7 @@ import {
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
+import { checkClusterPrefix, defaultPrefix } from './key-layout.ts';
 import {
   ADD_TO_SET,
   CREATE_RECORD,
@@ -20,7 +21,10 @@ import { RedisConnection, type RedisConnectionOptions } from './redis-connection
  * const options: RedisRecordStoreOptions = { url: process.env.REDIS_URL, prefix: 'acme:gw:' };
  */
 export interface RedisRecordStoreOptions extends RedisConnectionOptions {
-  /** Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`. */
+  /**
+   * Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`; on
+   * a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
+   */
   readonly prefix?: string;
   /**
    * Most live records kept at once (idempotency keys and approvals, across all instances);
@@ -51,9 +55,10 @@ export class RedisRecordStore implements RecordStore {
     const maxRecords = options.maxRecords ?? 1_000_000;
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 0)
       throw new RangeError(`maxRecords must be an integer ≥ 0, got ${maxRecords}.`);
-    this.#prefix = options.prefix ?? 'svc:gw:';
     this.#maxRecords = maxRecords;
     this.#redis = new RedisConnection(options);
+    this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
+    if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
   }
 
   async create<T>(
@@ -61,11 +66,13 @@ export class RedisRecordStore implements RecordStore {
     value: T,
     ttlMs: number,
   ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }> {
-    const reply = (await this.#redis.script(
-      CREATE_RECORD,
-      [],
-      [key, this.#prefix, encode(value), ttl(ttlMs), String(this.#maxRecords)],
-    )) as [number, string?, number?];
+    const reply = (await this.#redis.script(CREATE_RECORD, this.#keys(key), [
+      key,
+      this.#prefix,
+      encode(value),
+      ttl(ttlMs),
+      String(this.#maxRecords),
+    ])) as [number, string?, number?];
     if (reply[0] === -1) throw new RecordStoreFullError('The record store is full.');
     return {
       created: reply[0] === 1,
@@ -88,21 +95,23 @@ export class RedisRecordStore implements RecordStore {
     ttlMs: number,
   ): Promise<VersionedRecord<T> | undefined> {
     const json = encode(value);
-    const version = await this.#redis.script(
-      REPLACE_RECORD,
-      [],
-      [key, this.#prefix, String(expectedVersion), json, ttl(ttlMs)],
-    );
+    const version = await this.#redis.script(REPLACE_RECORD, this.#keys(key), [
+      key,
+      this.#prefix,
+      String(expectedVersion),
+      json,
+      ttl(ttlMs),
+    ]);
     if (version == null) return undefined;
     return { value: JSON.parse(json) as T, version: Number(version) };
   }
 
   async delete(key: string, expectedVersion: number): Promise<boolean> {
-    const deleted = await this.#redis.script(
-      DELETE_RECORD,
-      [],
-      [key, this.#prefix, String(expectedVersion)],
-    );
+    const deleted = await this.#redis.script(DELETE_RECORD, this.#keys(key), [
+      key,
+      this.#prefix,
+      String(expectedVersion),
+    ]);
     return Number(deleted) === 1;
   }
 
@@ -157,6 +166,11 @@ export class RedisRecordStore implements RecordStore {
 
   #recordKey(key: string): string {
     return `${this.#prefix}rec:${key}`;
+  }
+
+  /** KEYS of the record scripts: the record's hash and the expiry index. */
+  #keys(key: string): string[] {
+    return [this.#recordKey(key), `${this.#prefix}rec-expiry`];
   }
 }
 

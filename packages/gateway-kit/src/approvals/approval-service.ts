@@ -101,6 +101,9 @@ export class ApprovalService {
   /** Expiry timers by approval id; each holds the id only, never the record. */
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  /** The sweep's interval while its timer is still to be started (see the constructor). */
+  #pendingSweepMs = 0;
+  #closed = false;
   #sweeping = false;
 
   /**
@@ -109,11 +112,26 @@ export class ApprovalService {
    */
   constructor(runtime: GatewayRuntime, sweepIntervalMs = 0) {
     this.#runtime = runtime;
-    if (sweepIntervalMs > 0) {
-      this.#sweepTimer = setInterval(() => this.#sweepInBackground(), sweepIntervalMs);
-      // Feature-detected: not every runtime's timers have unref.
-      (this.#sweepTimer as { unref?: () => void }).unref?.();
+    this.#pendingSweepMs = sweepIntervalMs;
+    this.#startSweep();
+  }
+
+  /**
+   * Starts the sweep timer unless it runs already. A gateway created at a Worker's module scope
+   * may not set timers there (workerd refuses them outside a handler): the timer then starts with
+   * the first approval call instead.
+   */
+  #startSweep(): void {
+    const intervalMs = this.#pendingSweepMs;
+    if (intervalMs <= 0 || this.#closed) return;
+    try {
+      this.#sweepTimer = setInterval(() => this.#sweepInBackground(), intervalMs);
+    } catch {
+      return; // outside a handler; retried on the next call
     }
+    this.#pendingSweepMs = 0;
+    // Feature-detected: not every runtime's timers have unref.
+    (this.#sweepTimer as { unref?: () => void }).unref?.();
   }
 
   /** Stores a pending approval and builds the `approval_required` answer (or the idempotent replay's). */
@@ -122,6 +140,7 @@ export class ApprovalService {
   ): Promise<
     { ok: true; response: ApprovalRequiredResponse } | { ok: false; refused: 'mismatch' | 'quota' }
   > {
+    this.#startSweep();
     const runtime = this.#runtime;
     const now = runtime.now();
     const approvalId = request.idempotent?.approvalId ?? randomId('apr');
@@ -197,6 +216,7 @@ export class ApprovalService {
 
   /** The approval, if it exists (and, given `ownerId`, belongs to that principal). */
   async get(approvalId: string, ownerId?: string): Promise<Approval | undefined> {
+    this.#startSweep();
     const stored = await this.#read(approvalId);
     if (!stored || (ownerId !== undefined && stored.value.ownerId !== ownerId)) return undefined;
     return this.#view(stored.value);
@@ -207,6 +227,7 @@ export class ApprovalService {
    * index, so a page costs the approvals it returns, however many others the store holds.
    */
   async list(options: ApprovalListOptions = {}): Promise<ApprovalPage> {
+    this.#startSweep();
     const status = options.status ?? 'pending';
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), MAX_PAGE);
     let after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
@@ -238,6 +259,7 @@ export class ApprovalService {
     approvalId: string,
     decision: ApprovalDecision,
   ): Promise<{ approval: Approval; job?: ApprovalJob }> {
+    this.#startSweep();
     if (
       typeof decision?.approved !== 'boolean' ||
       typeof decision.decidedBy !== 'string' ||
@@ -442,6 +464,7 @@ export class ApprovalService {
 
   /** Stops expiry timers and the sweep (the records stay in the store). */
   close(): void {
+    this.#closed = true;
     clearInterval(this.#sweepTimer);
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();

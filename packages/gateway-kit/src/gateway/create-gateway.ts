@@ -13,7 +13,7 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { matchRoute } from '../http/routes.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
-import { notifyJobFinished } from '../jobs/job-runner.ts';
+import { notifyJobFinished, resumeJob } from '../jobs/job-runner.ts';
 import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
 import { createObserver } from '../observe/observer.ts';
@@ -163,6 +163,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const stopWorkerLost = runtime.jobs.onWorkerLost?.((job) =>
     runtime.background(notifyJobFinished(runtime, job)),
   );
+  // A job an earlier instance left unfinished (a restarted Durable Object): run it, or fail it.
+  const stopOrphaned = runtime.jobs.onOrphaned?.((job) => resumeJob(runtime, job));
 
   const unauthorized = (): GatewayReply =>
     errorReply('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
@@ -300,6 +302,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       closing.abort();
       approvalService.close();
       stopWorkerLost?.();
+      stopOrphaned?.();
       observer?.close();
       await runtime.callbacks?.close();
       if (ownsJobStore) await runtime.jobs.close();

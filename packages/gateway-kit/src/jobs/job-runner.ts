@@ -44,6 +44,31 @@ export function startJob(
   runtime.background(observer ? run.finally(() => observer.jobLeft(jobId)) : run, waitUntil);
 }
 
+/**
+ * Takes over a job an earlier instance left unfinished (`JobStore.onOrphaned`): a queued job is
+ * started, a running one is run again if its action is idempotent (running it twice is safe) and
+ * otherwise failed with `worker_lost`; either way its end is reported like any job's.
+ */
+export function resumeJob(runtime: GatewayRuntime, job: StoredJob): void {
+  const action = runtime.actionsById.get(job.actionId);
+  if (action && (job.status === 'queued' || (job.status === 'running' && action.idempotent))) {
+    startJob(runtime, job, action, { id: job.ownerId });
+    return;
+  }
+  if (isTerminal(job.status)) return;
+  const lost = finishJob(runtime, job, {
+    status: 'failed',
+    error: {
+      code: 'worker_lost',
+      message: 'The gateway instance running this job stopped before it finished.',
+      retryable: true,
+    },
+  }).catch((error: unknown) => {
+    runtime.logger.error('orphaned job could not be failed', { jobId: job.jobId, error });
+  });
+  runtime.background(lost);
+}
+
 async function runJob(
   runtime: GatewayRuntime,
   queued: StoredJob,
@@ -73,7 +98,11 @@ async function runJob(
     });
     return;
   }
-  const started = await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
+  // A running job here is an orphan run again (see resumeJob): it is running already.
+  const started =
+    queued.status === 'running'
+      ? ({ ok: true, job: queued } as const)
+      : await runtime.jobs.update(queued.jobId, queued.version, { status: 'running' });
   if (!started.ok) return; // cancelled (or failed) before it could start
   // From here on, no job record with the caller's request is held (a shared store returns a copy
   // of it with every write): `request` above is the run's only one.

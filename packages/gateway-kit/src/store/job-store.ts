@@ -109,6 +109,14 @@ export interface JobStore {
    */
   onWorkerLost?(listener: (job: StoredJob) => void): () => void;
   /**
+   * Optional, for stores that outlive the instance running their jobs and restart it in place (a
+   * Durable Object evicted or restarted): calls `listener` with each queued or running job an
+   * earlier instance left unfinished. The gateway starts a queued job (its action never ran), runs
+   * a running job again when its action is `idempotent`, and fails any other with `worker_lost`.
+   * Each such job is reported once. Returns an unsubscribe function.
+   */
+  onOrphaned?(listener: (job: StoredJob) => void): () => void;
+  /**
    * Optional, with {@link onWorkerLost}: the gateway calls it once a finished job's end was handed
    * over (budget released, callback queued, delivered or given up). A terminal write and this call
    * are two steps; a store that keeps finished-but-unannounced jobs and reports them after the

@@ -1,0 +1,261 @@
+import { DurableObject } from 'cloudflare:workers';
+import {
+  type Approval,
+  type ApprovalDecision,
+  ApprovalDecisionError,
+  type ApprovalListOptions,
+  createGateway,
+  type Gateway,
+  type GatewayOptions,
+} from '@svc/gateway-kit';
+import {
+  DurableCallbackOutbox,
+  type DurableCallbackOutboxOptions,
+} from './durable-callback-outbox.ts';
+import { DurableJobStore, type DurableJobStoreOptions } from './durable-job-store.ts';
+import { DurableRecordStore, type DurableRecordStoreOptions } from './durable-record-store.ts';
+import type { DurableStorage } from './durable-storage.ts';
+import { positiveInteger, tablePrefix } from './time.ts';
+
+/** The part of a Durable Object's `ctx` the gateway object uses (workerd's `DurableObjectState`). */
+export interface DurableObjectStateLike {
+  readonly storage: DurableStorage & {
+    setAlarm(scheduledTime: number): Promise<void>;
+    deleteAlarm(): Promise<void>;
+  };
+  blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
+}
+
+/** Everything `createGateway` takes, but what the Durable Object provides itself. */
+export type WorkerGatewayOptions = Omit<
+  GatewayOptions,
+  'jobStore' | 'recordStore' | 'waitUntil' | 'now'
+>;
+
+/**
+ * How the gateway's Durable Object is built: the gateway options from the Worker's bindings, and
+ * the stores' limits.
+ *
+ * @example
+ * const settings: GatewayObjectSettings<Env> = {
+ *   gateway: (env) => ({ gateway: { id: 'acme', name: 'Acme' }, actions, auth: { tokens: [env.GATEWAY_TOKEN] } }),
+ * };
+ */
+export interface GatewayObjectSettings<Env> {
+  /** The gateway's options (everything but the stores), from the Worker's bindings and secrets. */
+  readonly gateway: (env: Env) => WorkerGatewayOptions;
+  /** Limits of the object's stores (each object holds one shard: one principal's state). */
+  readonly stores?: {
+    readonly prefix?: string;
+    readonly jobs?: Omit<DurableJobStoreOptions, 'prefix' | 'callbackOutbox' | 'now'>;
+    readonly records?: Omit<DurableRecordStoreOptions, 'prefix' | 'now'>;
+    readonly outbox?: Omit<DurableCallbackOutboxOptions, 'prefix' | 'now'>;
+  };
+  /**
+   * While jobs are queued or running, how often the alarm checks on them, in ms: an object evicted
+   * or restarted mid-job is woken by it, and its jobs are run again or failed (see docs/cloudflare.md).
+   * Default 30 000; a function reads it from the Worker's bindings.
+   */
+  readonly watchIntervalMs?: number | ((env: Env) => number);
+}
+
+/** What `decideApproval` answers: the decision, or the refusal as data (RPC keeps no error class). */
+export type DecisionAnswer =
+  | {
+      readonly ok: true;
+      readonly approval: Approval;
+      readonly job?: Awaited<ReturnType<Gateway['approvals']['decide']>>['job'];
+    }
+  | {
+      readonly ok: false;
+      readonly code: ApprovalDecisionError['code'];
+      readonly status?: Approval['status'];
+    };
+
+/** The gateway's Durable Object, as the Worker's entry and the operator API call it (RPC). */
+export interface GatewayObjectApi {
+  fetch(request: Request): Promise<Response>;
+  alarm(): Promise<void>;
+  /** A page as plain data (an array's extra properties do not survive RPC). */
+  listApprovals(
+    options?: ApprovalListOptions,
+  ): Promise<{ readonly approvals: Approval[]; readonly nextCursor?: string }>;
+  getApproval(approvalId: string): Promise<Approval | undefined>;
+  decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer>;
+}
+
+/** The Durable Object class to export from the Worker's main module. */
+export type GatewayObjectClass<Env> = new (
+  ctx: DurableObjectStateLike,
+  env: Env,
+) => GatewayObjectApi;
+
+/** The approval sweep's interval inside the object (the alarm waits one when an approval expires). */
+const APPROVAL_SWEEP_MS = 1_000;
+/** Earliest an alarm is set after now, in ms: bursts of due work are coalesced. */
+const MIN_ALARM_DELAY_MS = 50;
+
+/**
+ * Builds the Durable Object class that runs a gateway on its own SQLite storage: the job store,
+ * record store (idempotency keys, approvals, quota sets) and callback outbox are
+ * {@link DurableJobStore}, {@link DurableRecordStore} and {@link DurableCallbackOutbox}, and one
+ * alarm keeps time for all of them:
+ *
+ * - on start (a request or the alarm woke the object) jobs an earlier instance left are taken
+ *   over: queued ones run, running ones run again if their action is idempotent, others fail
+ *   `worker_lost`; finished jobs whose callback was never handed over are called back;
+ * - while jobs are active, the alarm checks on them every `watchIntervalMs`;
+ * - pending callbacks are attempted when due, approvals expire at `expiresAt`, finished jobs and
+ *   records are deleted when their time is up, even when no request comes.
+ *
+ * @example
+ * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
+ */
+export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): GatewayObjectClass<Env> {
+  const prefix = tablePrefix(settings.stores?.prefix ?? 'gw_');
+
+  return class GatewayObject extends DurableObject<Env> implements GatewayObjectApi {
+    readonly #jobs: DurableJobStore;
+    readonly #records: DurableRecordStore;
+    readonly #outbox: DurableCallbackOutbox;
+    readonly #gateway: Gateway;
+    readonly #sweepIntervalMs: number;
+    readonly #watchIntervalMs: number;
+    #armedAt: number | undefined;
+
+    constructor(ctx: DurableObjectStateLike, env: Env) {
+      super(ctx, env);
+      const watch = settings.watchIntervalMs;
+      this.#watchIntervalMs = positiveInteger(
+        'watchIntervalMs',
+        (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
+      );
+      const storage = ctx.storage;
+      this.#outbox = new DurableCallbackOutbox(storage, { ...settings.stores?.outbox, prefix });
+      this.#jobs = new DurableJobStore(storage, {
+        ...settings.stores?.jobs,
+        prefix,
+        callbackOutbox: this.#outbox,
+      });
+      this.#records = new DurableRecordStore(storage, { ...settings.stores?.records, prefix });
+      storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${prefix}wakeups (at INTEGER NOT NULL)`);
+      const options = settings.gateway(env);
+      this.#sweepIntervalMs = options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS;
+      const hooks = options.hooks;
+      this.#gateway = createGateway({
+        ...options,
+        approvals: { ...options.approvals, sweepIntervalMs: this.#sweepIntervalMs },
+        hooks: {
+          ...hooks,
+          // A pending approval must expire on time even if the object is evicted meanwhile.
+          onApprovalRequested: (event) => {
+            this.#wakeAt(Date.parse(event.expiresAt));
+            return hooks?.onApprovalRequested?.(event);
+          },
+        },
+        jobStore: this.#jobs,
+        recordStore: this.#records,
+      });
+      this.#outbox.onChange = () => void this.#arm();
+      void ctx.blockConcurrencyWhile(async () => {
+        await this.#jobs.recover();
+        await this.#arm();
+      });
+    }
+
+    async fetch(request: Request): Promise<Response> {
+      const response = await this.#gateway.fetch(request);
+      await this.#arm();
+      return response;
+    }
+
+    async alarm(): Promise<void> {
+      this.#armedAt = undefined;
+      await this.#jobs.recover();
+      const now = Date.now();
+      const sql = this.ctx.storage.sql;
+      const approvalsDue =
+        sql
+          .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${prefix}wakeups WHERE at <= ?`, now)
+          .one().n > 0;
+      const work: Promise<unknown>[] = [];
+      // The gateway's own sweep expires the approval and calls back: give it one turn.
+      if (approvalsDue) work.push(sleep(this.#sweepIntervalMs + 100));
+      const due = this.#outbox.nextDueAt();
+      if (due !== undefined && due <= now)
+        work.push(this.#outbox.nextPoll(this.#outbox.pollIntervalMs * 3));
+      await Promise.all(work);
+      sql.exec(`DELETE FROM ${prefix}wakeups WHERE at <= ?`, now);
+      // Jobs run again, callbacks being attempted: the alarm invocation lasts until they end.
+      await this.#gateway.idle();
+      await this.#arm();
+    }
+
+    async listApprovals(
+      options?: ApprovalListOptions,
+    ): Promise<{ readonly approvals: Approval[]; readonly nextCursor?: string }> {
+      const page = await this.#gateway.approvals.list(options);
+      return page.nextCursor === undefined
+        ? { approvals: [...page] }
+        : { approvals: [...page], nextCursor: page.nextCursor };
+    }
+
+    async getApproval(approvalId: string): Promise<Approval | undefined> {
+      return this.#gateway.approvals.get(approvalId);
+    }
+
+    async decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer> {
+      try {
+        const decided = await this.#gateway.approvals.decide(approvalId, decision);
+        await this.#arm();
+        return { ok: true, ...decided };
+      } catch (error) {
+        if (error instanceof ApprovalDecisionError) {
+          return {
+            ok: false,
+            code: error.code,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          };
+        }
+        throw error;
+      }
+    }
+
+    #wakeAt(at: number): void {
+      if (!Number.isFinite(at)) return;
+      this.ctx.storage.sql.exec(`INSERT INTO ${prefix}wakeups (at) VALUES (?)`, at);
+      void this.#arm();
+    }
+
+    /** Sets the alarm to the earliest time something is due, or removes it when nothing is. */
+    async #arm(): Promise<void> {
+      const now = Date.now();
+      const wakeup = this.ctx.storage.sql
+        .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM ${prefix}wakeups`)
+        .one().at;
+      const candidates = [
+        this.#jobs.hasActiveJobs() ? now + this.#watchIntervalMs : undefined,
+        this.#outbox.nextDueAt(),
+        this.#jobs.sweep(),
+        this.#records.sweep(),
+        wakeup ?? undefined,
+      ].filter((at): at is number => at !== undefined);
+      if (candidates.length === 0) {
+        if (this.#armedAt !== undefined) {
+          this.#armedAt = undefined;
+          await this.ctx.storage.deleteAlarm();
+        }
+        return;
+      }
+      const at = Math.max(Math.min(...candidates), now + MIN_ALARM_DELAY_MS);
+      // An alarm already set earlier covers this one (it re-arms when it runs).
+      if (this.#armedAt !== undefined && this.#armedAt <= at && this.#armedAt > now) return;
+      this.#armedAt = at;
+      await this.ctx.storage.setAlarm(at);
+    }
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,220 @@
+import {
+  type Approval,
+  type ApprovalDecision,
+  ApprovalDecisionError,
+  type ApprovalListOptions,
+  type ApprovalPage,
+  type AuthConfig,
+  type GatewayApprovals,
+} from '@svc/gateway-kit';
+import {
+  type GatewayObjectApi,
+  type GatewayObjectClass,
+  type GatewayObjectSettings,
+  gatewayObject,
+} from './gateway-object.ts';
+
+/** The Durable Object namespace binding of the gateway's objects (`env.GATEWAY`). */
+export interface GatewayNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): GatewayObjectApi;
+}
+
+/**
+ * Options of {@link createGatewayWorker}: the Durable Object's settings, where its namespace is
+ * bound, and which object serves a request.
+ *
+ * @example
+ * const options: GatewayWorkerOptions<Env> = {
+ *   gateway: (env) => ({ gateway: { id: 'acme', name: 'Acme' }, actions, auth: { tokens: [env.GATEWAY_TOKEN] } }),
+ *   namespace: (env) => env.GATEWAY,
+ * };
+ */
+export interface GatewayWorkerOptions<Env> extends GatewayObjectSettings<Env> {
+  /** The Durable Object namespace bound in `wrangler.jsonc` (e.g. `(env) => env.GATEWAY`). */
+  readonly namespace: (env: Env) => GatewayNamespace;
+  /**
+   * The name of the object that serves a request: one object per shard, and everything a
+   * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. Default: the
+   * request is authenticated in the Worker with the gateway's own `auth` (static tokens, or your
+   * `verify`), and each principal id has its own object; requests that do not authenticate all go
+   * to one object (`anonymous`), which answers `401`, so that unknown tokens create no objects.
+   */
+  readonly shardKey?: (request: Request, env: Env) => string | Promise<string>;
+}
+
+/** What {@link createGatewayWorker} returns: the Worker's `fetch`, its Durable Object class, and helpers. */
+export interface GatewayWorker<Env> {
+  /** The Worker's entry: `export default { fetch: worker.fetch }`. */
+  readonly fetch: (request: Request, env: Env) => Promise<Response>;
+  /** The Durable Object class; export it from the main module under the `class_name` of wrangler.jsonc. */
+  readonly GatewayObject: GatewayObjectClass<Env>;
+  /**
+   * The object name (shard) of a principal under the default `shardKey`, e.g. for
+   * {@link GatewayWorker.approvals}.
+   */
+  shardOfPrincipal(principalId: string): Promise<string>;
+  /**
+   * Operator access to approvals over the given shards (e.g. one per configured token): `get` and
+   * `decide` find the approval's shard; `list` pages through the shards one after the other.
+   * Pass it to `createApprovalsHandler`.
+   */
+  approvals(env: Env, shards: readonly string[]): GatewayApprovals;
+}
+
+/**
+ * Runs a gateway on Cloudflare Workers with its state in Durable Objects: the Worker routes each
+ * request to the object of its shard (by default one per bearer token: see docs/cloudflare.md on
+ * why not one global object), and that object serves the whole contract from its own storage.
+ *
+ * @example
+ * // src/worker.ts
+ * import { createGatewayWorker } from '@svc/gateway-kit-cloudflare';
+ *
+ * const worker = createGatewayWorker<Env>({
+ *   gateway: (env) => ({
+ *     gateway: { id: 'acme', name: 'Acme back office' },
+ *     actions: [lookupAccount],
+ *     auth: { tokens: [env.GATEWAY_TOKEN] },
+ *     callbacks: { signingSecret: env.CALLBACK_SIGNING_SECRET },
+ *   }),
+ *   namespace: (env) => env.GATEWAY,
+ * });
+ * export const GatewayObject = worker.GatewayObject;
+ * export default { fetch: worker.fetch };
+ */
+export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): GatewayWorker<Env> {
+  const GatewayObject = gatewayObject(options);
+  // The gateway's auth per `env` (bindings are one object per isolate): built once, not per request.
+  const auth = new WeakMap<object, AuthConfig>();
+  const authOf = (env: Env): AuthConfig => {
+    const key = env as object;
+    let config = auth.get(key);
+    if (!config) {
+      config = options.gateway(env).auth;
+      auth.set(key, config);
+    }
+    return config;
+  };
+  const shardKey =
+    options.shardKey ??
+    (async (request: Request, env: Env): Promise<string> => {
+      const principalId = await authenticate(authOf(env), request);
+      return principalId === undefined ? 'anonymous' : shardName(principalId);
+    });
+  const stub = (env: Env, shard: string): GatewayObjectApi => {
+    const namespace = options.namespace(env);
+    return namespace.get(namespace.idFromName(shard));
+  };
+  return {
+    GatewayObject,
+    fetch: async (request, env) => stub(env, await shardKey(request, env)).fetch(request),
+    shardOfPrincipal: shardName,
+    approvals: (env, shards) => shardedApprovals(shards.map((shard) => stub(env, shard))),
+  };
+}
+
+/** The object name of a principal: its id hashed (ids may be long, or personal). */
+async function shardName(principalId: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(principalId));
+  let hex = '';
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0');
+  return `principal:${hex}`;
+}
+
+/** The bearer token of `Authorization: Bearer <token>` (as the gateway reads it), if any. */
+function bearerToken(authorization: string | null): string | undefined {
+  if (!authorization || authorization.length < 8) return undefined;
+  if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const token = authorization.slice(7).trim();
+  return token.length > 0 ? token : undefined;
+}
+
+/** Compares in time that depends only on the presented token's length (as the gateway does). */
+function constantTimeEquals(presented: string, expected: string): boolean {
+  let difference = presented.length ^ expected.length;
+  for (let i = 0; i < presented.length; i++)
+    difference |= presented.charCodeAt(i) ^ expected.charCodeAt(i % expected.length);
+  return difference === 0;
+}
+
+/**
+ * The principal id the gateway will see for `request`, or `undefined` when it does not
+ * authenticate: the static tokens compared like the gateway compares them (a bare token is the
+ * principal `default`), or the gateway's own `verify`.
+ */
+async function authenticate(config: AuthConfig, request: Request): Promise<string | undefined> {
+  const token = bearerToken(request.headers.get('authorization'));
+  if (token === undefined) return undefined;
+  if ('verify' in config) {
+    try {
+      const principal = await config.verify(token, {
+        header: (name) => request.headers.get(name) ?? undefined,
+      });
+      return principal && typeof principal.id === 'string' ? principal.id : undefined;
+    } catch {
+      // The object's own authentication reports it (503 or 500); route it like any refusal.
+      return undefined;
+    }
+  }
+  let matched: string | undefined;
+  for (const entry of config.tokens) {
+    const [expected, principalId] =
+      typeof entry === 'string' ? [entry, 'default'] : [entry.token, entry.principal.id];
+    if (constantTimeEquals(token, expected) && matched === undefined) matched = principalId;
+  }
+  return matched;
+}
+
+/** Cursor of a sharded page: which shard, and that shard's own cursor. */
+function encodeCursor(shard: number, cursor: string | undefined): string {
+  return cursor === undefined ? `${shard}` : `${shard}~${cursor}`;
+}
+
+function shardedApprovals(objects: readonly GatewayObjectApi[]): GatewayApprovals {
+  const find = async (
+    approvalId: string,
+  ): Promise<{ object: GatewayObjectApi; approval: Approval } | undefined> => {
+    const found = await Promise.all(objects.map((object) => object.getApproval(approvalId)));
+    const index = found.findIndex((approval) => approval !== undefined);
+    const object = objects[index];
+    const approval = found[index];
+    return object && approval ? { object, approval } : undefined;
+  };
+  return {
+    list: async (listOptions: ApprovalListOptions = {}): Promise<ApprovalPage> => {
+      let shard = 0;
+      let cursor: string | undefined;
+      if (listOptions.cursor !== undefined) {
+        const [head, ...rest] = listOptions.cursor.split('~');
+        shard = Number(head);
+        if (!Number.isInteger(shard) || shard < 0 || shard >= objects.length)
+          throw new RangeError('approvals.list: cursor is not a nextCursor this gateway returned.');
+        cursor = rest.length > 0 ? rest.join('~') : undefined;
+      }
+      const object = objects[shard];
+      if (!object) return [];
+      const { cursor: _ignored, ...rest } = listOptions;
+      const page = await object.listApprovals(cursor === undefined ? rest : { ...rest, cursor });
+      const next =
+        page.nextCursor !== undefined
+          ? encodeCursor(shard, page.nextCursor)
+          : shard + 1 < objects.length
+            ? encodeCursor(shard + 1, undefined)
+            : undefined;
+      return next === undefined
+        ? page.approvals
+        : Object.assign(page.approvals, { nextCursor: next });
+    },
+    get: async (approvalId) => (await find(approvalId))?.approval,
+    decide: async (approvalId: string, decision: ApprovalDecision) => {
+      const found = await find(approvalId);
+      if (!found) throw new ApprovalDecisionError('approval_not_found');
+      const answer = await found.object.decideApproval(approvalId, decision);
+      if (!answer.ok) throw new ApprovalDecisionError(answer.code, answer.status);
+      return answer.job === undefined
+        ? { approval: answer.approval }
+        : { approval: answer.approval, job: answer.job };
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Each file starts workerd (Miniflare) or wrangler; real timers throughout.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});

@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import type { CallbackOutbox } from '@svc/gateway-kit/store';
+import {
+  callbackOutboxConformance,
+  jobStoreConformance,
+  recordStoreConformance,
+} from '@svc/gateway-kit/testing';
+import * as fc from 'fast-check';
+import { createCluster } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  RedisJobStore,
+  type RedisJobStoreOptions,
+  RedisRecordStore,
+  type RedisRecordStoreOptions,
+} from '../src/index.ts';
+import { slotOf } from '../src/key-layout.ts';
+import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
+import {
+  call,
+  eventually,
+  type GatewayProcess,
+  invoke,
+  startGateway,
+  stopAllGateways,
+} from './gateway-processes.ts';
+import { startCluster, type TestCluster } from './redis-cluster.ts';
+
+// The Redis stores on a local Redis Cluster: 3 primaries, 3 replicas, on loopback ports. One file
+// (one cluster) for the conformance suites, two gateway processes, and a primary's failover.
+const SECRET = `whsec_${Buffer.from('cluster-test-secret-0123456789').toString('base64')}`;
+const quiet = (): void => {};
+
+let cluster: TestCluster;
+let raw: ReturnType<typeof createCluster>;
+const stores: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  raw = createCluster({
+    rootNodes: cluster.urls.map((url) => ({ url })),
+    defaults: { disableOfflineQueue: true },
+  });
+  raw.on('error', quiet);
+  await raw.connect();
+}, 60_000);
+afterAll(async () => {
+  await stopAllGateways();
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  raw?.destroy();
+  await cluster?.stop();
+});
+
+const seeds = () => ({ cluster: { rootNodes: cluster.urls.map((url) => ({ url })) } });
+/** A fresh key prefix per store, so every store starts empty. */
+const freshPrefix = (name: string): string => `{${name}:${randomUUID()}}:`;
+
+function jobStore(options: RedisJobStoreOptions = {}): RedisJobStore {
+  const store = new RedisJobStore({ ...seeds(), prefix: freshPrefix('job'), ...options });
+  stores.push(store);
+  return store;
+}
+
+function recordStore(options: RedisRecordStoreOptions = {}): RedisRecordStore {
+  const store = new RedisRecordStore({ ...seeds(), prefix: freshPrefix('rec'), ...options });
+  stores.push(store);
+  return store;
+}
+
+describe('conformance on a Redis Cluster', () => {
+  jobStoreConformance({
+    name: 'RedisJobStore (cluster)',
+    createStore: () => jobStore(),
+    test: { describe, it },
+    fc,
+    numRuns: 10,
+    deliveryTimeoutMs: 2_000,
+    timeoutMs: 30_000,
+    retention: {
+      retentionMs: 300,
+      advanceTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      createStore: () => jobStore({ retentionMs: 300 }),
+    },
+    bounds: { maxJobs: 5, createStore: () => jobStore({ maxJobs: 5 }) },
+  });
+
+  recordStoreConformance({
+    name: 'RedisRecordStore (cluster)',
+    createStore: () => recordStore(),
+    test: { describe, it },
+    fc,
+    numRuns: 10,
+    timeoutMs: 30_000,
+    ttl: { ttlMs: 1_000 },
+  });
+});
+
+const outboxes = new Map<CallbackOutbox, RedisJobStore>();
+describe('the callback outbox on a Redis Cluster', () => {
+  callbackOutboxConformance({
+    name: 'RedisCallbackOutbox (cluster)',
+    createOutbox: ({ leaseMs, maxEntriesPerPrincipal, retentionMs }) => {
+      const store = new RedisJobStore({
+        ...seeds(),
+        prefix: freshPrefix('outbox'),
+        leaseMs,
+        retentionMs,
+        maxPendingCallbacksPerPrincipal: maxEntriesPerPrincipal,
+        sweepIntervalMs: 0,
+      });
+      outboxes.set(store.callbackOutbox, store);
+      return store.callbackOutbox;
+    },
+    cleanup: async (outbox) => {
+      await outboxes.get(outbox)?.close();
+      outboxes.delete(outbox);
+    },
+    test: { describe, it },
+    timeoutMs: 30_000,
+  });
+});
+
+describe('two gateway processes on a Redis Cluster', () => {
+  afterEach(() => stopAllGateways());
+
+  it('a job accepted on A is cancelled on B; A’s handler aborts within 1 s (sharded pub/sub)', async () => {
+    const prefix = freshPrefix('mp');
+    const env = { REDIS_CLUSTER_URLS: cluster.urls.join(','), PREFIX: prefix };
+    const [a, b] = (await Promise.all([startGateway(env), startGateway(env)])) as [
+      GatewayProcess,
+      GatewayProcess,
+    ];
+    const accepted = await invoke(a, 'wait-for-cancel');
+    expect(accepted.body).toMatchObject({ status: 'accepted' });
+    const jobId: string = accepted.body.job.jobId;
+    await eventually(
+      () => raw.get(`${prefix}test:started:${jobId}`).then((v) => v ?? undefined),
+      5_000,
+      'the handler to start',
+    );
+    expect((await call(b, 'GET', `/v1/jobs/${jobId}`)).body).toMatchObject({ status: 'running' });
+    const cancelSent = Date.now();
+    const cancelled = await call(b, 'POST', `/v1/jobs/${jobId}/cancel`);
+    expect(cancelled.body.job).toMatchObject({ jobId, status: 'cancelled' });
+    const abortedAt = Number(
+      await eventually(
+        () => raw.get(`${prefix}test:aborted:${jobId}`).then((v) => v ?? undefined),
+        3_000,
+        'A to abort the handler',
+      ),
+    );
+    expect(abortedAt - cancelSent).toBeLessThan(1_000);
+    expect((await call(a, 'GET', `/v1/jobs/${jobId}`)).body.status).toBe('cancelled');
+  });
+});
+
+describe('failover of a primary', () => {
+  let receiver: CallbackReceiver | undefined;
+  afterEach(async () => {
+    await stopAllGateways();
+    await receiver?.close();
+  });
+
+  it('SIGKILL of a primary with 50 jobs in flight: contract answers only, serving again within 10 s of the promotion, every job terminal, each callback once', async () => {
+    receiver = await startReceiver(200);
+    const prefix = freshPrefix('fo');
+    const env = {
+      REDIS_CLUSTER_URLS: cluster.urls.join(','),
+      PREFIX: prefix,
+      CALLBACK_SECRET: SECRET,
+      WAIT_REPLICAS: '1',
+      LEASE_MS: '10000',
+      SWEEP_MS: '250',
+      POLL_MS: '250',
+    };
+    const gateways = (await Promise.all([startGateway(env), startGateway(env)])) as [
+      GatewayProcess,
+      GatewayProcess,
+    ];
+    const callbacks = { callbacks: { jobResultUrl: receiver.url } };
+    const accepted = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        invoke(gateways[i % 2]!, 'slow-job', { ms: 1_500 + (i % 10) * 100 }, callbacks),
+      ),
+    );
+    const jobIds: string[] = accepted.map((answer) => {
+      expect(answer.body).toMatchObject({ status: 'accepted' });
+      return answer.body.job.jobId;
+    });
+
+    // The primary serving this prefix's jobs dies with them in flight.
+    const victim = await cluster.primaryOf(slotOf(`${prefix}job:${jobIds[0]}`));
+    await cluster.kill(victim);
+    const killedAt = Date.now();
+
+    // Until the promotion and after it: every answer is a contract answer, within the deadline.
+    const answers: { status: number; code?: string; ms: number }[] = [];
+    let promotedAt = 0;
+    const promoted = cluster.waitUntilOk(30_000).then(() => {
+      promotedAt = Date.now();
+    });
+    const probe = async (gateway: GatewayProcess): Promise<boolean> => {
+      const started = Date.now();
+      const [created, read] = await Promise.all([
+        invoke(gateway, 'quick-job'),
+        call(gateway, 'GET', `/v1/jobs/${jobIds[answers.length % 50]}`),
+      ]);
+      for (const answer of [created, read])
+        answers.push({
+          status: answer.status,
+          code: answer.body?.error?.code,
+          ms: Date.now() - started,
+        });
+      return created.status === 200 && read.status === 200;
+    };
+    let servingAgainAt = 0;
+    while (!servingAgainAt) {
+      const serving = await Promise.all(gateways.map(probe));
+      if (promotedAt && serving.every(Boolean)) servingAgainAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await promoted;
+    for (const answer of answers) {
+      expect([200, 503]).toContain(answer.status);
+      if (answer.status === 503) expect(answer.code).toBe('unavailable');
+      // The store deadline is 1 s; two calls per probe ran in parallel.
+      expect(answer.ms).toBeLessThan(2_500);
+    }
+    expect(answers.some((answer) => answer.status === 503)).toBe(true);
+    expect(servingAgainAt - promotedAt).toBeLessThan(10_000);
+    console.info(
+      `failover: promoted ${promotedAt - killedAt} ms after the kill, serving again ${Math.max(0, servingAgainAt - promotedAt)} ms after the promotion; ${answers.filter((a) => a.status === 503).length} of ${answers.length} answers 503`,
+    );
+
+    // Every job ends; every finished job's callback arrives exactly once.
+    const finals = await Promise.all(
+      jobIds.map((jobId, i) =>
+        eventually(
+          async () => {
+            const { status, body } = await call(gateways[i % 2]!, 'GET', `/v1/jobs/${jobId}`);
+            return status === 200 && ['completed', 'failed', 'cancelled'].includes(body.status)
+              ? (body.status as string)
+              : undefined;
+          },
+          20_000,
+          `job ${jobId} to end`,
+        ),
+      ),
+    );
+    await eventually(
+      async () =>
+        jobIds.every((jobId) =>
+          receiver!.deliveredIds().some((id) => id.startsWith(`job_${jobId}_`)),
+        )
+          ? true
+          : undefined,
+      20_000,
+      'every callback',
+    );
+    // Once the outbox is empty no delivery can follow.
+    await eventually(
+      async () => ((await raw.zCard(`${prefix}cb:all`)) === 0 ? true : undefined),
+      20_000,
+      'the callback outbox to drain',
+    );
+    for (const [i, jobId] of jobIds.entries()) {
+      const delivered = receiver.deliveredIds().filter((id) => id.startsWith(`job_${jobId}_`));
+      expect(delivered).toEqual([`job_${jobId}_${finals[i]}`]);
+    }
+  }, 90_000);
+});
