@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 source .ci/toolchain.sh
 set +e
 provision_runtimes
-if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server faketime; fi
+if [ "$(id -u)" = 0 ]; then provision_debian chromium redis-server faketime postgresql; fi
 
 passed=0
 failed=0
@@ -47,7 +47,7 @@ step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only
 step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurrency=1 run test
 # The same suites a year and more ahead (libfaketime): a test that pins a date and also reads the
 # real clock fails here on the day it is written, not the day after.
-step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/gateway-kit --filter @svc/gateway-kit-redis --filter @svc/gateway-kit-mcp --filter @svc/gateway-check --filter @svc/workspace-client run test
+step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/gateway-kit --filter @svc/gateway-kit-redis --filter @svc/gateway-kit-postgres --filter @svc/gateway-kit-mcp --filter @svc/gateway-check --filter @svc/workspace-client run test
 step "Redis Cluster (3 primaries + 3 replicas: store suites, two instances, failover)" pnpm --filter @svc/gateway-kit-redis test:cluster
 step "test (Deno)" pnpm -r --if-present --workspace-concurrency=1 run test:deno
 step "test (Bun)" pnpm -r --if-present --workspace-concurrency=1 run test:bun

@@ -11,11 +11,14 @@ import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { approvalChatHooks } from './approval-chat.ts';
 import { createOperatorHandler } from './operator.ts';
+import { postgresStores } from './postgres-stores.ts';
 
 // REDIS_URL switches jobs, approvals and idempotency records to Redis, so several instances can
 // share them (docs/redis.md); REDIS_CLUSTER_URLS (comma-separated seed nodes) to a Redis Cluster;
-// without either the embedded in-memory stores are used.
+// DATABASE_URL does the same on PostgreSQL (docs/postgres.md); without any of them the embedded
+// in-memory stores are used.
 const redisUrl = process.env.REDIS_URL?.trim();
+const databaseUrl = process.env.DATABASE_URL?.trim();
 const clusterSeeds = process.env.REDIS_CLUSTER_URLS?.split(',')
   .map((seed) => seed.trim())
   .filter(Boolean);
@@ -26,7 +29,9 @@ const redis = clusterSeeds?.length
     : undefined;
 const stores = redis
   ? { jobStore: new RedisJobStore(redis), recordStore: new RedisRecordStore(redis) }
-  : {};
+  : databaseUrl
+    ? await postgresStores(databaseUrl)
+    : {};
 // Fail fast when Redis cannot be reached (the error names the URL, never its password), unless
 // REDIS_START_DEGRADED=true: then requests answer 503 until Redis is back.
 if (stores.jobStore && process.env.REDIS_START_DEGRADED?.trim() !== 'true') {
@@ -81,7 +86,9 @@ approvalsPageUrl = `${url}/operator/`;
 console.log(
   redis
     ? `Jobs and approvals: Redis (${'cluster' in redis ? 'REDIS_CLUSTER_URLS' : 'REDIS_URL'})`
-    : 'Jobs and approvals: in memory (set REDIS_URL to share them)',
+    : databaseUrl
+      ? 'Jobs and approvals: PostgreSQL (DATABASE_URL)'
+      : 'Jobs and approvals: in memory (set REDIS_URL or DATABASE_URL to share them)',
 );
 console.log(startupMessage(url, config));
 console.log(

@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { quoteSchema } from './postgres-connection.ts';
+
+/** The schema name written in the shipped SQL files, replaced by the one you choose. */
+const PLACEHOLDER = /\bsvc_gateway\b/g;
+
+/** One versioned migration shipped in the package's `migrations/` folder. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  /** The SQL with the schema name replaced. */
+  readonly sql: string;
+}
+
+/**
+ * Options of {@link migrate}.
+ *
+ * @example
+ * const options: MigrateOptions = { connectionString: process.env.DATABASE_URL, schema: 'acme_gateway' };
+ */
+export interface MigrateOptions {
+  /** `postgres://…`; or give `client`. Default: node-postgres' `PG*` environment variables. */
+  readonly connectionString?: string;
+  /** A connected client (or pool) you own: `migrate` runs in it and leaves it open. */
+  readonly client?: { query(text: string): Promise<{ readonly rows: unknown[] }> };
+  /** Default `svc_gateway`. */
+  readonly schema?: string;
+}
+
+function migrationsFolder(): string {
+  // src/ in the repository, dist/ when installed: the SQL files sit beside either, one level up.
+  return fileURLToPath(new URL('../migrations/', import.meta.url));
+}
+
+/**
+ * The package's migrations for `schema`, in order (what {@link migrate} applies; also what to
+ * review or hand to a DBA).
+ *
+ * @example
+ * for (const migration of migrations('acme_gateway')) console.log(migration.version, migration.name);
+ */
+export function migrations(schema = 'svc_gateway'): Migration[] {
+  const quoted = quoteSchema(schema);
+  const folder = migrationsFolder();
+  return readdirSync(folder)
+    .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file.slice(4, -4),
+      sql: readFileSync(`${folder}${file}`, 'utf8').replace(PLACEHOLDER, quoted),
+    }));
+}
+
+/**
+ * Brings the schema up to date: applies, each in its own transaction, the migrations it has not
+ * applied yet, and returns their versions. Safe to run from several instances at once (an
+ * advisory lock serialises them) and on every start-up.
+ *
+ * @example
+ * import { migrate } from '@svc/gateway-kit-postgres';
+ * await migrate({ connectionString: process.env.DATABASE_URL, schema: 'acme_gateway' });
+ */
+export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
+  const schema = options.schema ?? 'svc_gateway';
+  const quoted = quoteSchema(schema);
+  const pending = migrations(schema);
+  const owned = options.client
+    ? undefined
+    : new pg.Client(options.connectionString ? { connectionString: options.connectionString } : {});
+  const client = options.client ?? owned!;
+  if (owned) await owned.connect();
+  const applied: number[] = [];
+  try {
+    for (const migration of pending) {
+      await client.query('BEGIN');
+      try {
+        // One migrator per schema at a time; the others wait, then find nothing to do.
+        await client.query(
+          `SELECT pg_advisory_xact_lock(hashtext('svc-gateway-migrate:' || ${literal(schema)}))`,
+        );
+        const exists = await client.query(
+          `SELECT to_regclass(${literal(`${quoted}.schema_migrations`)}) IS NOT NULL AS present`,
+        );
+        let done = false;
+        if ((exists.rows[0] as { present: boolean }).present) {
+          const found = await client.query(
+            `SELECT 1 FROM ${quoted}.schema_migrations WHERE version = ${migration.version}`,
+          );
+          done = found.rows.length > 0;
+        }
+        if (!done) {
+          await client.query(migration.sql);
+          applied.push(migration.version);
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    }
+  } finally {
+    await owned?.end();
+  }
+  return applied;
+}
+
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}

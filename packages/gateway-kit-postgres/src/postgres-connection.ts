@@ -1,0 +1,278 @@
+import { StoreUnavailableError } from '@svc/gateway-kit/store';
+import pg from 'pg';
+
+/**
+ * The part of a node-postgres `pg.Pool` the stores use. Pass your own `new pg.Pool(…)` as
+ * {@link PostgresConnectionOptions.pool} to run the stores inside it.
+ *
+ * @example
+ * import pg from 'pg';
+ * const pool: PostgresPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ */
+export interface PostgresPool {
+  query(config: {
+    readonly text: string;
+    readonly values?: readonly unknown[];
+  }): Promise<{ readonly rows: unknown[] }>;
+  end(): Promise<void>;
+  /** node-postgres keeps the pool's connection settings here; used for the LISTEN connection. */
+  readonly options?: object;
+}
+
+/**
+ * How a Postgres store connects. Give `connectionString` and the store opens and owns a pool; or
+ * give your own `pool` (node-postgres `pg.Pool`) and the store runs its statements in it and
+ * leaves it open on `close()`.
+ *
+ * @example
+ * const connection: PostgresConnectionOptions = {
+ *   connectionString: process.env.DATABASE_URL,
+ *   schema: 'acme_gateway',
+ *   commandTimeoutMs: 2_000,
+ * };
+ */
+export interface PostgresConnectionOptions {
+  /** `postgres://user:password@host:5432/db`. Default: node-postgres' `PG*` environment variables. */
+  readonly connectionString?: string;
+  /** A `pg.Pool` you own; the store never ends it. Set `query_timeout` on it (see docs/postgres.md). */
+  readonly pool?: PostgresPool;
+  /** Connections of the pool the store opens (not used with `pool`). Default 10. */
+  readonly poolSize?: number;
+  /**
+   * The schema holding the tables (created by {@link migrate}). Instances that share jobs use the
+   * same schema. Letters, digits and `_`, starting with a letter or `_`. Default `svc_gateway`.
+   */
+  readonly schema?: string;
+  /**
+   * How long one store call may take before it fails with `StoreUnavailableError`, in ms, whatever
+   * the database does (down, paused, partitioned, pool exhausted): the store enforces it itself;
+   * on the pool it opens it is also the server's `statement_timeout` and the driver's
+   * `query_timeout`, so a connection that missed it is dropped. Default 2000.
+   */
+  readonly commandTimeoutMs?: number;
+  /** How long opening a connection may take, in ms. Default 2000. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Receives connection problems, each state change once (lost, restored), and failures of
+   * background work outside a known outage. Default: one `console.warn` line when the database is
+   * lost, one `console.info` line when it is back, `console.error` for anything else.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The schema name as a quoted SQL identifier, after checking it is a plain name.
+ *
+ * @example
+ * quoteSchema('acme_gateway'); // '"acme_gateway"'
+ */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema))
+    throw new RangeError(
+      `schema must be letters, digits and _ (at most 63, not starting with a digit), got ${JSON.stringify(schema)}.`,
+    );
+  return `"${schema}"`;
+}
+
+/**
+ * The advisory lock class of one purpose in one schema (schemas never share locks).
+ *
+ * @example
+ * lockClass('sets', 'acme_gateway'); // a stable 32-bit integer
+ */
+export function lockClass(purpose: string, schema = 'svc_gateway'): number {
+  const text = `svc-gateway-${purpose}:${schema}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
+}
+
+/**
+ * `url` without its password (`postgres://user:***@host:5432/db`), for messages and logs.
+ *
+ * @example
+ * redactPostgresUrl('postgres://app:s3cret@db:5432/app'); // 'postgres://app:***@db:5432/app'
+ */
+export function redactPostgresUrl(url: string | undefined): string {
+  if (url === undefined) return 'the database named by the PG* environment variables';
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an unparseable database URL';
+  }
+}
+
+/**
+ * Reported (to `onError`) when a lost database connection is back. Not an error: the default
+ * reporter logs it with `console.info`.
+ *
+ * @example
+ * const onError = (event: unknown) =>
+ *   event instanceof PostgresConnectionRestored ? log.info(event.message) : log.warn(String(event));
+ */
+export class PostgresConnectionRestored extends Error {
+  override readonly name = 'PostgresConnectionRestored';
+}
+
+// SQLSTATE classes that mean "the database cannot serve right now": connection exceptions (08),
+// transaction rollbacks such as serialization failures and deadlocks (40), insufficient resources
+// (53), operator intervention incl. shutdown and statement_timeout (57), system errors (58).
+const TRANSIENT_CLASS = /^(08|40|53|57|58)/;
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  // Errors without a SQLSTATE are the driver's: network, timeouts, terminated connections.
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return TRANSIENT_CLASS.test(code);
+}
+
+function defaultReporter(error: unknown): void {
+  if (error instanceof PostgresConnectionRestored) console.info(error.message);
+  else if (error instanceof StoreUnavailableError) console.warn(error.message);
+  else console.error('[@svc/gateway-kit-postgres]', error);
+}
+
+/** One pool (owned or the caller's) with deadlines, outage reporting and error translation. */
+export class PostgresConnection {
+  readonly pool: PostgresPool;
+  /** The quoted schema name. */
+  readonly schema: string;
+  readonly commandTimeoutMs: number;
+  readonly #owned: boolean;
+  readonly #report: (error: unknown) => void;
+  readonly #target: string;
+  readonly #listenConfig: pg.ClientConfig;
+  #down = false;
+  #closed = false;
+
+  constructor(options: PostgresConnectionOptions) {
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+    for (const [name, value] of [
+      ['commandTimeoutMs', this.commandTimeoutMs],
+      ['connectTimeoutMs', connectTimeoutMs],
+    ] as const)
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
+    this.schema = quoteSchema(options.schema ?? 'svc_gateway');
+    this.#report = options.onError ?? defaultReporter;
+    this.#target = redactPostgresUrl(options.connectionString);
+    if (options.pool) {
+      this.pool = options.pool;
+      this.#owned = false;
+      this.#listenConfig = { ...(options.pool.options ?? {}) } as pg.ClientConfig;
+    } else {
+      const config: pg.PoolConfig = {
+        ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+        max: options.poolSize ?? 10,
+        connectionTimeoutMillis: connectTimeoutMs,
+        query_timeout: this.commandTimeoutMs,
+        statement_timeout: this.commandTimeoutMs,
+        // Half-open connections (a partitioned or frozen server) are found by the OS too.
+        keepAlive: true,
+        application_name: 'svc-gateway-kit',
+      };
+      const pool = new pg.Pool(config);
+      // Idle clients that lose their connection emit here; the next call reports the outage.
+      pool.on('error', () => {});
+      this.pool = pool;
+      this.#owned = true;
+      this.#listenConfig = config;
+    }
+  }
+
+  /** Runs one statement within `commandTimeoutMs`; outages become `StoreUnavailableError`. */
+  async query<R>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+    if (this.#closed) throw new StoreUnavailableError('The Postgres store is closed.');
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreUnavailableError(
+              `Postgres at ${this.#target} did not answer within ${this.commandTimeoutMs} ms.`,
+            ),
+          ),
+        this.commandTimeoutMs,
+      );
+    });
+    const running = this.pool.query({ text, values });
+    // A late answer (or failure) after the deadline is dropped.
+    running.catch(() => {});
+    try {
+      const result = await Promise.race([running, deadline]);
+      if (this.#down) {
+        this.#down = false;
+        this.#report(
+          new PostgresConnectionRestored(
+            `[@svc/gateway-kit-postgres] Postgres connection to ${this.#target} restored.`,
+          ),
+        );
+      }
+      return result.rows as R[];
+    } catch (error) {
+      throw this.#translate(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A dedicated client for LISTEN (never from the pool: it stays in a session). */
+  listenClient(): pg.Client {
+    const client = new pg.Client({
+      ...this.#listenConfig,
+      connectionTimeoutMillis: (this.#listenConfig as { connectionTimeoutMillis?: number })
+        .connectionTimeoutMillis,
+    } as pg.ClientConfig);
+    return client;
+  }
+
+  /** Reports a failure of background work, unless it is part of an outage already reported. */
+  report(error: unknown): void {
+    if (this.#closed) return;
+    if (isTransient(error)) {
+      this.#markDown(error);
+      return;
+    }
+    this.#report(error);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) await this.pool.end().catch(() => {});
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #translate(error: unknown): unknown {
+    if (!isTransient(error)) return error;
+    const unavailable =
+      error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(`Cannot reach Postgres at ${this.#target}.`, { cause: error });
+    this.#markDown(unavailable);
+    return unavailable;
+  }
+
+  #markDown(error: unknown): void {
+    if (this.#down || this.#closed) return;
+    this.#down = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#report(
+      new StoreUnavailableError(
+        `[@svc/gateway-kit-postgres] Postgres connection to ${this.#target} lost (${reason}); calls answer 503 until it is back.`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,242 @@
+import {
+  type RecordStore,
+  RecordStoreFullError,
+  type SetEntry,
+  type VersionedRecord,
+} from '@svc/gateway-kit/store';
+import {
+  lockClass,
+  PostgresConnection,
+  type PostgresConnectionOptions,
+} from './postgres-connection.ts';
+
+/**
+ * Options of {@link PostgresRecordStore}.
+ *
+ * @example
+ * const options: PostgresRecordStoreOptions = {
+ *   connectionString: process.env.DATABASE_URL,
+ *   schema: 'acme_gateway',
+ * };
+ */
+export interface PostgresRecordStoreOptions extends PostgresConnectionOptions {
+  /**
+   * Most live records kept at once (idempotency keys and approvals, across all instances);
+   * `create` beyond it rejects with `RecordStoreFullError` (503). `0` means unbounded.
+   * Default 1 000 000.
+   */
+  readonly maxRecords?: number;
+  /**
+   * How often expired records and set members are deleted (in batches of 500), in ms. Expired
+   * rows are never returned meanwhile. `0` disables. Default 60 000.
+   */
+  readonly sweepIntervalMs?: number;
+}
+
+const DELETE_BATCH = 500;
+const DELETE_PAGES = 10;
+
+/**
+ * A `RecordStore` in PostgreSQL: the gateway's idempotency keys, approvals and quota sets,
+ * shared by every instance on the same schema. Create is create-if-absent, replace and delete are
+ * compare-and-set on `version`, each one statement; a record past its time to live is never
+ * returned and is deleted by a batched sweep. Values are stored as JSON text, so callers always
+ * get fresh copies. While the database is unreachable, calls reject with `StoreUnavailableError`
+ * (`retryable: true`, a 503 at the gateway) within `commandTimeoutMs`.
+ *
+ * @example
+ * const records = new PostgresRecordStore({ connectionString: process.env.DATABASE_URL });
+ * const { created } = await records.create('idem:abc', { state: 'in_progress' }, 60_000);
+ * await records.close();
+ */
+export class PostgresRecordStore implements RecordStore {
+  readonly #db: PostgresConnection;
+  readonly #s: string;
+  readonly #maxRecords: number;
+  readonly #lockClass: number;
+  #sweepTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: PostgresRecordStoreOptions = {}) {
+    const maxRecords = options.maxRecords ?? 1_000_000;
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 0)
+      throw new RangeError(`maxRecords must be an integer ≥ 0, got ${maxRecords}.`);
+    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
+      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
+    this.#db = new PostgresConnection(options);
+    this.#s = this.#db.schema;
+    this.#maxRecords = maxRecords;
+    // Advisory locks of one schema's sets never collide with another schema's.
+    this.#lockClass = lockClass('sets', options.schema);
+    if (sweepIntervalMs > 0) {
+      this.#sweepTimer = setInterval(() => {
+        this.deleteExpired().catch((error) => this.#db.report(error));
+      }, sweepIntervalMs);
+      this.#sweepTimer.unref();
+    }
+  }
+
+  async create<T>(
+    key: string,
+    value: T,
+    ttlMs: number,
+  ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }> {
+    const [row] = await this.#db.query<{ created: number; value: string; version: number }>(
+      `SELECT * FROM ${this.#s}.create_record($1, $2, $3, $4)`,
+      [key, encode(value), ttl(ttlMs), this.#maxRecords],
+    );
+    if (row!.created === -1) throw new RecordStoreFullError('The record store is full.');
+    return {
+      created: row!.created === 1,
+      record: { value: JSON.parse(row!.value) as T, version: row!.version },
+    };
+  }
+
+  async get<T>(key: string): Promise<VersionedRecord<T> | undefined> {
+    const [row] = await this.#db.query<{ value: string; version: number }>(
+      `SELECT value, version FROM ${this.#s}.records
+       WHERE key = $1 AND expires_at > clock_timestamp()`,
+      [key],
+    );
+    return row ? { value: JSON.parse(row.value) as T, version: row.version } : undefined;
+  }
+
+  async replace<T>(
+    key: string,
+    expectedVersion: number,
+    value: T,
+    ttlMs: number,
+  ): Promise<VersionedRecord<T> | undefined> {
+    const json = encode(value);
+    const [row] = await this.#db.query<{ version: number }>(
+      `UPDATE ${this.#s}.records
+       SET value = $3, version = version + 1,
+           expires_at = clock_timestamp() + make_interval(secs => $4 / 1000.0)
+       WHERE key = $1 AND version = $2 AND expires_at > clock_timestamp()
+       RETURNING version`,
+      [key, expectedVersion, json, ttl(ttlMs)],
+    );
+    return row ? { value: JSON.parse(json) as T, version: row.version } : undefined;
+  }
+
+  async delete(key: string, expectedVersion: number): Promise<boolean> {
+    const [row] = await this.#db.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM ${this.#s}.records
+         WHERE key = $1 AND version = $2 AND expires_at > clock_timestamp()
+         RETURNING 1),
+       counted AS (
+         UPDATE ${this.#s}.counts SET n = n - (SELECT count(*) FROM gone)
+         WHERE name = 'records' AND shard = pg_backend_pid() % 16)
+       SELECT count(*)::int AS n FROM gone`,
+      [key, expectedVersion],
+    );
+    return row!.n === 1;
+  }
+
+  async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
+    const [row] = await this.#db.query<{ added: boolean }>(
+      `SELECT ${this.#s}.add_to_set($1, $2, $3, $4, $5) AS added`,
+      [this.#lockClass, set, member, ttl(ttlMs), maxSize ?? 0],
+    );
+    return row!.added;
+  }
+
+  async removeFromSet(set: string, member: string): Promise<void> {
+    await this.#db.query(`DELETE FROM ${this.#s}.set_members WHERE set_name = $1 AND member = $2`, [
+      set,
+      member,
+    ]);
+  }
+
+  async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {
+    if (!(limit > 0)) return [];
+    const rows = await this.#db.query<{ member: string; expires_at: string }>(
+      `SELECT member, expires_at FROM ${this.#s}.set_members
+       WHERE set_name = $1
+         AND expires_at > floor(extract(epoch FROM clock_timestamp()) * 1000)
+         AND ($3::bigint IS NULL OR (expires_at, member) > ($3::bigint, $4::text COLLATE "C"))
+       ORDER BY expires_at, member
+       LIMIT $2`,
+      [set, Math.trunc(limit), after ? after.expiresAt : null, after?.member ?? ''],
+    );
+    return rows.map((row) => ({ member: row.member, expiresAt: Number(row.expires_at) }));
+  }
+
+  /**
+   * Deletes expired records and set members in batches of 500 rows (each its own short
+   * transaction, skipping locked rows). The sweeper calls it every `sweepIntervalMs`. Returns how
+   * many records it deleted.
+   *
+   * @example
+   * await records.deleteExpired();
+   */
+  async deleteExpired(): Promise<number> {
+    let deleted = 0;
+    for (let page = 0; page < DELETE_PAGES; page++) {
+      const [row] = await this.#db.query<{ n: number }>(
+        `WITH gone AS (
+           DELETE FROM ${this.#s}.records WHERE key IN (
+             SELECT key FROM ${this.#s}.records WHERE expires_at <= now()
+             ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING 1),
+         counted AS (
+           UPDATE ${this.#s}.counts SET n = n - (SELECT count(*) FROM gone)
+           WHERE name = 'records' AND shard = pg_backend_pid() % 16)
+         SELECT count(*)::int AS n FROM gone`,
+        [DELETE_BATCH],
+      );
+      deleted += row!.n;
+      if (row!.n < DELETE_BATCH) break;
+    }
+    for (let page = 0; page < DELETE_PAGES; page++) {
+      const [row] = await this.#db.query<{ n: number }>(
+        `WITH gone AS (
+           DELETE FROM ${this.#s}.set_members WHERE ctid IN (
+             SELECT ctid FROM ${this.#s}.set_members
+             WHERE expires_at <= floor(extract(epoch FROM now()) * 1000)
+             LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [DELETE_BATCH],
+      );
+      if (row!.n < DELETE_BATCH) break;
+    }
+    return deleted;
+  }
+
+  /**
+   * Fail-fast start-up: resolves once the database answers and the schema is migrated.
+   *
+   * @example
+   * await new PostgresRecordStore({ connectionString: process.env.DATABASE_URL }).ready();
+   */
+  async ready(): Promise<void> {
+    const [row] = await this.#db.query<{ present: boolean }>(
+      `SELECT to_regclass($1) IS NOT NULL AS present`,
+      [`${this.#s}.records`],
+    );
+    if (!row?.present)
+      throw new Error(
+        `The schema ${this.#s} has no gateway tables: run migrate() or svc-gateway-postgres migrate first.`,
+      );
+  }
+
+  /** Stops the sweeper and releases the pool (unless you passed your own `pool`). */
+  async close(): Promise<void> {
+    clearInterval(this.#sweepTimer);
+    await this.#db.close();
+  }
+}
+
+function encode(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError('A record value must be JSON-serialisable.');
+  return json;
+}
+
+/** Whole milliseconds ≥ 1; a shorter time to live expires at once. */
+function ttl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs)) throw new RangeError(`ttlMs must be a finite number, got ${ttlMs}.`);
+  return Math.max(1, Math.ceil(ttlMs));
+}

@@ -1,0 +1,148 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  isStoreUnavailableError,
+  migrate,
+  PostgresConnectionRestored,
+  PostgresJobStore,
+  PostgresRecordStore,
+} from '../src/index.ts';
+import { eventually } from './gateway-processes.ts';
+import { freePort, startPostgres, type TestPostgres } from './postgres-server.ts';
+import { Schemas } from './schemas.ts';
+
+let postgres: TestPostgres;
+let schemas: Schemas;
+const closers: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+  schemas = new Schemas(postgres.url);
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  vi.restoreAllMocks();
+});
+afterAll(async () => {
+  await schemas.close();
+  await postgres.stop();
+});
+
+const quiet = (): void => {};
+const job = (jobId: string) => ({
+  jobId,
+  ownerId: 'p',
+  invocationId: 'inv',
+  actionId: 'a',
+  actionName: 'A',
+  createdAt: new Date().toISOString(),
+  status: 'running' as const,
+});
+
+describe('start-up', () => {
+  it('ready() rejects fast with a StoreUnavailableError naming the URL without its password', async () => {
+    const port = await freePort(); // nothing listens there
+    const connectionString = `postgres://gateway:s3cret-pass@127.0.0.1:${port}/app`;
+    for (const store of [
+      new PostgresJobStore({ connectionString, connectTimeoutMs: 300, onError: quiet }),
+      new PostgresRecordStore({ connectionString, connectTimeoutMs: 300, onError: quiet }),
+    ]) {
+      closers.push(() => store.close());
+      const started = Date.now();
+      const error = await store.ready().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(isStoreUnavailableError(error)).toBe(true);
+      expect((error as Error).message).toBe(
+        `Cannot reach Postgres at postgres://gateway:***@127.0.0.1:${port}/app.`,
+      );
+      expect(JSON.stringify(error)).not.toContain('s3cret');
+    }
+  });
+
+  it('ready() names a schema that was never migrated; migrate() is idempotent and safe to race', async () => {
+    const store = new PostgresJobStore({ connectionString: postgres.url, schema: 'not_migrated' });
+    closers.push(() => store.close());
+    await expect(store.ready()).rejects.toThrow(
+      'The schema "not_migrated" has no gateway tables: run migrate() or svc-gateway-postgres migrate first.',
+    );
+    const applied = await Promise.all(
+      Array.from({ length: 3 }, () => migrate({ connectionString: postgres.url, schema: 'raced' })),
+    );
+    expect(applied.flat()).toEqual([1]); // one of the three applied it, the others found it done
+    expect(await migrate({ connectionString: postgres.url, schema: 'raced' })).toEqual([]);
+    const migrated = new PostgresJobStore({ connectionString: postgres.url, schema: 'raced' });
+    closers.push(() => migrated.close());
+    await expect(migrated.ready()).resolves.toBeUndefined();
+  });
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    expect(() => new PostgresJobStore({ schema: 'x"; DROP TABLE jobs; --' })).toThrow(RangeError);
+  });
+});
+
+describe('inside the caller’s own pg.Pool', () => {
+  it('runs every statement in the given pool, receives cancels over LISTEN, and leaves the pool open on close()', async () => {
+    const schema = await schemas.fresh('own');
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 3 });
+    closers.push(() => pool.end());
+    const a = new PostgresJobStore({ pool, schema });
+    const b = new PostgresJobStore({ pool, schema, cancelPollIntervalMs: 60_000 });
+    await a.create(job('j1'));
+    let cancelled = 0;
+    b.onCancel('j1', () => {
+      cancelled += 1;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // B's LISTEN connection is up
+    await a.requestCancel('j1');
+    // Polling is off for a minute: only the notification can deliver it this fast.
+    await eventually(async () => (cancelled === 1 ? true : undefined), 2_000, 'the NOTIFY');
+    await a.close();
+    await b.close();
+    const { rows } = await pool.query(`SELECT status FROM "${schema}".jobs WHERE job_id = 'j1'`);
+    expect(rows).toEqual([{ status: 'cancelled' }]);
+  });
+});
+
+describe('outage logging (default reporter)', () => {
+  it('one warn line when the database goes, one info line when it is back; no password, no stack', async () => {
+    const own = await startPostgres();
+    closers.push(() => own.stop());
+    const schema = 'logged';
+    await migrate({ connectionString: own.url, schema });
+    const lines: { level: string; args: unknown[] }[] = [];
+    for (const level of ['warn', 'info', 'error'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        lines.push({ level, args });
+      });
+    const store = new PostgresJobStore({
+      connectionString: own.url,
+      schema,
+      sweepIntervalMs: 50, // many failing sweeps during the outage
+      commandTimeoutMs: 1_000,
+    });
+    closers.push(() => store.close());
+    await store.ready();
+    await own.crash();
+    await eventually(async () => (lines.length > 0 ? true : undefined), 5_000, 'the warn line');
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // ~20 failing sweeps
+    await own.start();
+    await eventually(
+      async () => (lines.some((line) => line.level === 'info') ? true : undefined),
+      10_000,
+      'the info line',
+    );
+    expect(lines.map((line) => line.level)).toEqual(['warn', 'info']);
+    for (const line of lines) expect(line.args.every((arg) => typeof arg === 'string')).toBe(true);
+    expect(String(lines[0]!.args[0])).toMatch(
+      new RegExp(
+        `^\\[@svc/gateway-kit-postgres\\] Postgres connection to postgres://postgres@127\\.0\\.0\\.1:${own.port}/postgres lost`,
+      ),
+    );
+    expect(lines[1]!.args[0]).toBe(
+      `[@svc/gateway-kit-postgres] Postgres connection to postgres://postgres@127.0.0.1:${own.port}/postgres restored.`,
+    );
+    expect(new PostgresConnectionRestored('x')).toBeInstanceOf(Error);
+  }, 60_000);
+});
