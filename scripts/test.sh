@@ -37,6 +37,9 @@ node22_path="$(dirname "$NODE22_BIN")"
 step "install (frozen lockfile)" pnpm install --frozen-lockfile --reporter=append-only
 step "build" pnpm turbo run build --output-logs=errors-only
 step "lint" pnpm lint
+# Public API reports (packages/*/api/*.api.md, API Extractor on the built declarations): a changed
+# public signature fails here until `pnpm api:update` rewrites its report in the same commit.
+step "api reports (API Extractor)" pnpm api:check
 step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
 step "docs:api (TypeDoc, warnings are errors)" pnpm docs:api
 step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only

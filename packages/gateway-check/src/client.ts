@@ -8,7 +8,33 @@ export {
 export { isFinalJobStatus, type JobHandle, type WaitOptions } from './client/job-handle.ts';
 export type { ActionInput, TypedActionLike } from './client/typed-action.ts';
 export type { Approval } from './contract/approval.ts';
-export * from './contract/index.ts';
+export {
+  type AcceptedResponse,
+  type ActionDescriptor,
+  type ApprovalRequiredResponse,
+  CancelResponseSchema,
+  type CompletedResponse,
+  DateTimeSchema,
+  type ErrorEnvelope,
+  ErrorEnvelopeSchema,
+  type GatewayError,
+  GatewayErrorSchema,
+  type InvokeResponse,
+  InvokeResponseSchema,
+  type Job,
+  type JobStatus,
+  JobStatusSchema,
+  JsonObjectSchema,
+  LooseActionDescriptorSchema,
+  LooseJobSchema,
+  LooseManifestSchema,
+  type Manifest,
+  type RejectedResponse,
+  RULES,
+  type RuleId,
+  type RuleInfo,
+  UriSchema,
+} from './contract/index.ts';
 export {
   GatewayClientError,
   type GatewayClientErrorInit,

@@ -1,6 +1,7 @@
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
 import type { CheckReport } from '../src/check/report.ts';
+import { RULES, type RuleId } from '../src/contract/rules.ts';
 import { BROKEN_GATEWAYS } from './fixtures/broken-gateways.ts';
 import { referenceGateway, TOKEN } from './fixtures/reference-gateway.ts';
 import { IN_PROCESS_URL, inProcess } from './gateways.ts';
@@ -26,6 +27,7 @@ describe('a gateway that breaks one rule', () => {
         token: TOKEN,
         fetch: inProcess(broken.wrap((request) => gateway.fetch(request))),
         pollIntervalMs: 20,
+        ...broken.options,
       });
       expect(failedRules(report)).toEqual([broken.rule]);
       expect(report.ok).toBe(false);
@@ -35,4 +37,10 @@ describe('a gateway that breaks one rule', () => {
       }
     },
   );
+});
+
+it('every rule has a broken gateway that it alone catches', () => {
+  // Each fixture above fails its rule and no other; this makes sure no rule is left without one.
+  const covered = new Set(BROKEN_GATEWAYS.map((broken) => broken.rule));
+  expect(Object.keys(RULES).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
 });

@@ -2,6 +2,6 @@ export { IDEMPOTENCY_KEY } from './create-mcp-server.ts';
 export type { McpHandler, McpHandlerOptions } from './http/create-mcp-handler.ts';
 export { createMcpHandler } from './http/create-mcp-handler.ts';
 export type { LoopbackOnly } from './http/loopback-host.ts';
-export { McpConfigError } from './mcp-config-error.ts';
+export { isMcpConfigError, McpConfigError } from './mcp-config-error.ts';
 export type { McpCallOptions } from './options.ts';
 export { actionTool, actionTools } from './tools/action-tools.ts';

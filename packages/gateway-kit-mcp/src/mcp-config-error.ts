@@ -10,4 +10,23 @@
  */
 export class McpConfigError extends Error {
   override readonly name = 'McpConfigError';
+
+  /** Always `true`: what {@link isMcpConfigError} looks for across copies of the package. */
+  get isMcpConfigError(): true {
+    return true;
+  }
+}
+
+/**
+ * Whether `error` is a {@link McpConfigError}, from this or any other copy of the package (its
+ * ESM and CJS builds side by side). The package's one error class, and so its one guard.
+ *
+ * @example
+ * try { createMcpHandler(gateway, options); } catch (error) { if (isMcpConfigError(error)) console.error(error.message); }
+ */
+export function isMcpConfigError(error: unknown): error is McpConfigError {
+  return (
+    error instanceof McpConfigError ||
+    (error instanceof Error && (error as { isMcpConfigError?: unknown }).isMcpConfigError === true)
+  );
 }

@@ -31,7 +31,7 @@ export interface CallSettings {
 }
 
 /** Defaults of {@link McpCallOptions}. */
-export const CALL_DEFAULTS: CallSettings = {
+const CALL_DEFAULTS: CallSettings = {
   basePath: '',
   waitMs: 30_000,
   pollIntervalMs: 1_000,
@@ -41,8 +41,30 @@ export const CALL_DEFAULTS: CallSettings = {
 /** The longest `waitMs` accepted: 10 minutes (an MCP client keeps a request open that long at most). */
 const MAX_WAIT_MS = 600_000;
 
+/**
+ * What an option value is, for an error message: its kind, never its content. A documented copy
+ * of `@svc/gateway-kit`'s internal `describeKind` (this package uses only gateway-kit's public
+ * API), reduced to what MCP options can hold.
+ */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Throws the `McpConfigError` `<factory>: <path> is <kind>: <what to do>`: the message style of
+ * every factory of the SDK (`createGateway: auth.tokens[0] is undefined: …`).
+ */
+export function refuse(factory: string, path: string, value: unknown, expected: string): never {
+  throw new McpConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
+}
+
 /** Checks `value` is a whole number (milliseconds, bytes, a count) in `[min, max]`, naming `name` otherwise. */
 export function checkWhole(
+  factory: string,
   name: string,
   value: number | undefined,
   min: number,
@@ -50,18 +72,23 @@ export function checkWhole(
 ): void {
   if (value === undefined) return;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new McpConfigError(`${name} must be a whole number from ${min} to ${max}.`);
+    refuse(factory, name, value, `expected a whole number from ${min} to ${max}.`);
   }
 }
 
 /** Resolves and checks {@link McpCallOptions}. */
-export function callSettings(options: McpCallOptions): CallSettings {
-  checkWhole('waitMs', options.waitMs, 0, MAX_WAIT_MS);
-  checkWhole('pollIntervalMs', options.pollIntervalMs, 10, 60_000);
-  checkWhole('taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
+export function callSettings(options: McpCallOptions, factory: string): CallSettings {
+  checkWhole(factory, 'waitMs', options.waitMs, 0, MAX_WAIT_MS);
+  checkWhole(factory, 'pollIntervalMs', options.pollIntervalMs, 10, 60_000);
+  checkWhole(factory, 'taskTtlMs', options.taskTtlMs, 1_000, 86_400_000);
   const basePath = options.basePath ?? CALL_DEFAULTS.basePath;
   if (basePath !== '' && (!basePath.startsWith('/') || basePath.endsWith('/'))) {
-    throw new McpConfigError('basePath must start with "/" and not end with "/", e.g. "/gateway".');
+    refuse(
+      factory,
+      'basePath',
+      basePath,
+      'expected "/prefix" (no trailing slash), e.g. "/gateway".',
+    );
   }
   return {
     basePath,

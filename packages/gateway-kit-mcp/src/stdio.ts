@@ -40,7 +40,7 @@ export interface StdioMcpServer {
  * await serveStdio(gateway, { token: process.env.GATEWAY_TOKEN ?? '' });
  */
 export async function serveStdio(gateway: Gateway, options: StdioOptions): Promise<StdioMcpServer> {
-  const settings = callSettings(options);
+  const settings = callSettings(options, 'serveStdio');
   const origin = new URL(options.url ?? 'http://localhost').origin;
   const caller: Caller = {
     origin,

@@ -69,7 +69,7 @@ export interface RedisConnectionOptions {
  * @example
  * redactRedisUrl('redis://:s3cret@cache:6379'); // 'redis://:***@cache:6379'
  */
-export function redactRedisUrl(url: string): string {
+function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

@@ -16,7 +16,6 @@ export type {
   StandardInputSchema,
 } from './actions/define-action.ts';
 export { defineAction } from './actions/define-action.ts';
-export type { ApprovalDecisionErrorCode } from './approvals/approval-decision-error.ts';
 export { ApprovalDecisionError } from './approvals/approval-decision-error.ts';
 export type { AuthConfig, StaticToken } from './auth/auth-config.ts';
 export type { Principal } from './auth/principal.ts';
@@ -45,7 +44,8 @@ export type { GatewayTracer } from './observe/tracing.ts';
 export type { MemoryRecordStoreOptions } from './records/memory-record-store.ts';
 export { MemoryRecordStore } from './records/memory-record-store.ts';
 export { GatewayConfigError } from './runtime/gateway-config-error.ts';
-export type { GatewayLimits, QuotaName, Quotas } from './runtime/limits.ts';
+export { GatewayKitError, isGatewayKitError } from './runtime/gateway-kit-error.ts';
+export type { GatewayLimits, Quotas } from './runtime/limits.ts';
 export { DEFAULT_LIMITS, DEFAULT_QUOTAS } from './runtime/limits.ts';
 export type { GatewayLogger } from './runtime/logger.ts';
 export { consoleLogger } from './runtime/logger.ts';

@@ -50,6 +50,44 @@ it('subpaths carry the contract, the store API and the callback engine', async (
   ).toBe(true);
 });
 
+it('every error the package exports extends GatewayKitError, which isGatewayKitError recognises', async () => {
+  const entries = await Promise.all([
+    import('./index.ts'),
+    import('./store/index.ts'),
+    import('./callbacks/index.ts'),
+  ]);
+  const errorClasses = entries
+    .flatMap((entry) => Object.values(entry))
+    .filter(
+      (value): value is new (...args: never[]) => Error =>
+        typeof value === 'function' && value.prototype instanceof Error,
+    )
+    // Not an error of the kit: what an action throws (through reject()) to refuse a request; the
+    // gateway turns it into a `rejected` answer, and isActionRejection recognises it.
+    .filter((value) => value.name !== 'ActionRejection');
+  expect(new Set(errorClasses.map((error) => error.name))).toEqual(
+    new Set([
+      'GatewayKitError',
+      'GatewayConfigError',
+      'CallbackConfigError',
+      'ApprovalDecisionError',
+      'StoreUnavailableError',
+      'JobStoreFullError',
+      'RecordStoreFullError',
+    ]),
+  );
+  const { GatewayKitError, isGatewayKitError } = entries[0];
+  for (const errorClass of errorClasses) {
+    expect(errorClass === GatewayKitError || errorClass.prototype instanceof GatewayKitError).toBe(
+      true,
+    );
+  }
+  // Another copy of the package (its CJS build beside the ESM one) is recognised too.
+  const foreign = Object.assign(new Error('x'), { isGatewayKitError: true });
+  expect(isGatewayKitError(foreign)).toBe(true);
+  expect(isGatewayKitError(new Error('x'))).toBe(false);
+});
+
 it('the /fastify subpath is the plugin and its logger adapter only', () => {
   expect(exportedNames('./adapters/fastify/index.ts').sort()).toEqual([
     'FastifyGatewayOptions',

@@ -1,10 +1,10 @@
-export type { AgentsResource } from './client/agents.js';
+export type { AgentsResource } from './client/agents.ts';
 export {
   createDebriefsClient,
   createWorkspaceClient,
   type WorkspaceClient,
-} from './client/create-workspace-client.js';
-export type { DebriefsResource } from './client/debriefs.js';
+} from './client/create-workspace-client.ts';
+export type { DebriefsResource } from './client/debriefs.ts';
 export type {
   ApiKey,
   RequestEvent,
@@ -16,42 +16,42 @@ export type {
   WithResponse,
   WorkspaceClientOptions,
   WorkspacePromise,
-} from './client/options.js';
-export type { SkillsResource } from './client/skills.js';
-export { RETRY_STATUS_CODES } from './client/transport.js';
+} from './client/options.ts';
+export type { SkillsResource } from './client/skills.ts';
+export { RETRY_STATUS_CODES } from './client/transport.ts';
 export {
   type BuilderSectionDraft,
   type DebriefBuilder,
   type DebriefBuilderInit,
   debrief,
-} from './debrief/builder.js';
+} from './debrief/builder.ts';
 export {
   type DebriefDraft,
   type DebriefPageDraft,
   type DebriefSectionDraft,
   defineDebrief,
-} from './debrief/define-debrief.js';
-export { debriefExternalId } from './debrief/external-id.js';
-export { WorkspaceAbortError } from './errors/abort-error.js';
-export { type ApiErrorInit, WorkspaceApiError } from './errors/api-error.js';
-export { AuthenticationError } from './errors/authentication-error.js';
-export { BadRequestError } from './errors/bad-request-error.js';
-export { WorkspaceConfigError } from './errors/config-error.js';
-export { ConflictError } from './errors/conflict-error.js';
-export { WorkspaceConnectionError } from './errors/connection-error.js';
-export { InternalServerError } from './errors/internal-server-error.js';
-export { NotFoundError } from './errors/not-found-error.js';
-export { PermissionDeniedError } from './errors/permission-denied-error.js';
-export { RateLimitError } from './errors/rate-limit-error.js';
-export { WorkspaceResponseTooLargeError } from './errors/response-too-large-error.js';
-export { WorkspaceTimeoutError } from './errors/timeout-error.js';
-export { UnprocessableEntityError } from './errors/unprocessable-entity-error.js';
+} from './debrief/define-debrief.ts';
+export { debriefExternalId } from './debrief/external-id.ts';
+export { WorkspaceAbortError } from './errors/abort-error.ts';
+export { type ApiErrorInit, WorkspaceApiError } from './errors/api-error.ts';
+export { AuthenticationError } from './errors/authentication-error.ts';
+export { BadRequestError } from './errors/bad-request-error.ts';
+export { WorkspaceConfigError } from './errors/config-error.ts';
+export { ConflictError } from './errors/conflict-error.ts';
+export { WorkspaceConnectionError } from './errors/connection-error.ts';
+export { InternalServerError } from './errors/internal-server-error.ts';
+export { NotFoundError } from './errors/not-found-error.ts';
+export { PermissionDeniedError } from './errors/permission-denied-error.ts';
+export { RateLimitError } from './errors/rate-limit-error.ts';
+export { WorkspaceResponseTooLargeError } from './errors/response-too-large-error.ts';
+export { WorkspaceTimeoutError } from './errors/timeout-error.ts';
+export { UnprocessableEntityError } from './errors/unprocessable-entity-error.ts';
 export {
   type ValidationIssue,
   type ValidationSide,
   WorkspaceValidationError,
-} from './errors/validation-error.js';
-export { WorkspaceError } from './errors/workspace-error.js';
+} from './errors/validation-error.ts';
+export { isWorkspaceError, WorkspaceError } from './errors/workspace-error.ts';
 export {
   BASE_PERSONA_IDS,
   type BasePersonaId,
@@ -60,8 +60,8 @@ export {
   type SharedAgentInput,
   SharedAgentInputSchema,
   SharedAgentSchema,
-} from './schemas/agent.js';
-export { SLUG_PATTERN } from './schemas/common.js';
+} from './schemas/agent.ts';
+export { SLUG_PATTERN } from './schemas/common.ts';
 export {
   type CanvasDeliveryMode,
   DEBRIEF_CONTRACT_VERSION,
@@ -77,7 +77,7 @@ export {
   type DebriefSection,
   type DebriefStatus,
   type SectionDelivery,
-} from './schemas/debrief.js';
+} from './schemas/debrief.ts';
 export {
   type SharedSkill,
   type SharedSkillInput,
@@ -85,5 +85,5 @@ export {
   SharedSkillSchema,
   type SharedStatus,
   type SkillTarget,
-} from './schemas/skill.js';
-export { slugify } from './schemas/slugify.js';
+} from './schemas/skill.ts';
+export { slugify } from './schemas/slugify.ts';

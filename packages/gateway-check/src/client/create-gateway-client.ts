@@ -1,5 +1,5 @@
 import type { Approval } from '../contract/approval.ts';
-import { ApprovalAnswerSchema } from '../contract/approval.ts';
+import { LooseApprovalAnswerSchema } from '../contract/approval.ts';
 import type {
   AcceptedResponse,
   ApprovalRequiredResponse,
@@ -7,8 +7,8 @@ import type {
   RejectedResponse,
 } from '../contract/invoke-response.ts';
 import { InvokeResponseSchema } from '../contract/invoke-response.ts';
-import { CancelResponseSchema, JobSchema } from '../contract/job.ts';
-import { type Manifest, ManifestSchema } from '../contract/manifest.ts';
+import { CancelResponseSchema, LooseJobSchema } from '../contract/job.ts';
+import { LooseManifestSchema, type Manifest } from '../contract/manifest.ts';
 import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
@@ -130,7 +130,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const get = async (signal?: AbortSignal) =>
       expectAnswer(
         await call('GET', jobUrl(jobId), undefined, signal),
-        JobSchema,
+        LooseJobSchema,
         'job-resource',
         `GET job ${jobId}`,
       );
@@ -149,7 +149,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     manifest: async (opts) =>
       expectAnswer(
         await call('GET', joinUrl(options.url, '/v1/manifest'), undefined, opts?.signal),
-        ManifestSchema,
+        LooseManifestSchema,
         'manifest-shape',
         'GET /v1/manifest',
       ),
@@ -186,8 +186,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           ? ref.statusUrl
           : joinUrl(options.url, `/v1/approvals/${encodeURIComponent(ref.approvalId)}`);
       const answer = await call('GET', url);
-      return expectAnswer(answer, ApprovalAnswerSchema, 'approval-required-shape', 'GET approval')
-        .approval;
+      return expectAnswer(
+        answer,
+        LooseApprovalAnswerSchema,
+        'approval-required-shape',
+        'GET approval',
+      ).approval;
     },
   };
 }

@@ -21,9 +21,9 @@ export interface Approval {
  * Schema of the answer of an approval status route: `{ approval }`.
  *
  * @example
- * const { approval } = v.parse(ApprovalAnswerSchema, await response.json());
+ * const { approval } = v.parse(LooseApprovalAnswerSchema, await response.json());
  */
-export const ApprovalAnswerSchema: v.GenericSchema<{ approval: Approval }> =
+export const LooseApprovalAnswerSchema: v.GenericSchema<{ approval: Approval }> =
   /* @__PURE__ */ v.looseObject({
     approval: v.looseObject({
       approvalId: v.string(),

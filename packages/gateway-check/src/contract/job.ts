@@ -50,9 +50,9 @@ export const JobStatusSchema: v.GenericSchema<JobStatus> = /* @__PURE__ */ v.pic
  * Schema of a {@link Job}.
  *
  * @example
- * const job = v.parse(JobSchema, await response.json());
+ * const job = v.parse(LooseJobSchema, await response.json());
  */
-export const JobSchema: v.GenericSchema<Job> = /* @__PURE__ */ v.looseObject({
+export const LooseJobSchema: v.GenericSchema<Job> = /* @__PURE__ */ v.looseObject({
   jobId: v.string(),
   status: JobStatusSchema,
   invocationId: v.exactOptional(v.string()),
@@ -74,5 +74,5 @@ export const JobSchema: v.GenericSchema<Job> = /* @__PURE__ */ v.looseObject({
  * const { job } = v.parse(CancelResponseSchema, await response.json());
  */
 export const CancelResponseSchema: v.GenericSchema<{ job: Job }> = /* @__PURE__ */ v.strictObject({
-  job: JobSchema,
+  job: LooseJobSchema,
 });

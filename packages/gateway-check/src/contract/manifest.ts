@@ -44,9 +44,9 @@ export interface Manifest {
  * Schema of an {@link ActionDescriptor}: every field of the table, typed as listed.
  *
  * @example
- * v.is(ActionDescriptorSchema, manifest.actions[0]);
+ * v.is(LooseActionDescriptorSchema, manifest.actions[0]);
  */
-export const ActionDescriptorSchema: v.GenericSchema<ActionDescriptor> =
+export const LooseActionDescriptorSchema: v.GenericSchema<ActionDescriptor> =
   /* @__PURE__ */ v.looseObject({
     id: v.string(),
     name: v.string(),
@@ -65,9 +65,9 @@ export const ActionDescriptorSchema: v.GenericSchema<ActionDescriptor> =
  * contract does not list are allowed (it does not close the manifest).
  *
  * @example
- * const manifest = v.parse(ManifestSchema, await response.json());
+ * const manifest = v.parse(LooseManifestSchema, await response.json());
  */
-export const ManifestSchema: v.GenericSchema<Manifest> = /* @__PURE__ */ v.looseObject({
+export const LooseManifestSchema: v.GenericSchema<Manifest> = /* @__PURE__ */ v.looseObject({
   version: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}/, 'Expected a date-formatted version')),
   gateway: v.looseObject({
     id: v.string(),
@@ -84,6 +84,6 @@ export const ManifestSchema: v.GenericSchema<Manifest> = /* @__PURE__ */ v.loose
     }),
   }),
   agent: v.looseObject({ id: v.string(), name: v.string(), description: v.string() }),
-  actions: v.array(ActionDescriptorSchema),
+  actions: v.array(LooseActionDescriptorSchema),
   callbacks: v.looseObject({ jobResults: v.boolean(), approvals: v.boolean() }),
 }) as v.GenericSchema<Manifest>;

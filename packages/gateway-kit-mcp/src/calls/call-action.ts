@@ -1,11 +1,16 @@
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { Gateway } from '@svc/gateway-kit';
-import type { GatewayError } from '@svc/gateway-kit/contract';
+import type { Approval, Gateway } from '@svc/gateway-kit';
+import type {
+  AcceptedResponse,
+  ApprovalRequiredResponse,
+  GatewayError,
+  InvokeResponse,
+  Job,
+} from '@svc/gateway-kit/contract';
 import type { CallSettings } from '../options.ts';
 import { type Caller, type GatewayAnswer, gatewayRequest } from './gateway-request.ts';
 import { pause } from './pause.ts';
 import {
-  type ActionOutput,
   completedResult,
   errorResult,
   pendingApprovalResult,
@@ -35,25 +40,8 @@ export interface ActionCall {
   readonly log?: CallLog;
 }
 
-interface JobLinks {
-  readonly jobId: string;
-  readonly statusUrl?: string;
-  readonly cancelUrl?: string;
-}
-
-interface JobBody extends ActionOutput {
-  readonly jobId: string;
-  readonly status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  readonly error?: GatewayError;
-}
-
-interface ApprovalBody {
-  readonly approvalId: string;
-  readonly status: 'pending' | 'approved' | 'denied' | 'expired';
-  readonly reason: string;
-  readonly note?: string;
-  readonly job?: JobLinks;
-}
+/** The links of a job: from an `accepted` answer, or from an approved approval. */
+type JobLinks = Pick<AcceptedResponse['job'], 'jobId' | 'statusUrl' | 'cancelUrl'>;
 
 /** The Gateway error of a non-200 answer (its envelope), or one describing the status. */
 function answerError(answer: GatewayAnswer): GatewayError {
@@ -126,14 +114,7 @@ export async function callAction(
     signal: call.signal,
   });
   if (answer.status !== 200) return answerErrorResult(answer, origin, call);
-  const body = answer.body as
-    | ({ status: 'completed' } & ActionOutput)
-    | { status: 'rejected'; error: GatewayError }
-    | { status: 'accepted'; job: JobLinks & { status: string } }
-    | {
-        status: 'approval_required';
-        approval: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string };
-      };
+  const body = answer.body as InvokeResponse;
   switch (body.status) {
     case 'completed':
       return completedResult(body, origin);
@@ -185,7 +166,7 @@ async function followJob(
     }
     const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
     if (answer.status !== 200) return answerErrorResult(answer, origin, call);
-    const job = answer.body as JobBody;
+    const job = answer.body as Job;
     if (job.outputText !== undefined && job.outputText !== lastProgress) {
       lastProgress = job.outputText;
       if (job.status === 'queued' || job.status === 'running') {
@@ -236,7 +217,7 @@ async function followApproval(
   gateway: Gateway,
   settings: CallSettings,
   call: ActionCall,
-  requested: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string },
+  requested: ApprovalRequiredResponse['approval'],
   until: number,
   parent: ResultOrigin,
 ): Promise<CallToolResult> {
@@ -254,7 +235,7 @@ async function followApproval(
     interval = Math.min(interval * 2, settings.pollIntervalMs);
     const answer = await gatewayRequest(gateway, call.caller, path, { method: 'GET' });
     if (answer.status !== 200) return answerErrorResult(answer, origin, call);
-    const approval = (answer.body as { approval: ApprovalBody }).approval;
+    const approval = (answer.body as { approval: Approval }).approval;
     if (approval.status === 'approved' && approval.job) {
       return followJob(gateway, settings, call, approval.job, until, origin);
     }

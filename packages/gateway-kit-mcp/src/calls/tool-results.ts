@@ -1,13 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { GatewayError } from '@svc/gateway-kit/contract';
+import type { CompletedResponse, GatewayError } from '@svc/gateway-kit/contract';
 
 /** What a finished action produced: a `completed` invoke answer or a completed job. */
-export interface ActionOutput {
-  readonly outputText?: string;
-  readonly machineSummary?: string;
-  readonly dataSchemaVersion?: string;
-  readonly data?: Record<string, unknown>;
-}
+export type ActionOutput = Pick<
+  CompletedResponse,
+  'outputText' | 'machineSummary' | 'dataSchemaVersion' | 'data'
+>;
 
 /** Where a result came from: the invocation and, for async work, the job and approval ids. */
 export interface ResultOrigin {

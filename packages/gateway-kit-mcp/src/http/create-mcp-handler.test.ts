@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createGateway, defineAction, type Gateway, type GatewayOptions } from '@svc/gateway-kit';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { McpConfigError } from '../mcp-config-error.ts';
+import { isMcpConfigError, McpConfigError } from '../mcp-config-error.ts';
 import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
 
 const echo = defineAction({
@@ -487,12 +487,21 @@ describe('createMcpHandler', () => {
   });
 
   it.each([
-    [{ waitMs: -1 }, /waitMs/],
-    [{ pollIntervalMs: 0 }, /pollIntervalMs/],
-    [{ path: 'mcp' }, /path/],
-    [{ basePath: '/gateway/' }, /basePath/],
-    [{ sessions: { perCaller: 0 } }, /sessions.perCaller/],
-    [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
+    [
+      { waitMs: -1 },
+      'createMcpHandler: waitMs is the number -1: expected a whole number from 0 to 600000.',
+    ],
+    [
+      { pollIntervalMs: 0 },
+      'createMcpHandler: pollIntervalMs is the number 0: expected a whole number',
+    ],
+    [{ path: 'mcp' }, 'createMcpHandler: path is a string: expected a path starting with "/"'],
+    [
+      { basePath: '/gateway/' },
+      'createMcpHandler: basePath is a string: expected "/prefix" (no trailing slash)',
+    ],
+    [{ sessions: { perCaller: 0 } }, 'createMcpHandler: sessions.perCaller is the number 0:'],
+    [{ maxBodyBytes: 1.5 }, 'createMcpHandler: maxBodyBytes is the number 1.5:'],
     [{ loopbackOnly: { allowedHosts: ['http://x.test/'] } }, /allowedHosts/],
   ])('refuses the options %j with McpConfigError', (options, message) => {
     gateway = createGateway({
@@ -502,6 +511,13 @@ describe('createMcpHandler', () => {
     });
     mcp = createMcpHandler(gateway);
     expect(() => createMcpHandler(gateway, options)).toThrow(McpConfigError);
+    let thrown: unknown;
+    try {
+      createMcpHandler(gateway, options);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isMcpConfigError(thrown)).toBe(true);
     expect(() => createMcpHandler(gateway, options)).toThrow(message);
   });
 });

@@ -3,8 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Gateway } from '@svc/gateway-kit';
 import { type Caller, forwardedHeaders } from '../calls/gateway-request.ts';
 import { createMcpServer } from '../create-mcp-server.ts';
-import { McpConfigError } from '../mcp-config-error.ts';
-import { callSettings, checkWhole, type McpCallOptions } from '../options.ts';
+import { callSettings, checkWhole, type McpCallOptions, refuse } from '../options.ts';
 import { type LoopbackOnly, loopbackHostCheck } from './loopback-host.ts';
 import { envelope, jsonRpcError } from './replies.ts';
 
@@ -85,15 +84,16 @@ const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
  * );
  */
 export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = {}): McpHandler {
-  const settings = callSettings(options);
+  const settings = callSettings(options, 'createMcpHandler');
   const path = options.path ?? '/mcp';
-  if (!path.startsWith('/')) throw new McpConfigError('path must start with "/", e.g. "/mcp".');
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    refuse('createMcpHandler', 'path', path, 'expected a path starting with "/", e.g. "/mcp".');
   const limits = { ...DEFAULT_SESSIONS, ...options.sessions };
-  checkWhole('sessions.max', limits.max, 1, 1_000_000);
-  checkWhole('sessions.perCaller', limits.perCaller, 1, 1_000_000);
-  checkWhole('sessions.idleMs', limits.idleMs, 1_000, 86_400_000);
+  checkWhole('createMcpHandler', 'sessions.max', limits.max, 1, 1_000_000);
+  checkWhole('createMcpHandler', 'sessions.perCaller', limits.perCaller, 1, 1_000_000);
+  checkWhole('createMcpHandler', 'sessions.idleMs', limits.idleMs, 1_000, 86_400_000);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  checkWhole('maxBodyBytes', maxBodyBytes, 1_024, 64 * 1024 * 1024);
+  checkWhole('createMcpHandler', 'maxBodyBytes', maxBodyBytes, 1_024, 64 * 1024 * 1024);
   const retryAfterSeconds = Math.ceil(limits.idleMs / 1000);
   const hostAllowed = loopbackHostCheck(options.loopbackOnly);
   const sessions = new Map<string, Session>();

@@ -1,10 +1,5 @@
-import type { ApprovalStatus } from '../contract/approval.ts';
-
-/** Why a decision was refused. */
-export type ApprovalDecisionErrorCode =
-  | 'approval_not_found'
-  | 'approval_already_decided'
-  | 'approval_expired';
+import type { ApprovalDecisionErrorCode, ApprovalStatus } from '../contract/approval.ts';
+import { GatewayKitError } from '../runtime/gateway-kit-error.ts';
 
 /**
  * Thrown by `gateway.approvals.decide` when the approval cannot be decided: it does not exist,
@@ -14,7 +9,7 @@ export type ApprovalDecisionErrorCode =
  * try { await gateway.approvals.decide(id, decision); }
  * catch (error) { if (error instanceof ApprovalDecisionError && error.code === 'approval_expired') notify(); }
  */
-export class ApprovalDecisionError extends Error {
+export class ApprovalDecisionError extends GatewayKitError {
   override readonly name = 'ApprovalDecisionError';
   readonly code: ApprovalDecisionErrorCode;
   /** The approval's status when the decision was refused, if it exists. */

@@ -19,6 +19,8 @@ import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/ho
 import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
 import { randomId } from '../runtime/fingerprint.ts';
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { ApprovalDecisionError } from './approval-decision-error.ts';
@@ -62,7 +64,6 @@ export interface ApprovalRequest {
 const keyOf = (approvalId: string): string => `approval:${approvalId}`;
 /** The index of approvals with a status: a time-ordered set of approval ids. */
 const indexOf = (status: ApprovalStatus): string => `approvals:${status}`;
-const MAX_TIMER_MS = 2_147_483_647;
 const MAX_PAGE = 500;
 /** Approvals not yet decided or expired, kept past `expiresAt`: what the sweep reads. */
 const UNSETTLED = 'approvals:unsettled';
@@ -130,8 +131,7 @@ export class ApprovalService {
       return; // outside a handler; retried on the next call
     }
     this.#pendingSweepMs = 0;
-    // Feature-detected: not every runtime's timers have unref.
-    (this.#sweepTimer as { unref?: () => void }).unref?.();
+    unrefTimer(this.#sweepTimer);
   }
 
   /** Stores a pending approval and builds the `approval_required` answer (or the idempotent replay's). */
@@ -540,8 +540,8 @@ export class ApprovalService {
         ),
       );
     }, delay + 1);
-    // Expiry must not keep a process alive on its own (feature-detected: not every runtime has unref).
-    (timer as { unref?: () => void }).unref?.();
+    // Expiry must not keep a process alive on its own.
+    unrefTimer(timer);
     this.#timers.set(approvalId, timer);
   }
 

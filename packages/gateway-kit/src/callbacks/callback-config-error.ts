@@ -1,3 +1,5 @@
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+
 /**
  * Thrown synchronously when callback delivery is misconfigured by the code using this SDK (an
  * invalid signing secret, a body that is not JSON-serialisable, an out-of-range retry option, an
@@ -11,7 +13,7 @@
  *   if (error instanceof CallbackConfigError) console.error(error.option, error.message);
  * }
  */
-export class CallbackConfigError extends TypeError {
+export class CallbackConfigError extends GatewayConfigError {
   override readonly name: string = 'CallbackConfigError';
   /** The option that is wrong, e.g. `signingSecret`. */
   readonly option: string;

@@ -1,5 +1,7 @@
 import { utf8Length } from '../http/json-size.ts';
 import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
+import { originOf } from '../runtime/origin-of.ts';
+import { abortableSleep } from '../runtime/timers.ts';
 import type { ResolveHost } from './callback-url-guard.ts';
 import {
   CALLBACK_DELIVERY_DEFAULTS,
@@ -17,7 +19,6 @@ import {
   type DeliveryTarget,
 } from './delivery-limiter.ts';
 import { OutboxDelivery } from './outbox-delivery.ts';
-import { abortableSleep } from './timers.ts';
 
 /**
  * One callback for {@link CallbackDispatcher.dispatch}.
@@ -112,14 +113,6 @@ function unrefSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
-  }
-}
 
 /**
  * Sends callbacks in the background with shared settings, tracks them while they are in flight

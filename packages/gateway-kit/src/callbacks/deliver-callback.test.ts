@@ -422,6 +422,23 @@ describe('deliverCallback: backoff schedule', () => {
   });
 });
 
+// The one Retry-After rule of the SDK: the same table runs against @svc/gateway-kit's callback
+// delivery and @svc/workspace-client's retries (docs/decisions.md, "Retry-After").
+const RETRY_AFTER_CASES: readonly (readonly [string | null, number | undefined])[] = [
+  [' 120 ', 120_000],
+  ['0', 0],
+  ['Sun, 01 Mar 2026 12:00:05 GMT', 5_000],
+  ['Sunday, 01-Mar-26 12:00:05 GMT', 5_000], // obsolete RFC 850 form
+  ['Sun Mar  1 12:00:05 2026', 5_000], // asctime: no zone, GMT by definition
+  ['Sat, 28 Feb 2026 12:00:00 GMT', 0], // a date in the past: retry now
+  ['1.5', undefined], // delay-seconds is a whole number
+  ['-5', undefined],
+  ['2026-03-01T12:00:05Z', undefined], // not an HTTP date
+  ['soon 12', undefined],
+  ['', undefined],
+  [null, undefined],
+];
+
 describe('deliverCallback: Retry-After', () => {
   async function delaysFor(retryAfter: string, extra: Partial<DeliverCallbackOptions> = {}) {
     const sleep = vi.fn(async (_ms: number) => undefined);
@@ -454,14 +471,12 @@ describe('deliverCallback: Retry-After', () => {
     expect(await delaysFor('soon', { random: () => 0.5 })).toEqual([500]);
   });
 
-  it('parseRetryAfter handles seconds, dates in the past and garbage', () => {
-    const now = Date.parse('2026-03-01T12:00:00Z');
-    expect(parseRetryAfter(' 120 ', now)).toBe(120_000);
-    expect(parseRetryAfter('Sat, 28 Feb 2026 12:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('Sunday, 01-Mar-26 12:00:05 GMT', now)).toBe(5_000); // RFC 850 form
-    expect(parseRetryAfter('-5', now)).toBeUndefined();
-    expect(parseRetryAfter('2026-03-01T12:00:05Z', now)).toBeUndefined(); // not an HTTP date
-    expect(parseRetryAfter(null, now)).toBeUndefined();
+  it.each(RETRY_AFTER_CASES)('parseRetryAfter(%j) is %j ms', (value, expected) => {
+    expect(parseRetryAfter(value, Date.parse('2026-03-01T12:00:00Z'))).toBe(expected);
+  });
+
+  it('retries at once for a date in the past', async () => {
+    expect(await delaysFor(new Date(Date.now() - 60_000).toUTCString())).toEqual([0]);
   });
 });
 

@@ -1,4 +1,6 @@
 import { Webhook } from 'standardwebhooks';
+import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { abortableSleep } from '../runtime/timers.ts';
 import { CallbackConfigError } from './callback-config-error.ts';
 import {
   assertValidUrlPolicy,
@@ -10,7 +12,6 @@ import {
   type ResolveHost,
 } from './callback-url-guard.ts';
 import type { AttemptHealth } from './circuit-breaker.ts';
-import { abortableSleep, raceAbort } from './timers.ts';
 
 /**
  * Why a callback was not delivered.
@@ -235,7 +236,7 @@ function numberOption(name: string, value: number | undefined, fallback: number,
  * const signature = createSigner(secret).sign(webhookId, new Date(), payload); // 'v1,…'
  * @throws {CallbackConfigError} when the secret is empty or not base64 (the value is never echoed).
  */
-export function createSigner(signingSecret: string): Webhook {
+function createSigner(signingSecret: string): Webhook {
   try {
     return new Webhook(signingSecret);
   } catch {
@@ -331,22 +332,27 @@ export function backoffDelay(
   return Math.floor(draw * ceiling);
 }
 
+/** The three HTTP-date forms (IMF-fixdate, obsolete RFC 850, asctime) a recipient must accept. */
+const HTTP_DATE =
+  /^(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|[A-Z][a-z]+, \d\d-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})$/;
+
 /**
- * Parses a `Retry-After` value (delay in seconds, or an HTTP date) into milliseconds from `now`.
- * Returns `undefined` when absent or unparseable; dates in the past give 0.
+ * Parses a `Retry-After` value into milliseconds from `now`: delay-seconds (a whole number), or an
+ * HTTP date in one of RFC 9110's three forms, where a date in the past means 0 (retry now).
+ * `undefined` when absent or in none of those forms (`Date.parse` would read `'-5'` as the year
+ * -5). The rule `@svc/workspace-client` applies too (docs/decisions.md, "Retry-After"). Internal.
  *
  * @example
  * parseRetryAfter('120', Date.now()); // 120000
  * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.now()); // 0 (in the past)
  */
 export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
+  const text = value?.trim();
+  if (!text) return undefined;
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // HTTP dates (all three RFC 9110 formats) start with a day name; Date.parse alone would
-  // also accept things like '-5' (the year -5).
-  if (!/^[A-Za-z]{3,9},? /.test(text)) return undefined;
-  const date = Date.parse(text);
+  if (!HTTP_DATE.test(text)) return undefined;
+  // asctime carries no zone: it is GMT by definition.
+  const date = Date.parse(text.endsWith('GMT') ? text : `${text} GMT`);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
@@ -393,8 +399,8 @@ async function attemptOnce(p: PreparedDelivery, url: URL): Promise<AttemptOutcom
   const ended = (): AttemptOutcome =>
     p.signal?.aborted ? { kind: 'aborted' } : { kind: 'retry', error: 'timeout' };
   if (p.resolveHost) {
-    const gate = await raceAbort(checkBeforeAttempt(p, url, p.resolveHost), signal);
-    if (signal.aborted) return ended();
+    const gate = await withinBudget(checkBeforeAttempt(p, url, p.resolveHost), { signal });
+    if (gate === TIMED_OUT || signal.aborted) return ended();
     if (gate) return gate;
   }
   const now = p.now();
@@ -415,8 +421,8 @@ async function attemptOnce(p: PreparedDelivery, url: URL): Promise<AttemptOutcom
       redirect: 'manual',
       signal,
     } as const;
-    const response = await raceAbort(p.fetch(url, request), signal);
-    if (response === undefined) return ended();
+    const response = await withinBudget(p.fetch(url, request), { signal });
+    if (response === TIMED_OUT) return ended();
     // The body is not needed; release the connection instead of waiting for GC.
     response.body?.cancel().catch(() => undefined);
     return classifyResponse(response, p.now());
@@ -470,15 +476,6 @@ function report(p: PreparedDelivery, event: CallbackAttemptEvent): void {
   } catch {
     // An observer must not be able to break delivery.
   }
-}
-
-/** Resolves when `promise` settles or `signal` aborts, whichever is first; never rejects. */
-function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undefined) {
-  const settled = promise.then(
-    () => undefined,
-    () => undefined,
-  );
-  return signal ? raceAbort(settled, signal) : settled;
 }
 
 /**
@@ -579,7 +576,10 @@ export async function runDelivery(
         report(p, { ...withError, outcome: 'retrying', retryInMs: delay });
         // Called inside then() so that a hook throwing synchronously cannot escape either.
         const wait = Promise.resolve().then(() => p.sleep(delay, p.signal));
-        await settledOrAborted(wait, p.signal);
+        await withinBudget(
+          wait.catch(() => undefined),
+          { signal: p.signal },
+        );
       }
     }
   }

@@ -1,7 +1,7 @@
+import { withinBudget } from '../runtime/time-budget.ts';
 import { CallbackConfigError } from './callback-config-error.ts';
 import { type AttemptHealth, CircuitBreaker } from './circuit-breaker.ts';
 import type { AttemptGate, AttemptTicket } from './deliver-callback.ts';
-import { raceAbort } from './timers.ts';
 
 /**
  * Limits of a `CallbackDispatcher`, so that callers naming slow or dead receivers cannot make the
@@ -275,9 +275,7 @@ export class DeliveryLimiter {
           if (state.kind === 'probing') {
             if (maxCircuitWaitMs <= 0) return 'circuit_open';
             // Bounded: the probe holds a slot, so its attempt timeout runs.
-            await (signal
-              ? raceAbort(this.#breaker.changed(key), signal)
-              : this.#breaker.changed(key));
+            await withinBudget(this.#breaker.changed(key), { signal });
             continue;
           }
           const slotSignal =
@@ -314,7 +312,7 @@ export class DeliveryLimiter {
   async #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     try {
       const wait = Promise.resolve().then(() => this.#clock.sleep(ms, signal));
-      await (signal ? raceAbort(wait, signal) : wait);
+      await withinBudget(wait, { signal });
     } catch {
       // A failing sleep hook ends the wait early; the loop checks the circuit again.
     }

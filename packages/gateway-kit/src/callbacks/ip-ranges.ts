@@ -78,7 +78,7 @@ const V4_TABLE: ReadonlyArray<readonly [number, number, AddressRefusal]> = V4_RA
  * classifyIpv4(0x7f000001); // 'loopback_address'
  * classifyIpv4(0x08080808); // 'public'
  */
-export function classifyIpv4(n: number): AddressRefusal | 'public' {
+function classifyIpv4(n: number): AddressRefusal | 'public' {
   for (const [base, len, reason] of V4_TABLE) {
     if ((n ^ base) >>> (32 - len) === 0) return reason;
   }
@@ -154,7 +154,7 @@ function embedded(n: number, otherwise: AddressRefusal | 'public'): AddressRefus
  * @example
  * classifyIpv6([0, 0, 0, 0, 0, 0, 0, 1]); // 'loopback_address'
  */
-export function classifyIpv6(w: readonly number[]): AddressRefusal | 'public' {
+function classifyIpv6(w: readonly number[]): AddressRefusal | 'public' {
   const zeros = (from: number, to: number): boolean => w.slice(from, to).every((x) => x === 0);
   const low32 = v4FromWords(w[6]!, w[7]!);
   if (zeros(0, 8)) return 'unspecified_address';

@@ -1,5 +1,7 @@
 import { utf8Length } from '../http/json-size.ts';
 import type { CallbackOutbox, ClaimedOutboxEntry } from '../runtime/callback-outbox.ts';
+import { originOf } from '../runtime/origin-of.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import {
   backoffDelay,
   type CallbackDeliveryResult,
@@ -10,7 +12,6 @@ import {
   runDelivery,
 } from './deliver-callback.ts';
 import type { DeliveryLimiter, DeliveryTarget } from './delivery-limiter.ts';
-import { unrefTimer } from './timers.ts';
 
 /** Entries claimed per poll at most (also bounded by free attempt slots). */
 const POLL_BATCH = 32;
@@ -272,12 +273,4 @@ export function attemptBudget(
   const half = Math.max(1, Math.floor(leaseMs / 2));
   const attempt = Math.min(attemptTimeoutMs, half);
   return { attemptTimeoutMs: attempt, slotWaitMs: half - attempt };
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
-  }
 }

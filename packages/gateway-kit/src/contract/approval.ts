@@ -83,3 +83,19 @@ export interface ApprovalDecision {
   readonly decidedBy: string;
   readonly note?: string;
 }
+
+/**
+ * Why a decision was refused: the error codes of the approvals API (`404`/`409` envelopes) and the
+ * `code` of `ApprovalDecisionError`.
+ *
+ * @example
+ * const why: Record<ApprovalDecisionErrorCode, string> = {
+ *   approval_not_found: 'no such approval',
+ *   approval_already_decided: 'already decided',
+ *   approval_expired: 'expired',
+ * };
+ */
+export type ApprovalDecisionErrorCode =
+  | 'approval_not_found'
+  | 'approval_already_decided'
+  | 'approval_expired';

@@ -1,3 +1,4 @@
+export type { ApprovalDecisionErrorCode } from './approval.ts';
 export type { CatalogueEntry, GatewayErrorCode } from './error-catalogue.ts';
 export { GATEWAY_ERRORS } from './error-catalogue.ts';
 export type { ErrorEnvelope, GatewayError } from './gateway-error.ts';

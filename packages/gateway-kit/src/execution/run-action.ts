@@ -11,7 +11,7 @@ import type {
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { isPromiseLike, TIMED_OUT } from '../runtime/time-budget.ts';
+import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 
 /** What one run of an action ended as: the four outcomes every path maps to its answer. */
 export type Outcome =
@@ -78,10 +78,8 @@ export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
     return failed(error);
   }
   if (!isPromiseLike(returned)) return classify(scope, returned);
-  return settleWithin(returned, scope.budgetMs, () => RunContext.timeOut(context)).then(
-    (settled) => classify(scope, settled),
-    failed,
-  );
+  const budget = { budgetMs: scope.budgetMs, onTimeout: () => RunContext.timeOut(context) };
+  return withinBudget(returned, budget).then((settled) => classify(scope, settled), failed);
 }
 
 /**
@@ -150,31 +148,4 @@ export function crashed(scope: RunScope, error: unknown): Extract<Outcome, { kin
     error,
   });
   return { kind: 'crashed', retryable: scope.action.idempotent };
-}
-
-/**
- * `pending`, or {@link TIMED_OUT} once `budgetMs` passed (after calling `onTimeout`): one timer
- * and one promise, the least a pending run can cost.
- */
-function settleWithin<T>(
-  pending: PromiseLike<T>,
-  budgetMs: number,
-  onTimeout: () => void,
-): Promise<T | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      onTimeout();
-      resolve(TIMED_OUT);
-    }, budgetMs);
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

@@ -143,7 +143,19 @@ describe('createApprovalsHandler', () => {
     const approvalId = await requestApproval('o1');
     const path = `/approvals/${approvalId}/decision`;
     expect((await call(path, { body: 'approved', type: 'text/plain' })).status).toBe(415);
-    expect((await call(path, { body: '{"approved":' })).body.error.code).toBe('malformed_json');
+    expect((await call(path, { body: '{"approved":' })).body.error).toMatchObject({
+      code: 'malformed_json',
+      message: 'The request body is not valid JSON.',
+    });
+    // The invoke route's JSON rules apply here too: no __proto__ key, no deep nesting.
+    const polluting = await call(path, { body: '{"approved":true,"__proto__":{"admin":true}}' });
+    expect(polluting.status).toBe(400);
+    expect(polluting.body.error.message).toContain('__proto__');
+    const deep = await call(path, { body: `${'['.repeat(100)}${']'.repeat(100)}` });
+    expect(deep.body.error).toMatchObject({
+      code: 'malformed_json',
+      message: expect.stringContaining('nests'),
+    });
     const big = await call(path, {
       body: JSON.stringify({ approved: true, pad: 'x'.repeat(20_000) }),
     });
@@ -168,10 +180,31 @@ describe('createApprovalsHandler', () => {
     expect(wrong.headers.get('allow')).toBe('GET');
   });
 
-  it('refuses a malformed basePath at creation', () => {
-    expect(() =>
-      createApprovalsHandler(gateway, { auth: { tokens: ['t'] }, basePath: 'operator/' }),
-    ).toThrow(GatewayConfigError);
+  it.each([
+    [
+      { auth: { tokens: [undefined] } },
+      'createApprovalsHandler: auth.tokens[0] is undefined: is an environment variable unset? (expected a non-empty token string)',
+    ],
+    [
+      { auth: { tokens: [] } },
+      'createApprovalsHandler: auth.tokens is an empty array: is an environment variable unset? (expected a list of at least one token)',
+    ],
+    [
+      { auth: undefined },
+      'createApprovalsHandler: auth is undefined: expected { tokens: [...] } or { verify(token) }.',
+    ],
+    [
+      { auth: { tokens: ['t'] }, basePath: 'operator/' },
+      'createApprovalsHandler: basePath is a string: expected "/prefix" (no trailing slash).',
+    ],
+    [
+      { auth: { tokens: ['t'] }, maxBodyBytes: 0 },
+      'createApprovalsHandler: maxBodyBytes is the number 0: expected a positive integer.',
+    ],
+  ])("refuses the options %j at creation, in createGateway's message style", (options, message) => {
+    expect(() => createApprovalsHandler(gateway, options as never)).toThrow(
+      new GatewayConfigError(message),
+    );
   });
 
   it('mounts on node:http with toNodeHandler, query string included', async () => {

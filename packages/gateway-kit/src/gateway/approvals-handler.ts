@@ -3,14 +3,17 @@ import type { AuthConfig } from '../auth/auth-config.ts';
 import { createAuthenticator } from '../auth/bearer-auth.ts';
 import type { ApprovalStatus } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
-import { parseJsonBody } from '../http/parse-json.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
 import { envelopeReply, errorReply, jsonReply } from '../http/replies.ts';
-import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { BASE_PATH } from '../http/routes.ts';
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
+import { VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import type { GatewayApprovals } from './create-gateway.ts';
 import { HANDLE_CALL, WANTS_QUERY } from './handle-call.ts';
+import { validateAuth } from './validate-auth.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
 /**
@@ -56,7 +59,6 @@ const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'e
 const MAX_NOTE_LENGTH = 1_000;
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
-const VERIFY_TIMEOUT_MS = 10_000;
 
 type Route =
   | { readonly route: 'list'; readonly method: 'GET' }
@@ -87,16 +89,18 @@ export function createApprovalsHandler(
   gateway: { readonly approvals: GatewayApprovals },
   options: ApprovalsHandlerOptions,
 ): ApprovalsHandler {
+  const refuse: Refuse = refusalFor('createApprovalsHandler');
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected { auth, basePath?, maxBodyBytes?, logger? }.');
+  validateAuth(options.auth, 'createApprovalsHandler');
   const basePath = options.basePath ?? '';
-  if (basePath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath))
-    throw new GatewayConfigError(
-      'createApprovalsHandler: basePath must look like "/prefix" (no trailing slash).',
-    );
+  if (basePath !== '' && !BASE_PATH.test(String(basePath)))
+    refuse('basePath', basePath, 'expected "/prefix" (no trailing slash).');
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)
-    throw new GatewayConfigError(
-      'createApprovalsHandler: maxBodyBytes must be a positive integer.',
-    );
+    refuse('maxBodyBytes', maxBodyBytes, 'expected a positive integer.');
+  if (options.logger !== undefined && typeof options.logger?.error !== 'function')
+    refuse('logger', options.logger, 'expected { error(message, fields), warn?, info?, debug? }.');
   const authenticate = createAuthenticator(options.auth);
   const logger = options.logger ?? { error: (message, fields) => console.error(message, fields) };
   const approvals = gateway.approvals;
@@ -109,7 +113,7 @@ export function createApprovalsHandler(
     const authenticated = authenticate(call.header('authorization'), call.header);
     const principal =
       authenticated instanceof Promise
-        ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+        ? await withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS })
         : authenticated;
     if (principal === TIMED_OUT)
       return errorReply('unavailable', { message: 'Authentication did not answer in time.' });
@@ -158,17 +162,9 @@ export function createApprovalsHandler(
     approvalId: string,
     decidedBy: string,
   ): Promise<GatewayReply> {
-    if (!isJson(call.header('content-type'))) return errorReply('unsupported_media_type');
-    const body = await call.readBody(maxBodyBytes);
-    if (body.kind === 'too_large')
-      return errorReply('payload_too_large', {
-        message: `The request body is larger than ${maxBodyBytes} bytes.`,
-        details: { field: 'body', maxBytes: maxBodyBytes },
-      });
-    const parsed =
-      body.kind === 'parsed' ? { ok: true as const, value: body.value } : parseJsonBody(body.bytes);
-    if (!parsed.ok) return errorReply('malformed_json');
-    const { approved, note } = (parsed.value ?? {}) as { approved?: unknown; note?: unknown };
+    const body = await readJsonBody(call, maxBodyBytes);
+    if (!body.ok) return body.reply;
+    const { approved, note } = (body.value ?? {}) as { approved?: unknown; note?: unknown };
     if (typeof approved !== 'boolean') return invalid('approved', 'Expected true or false.');
     if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE_LENGTH))
       return invalid('note', `Expected a string of at most ${MAX_NOTE_LENGTH} characters.`);
@@ -210,10 +206,6 @@ function invalid(path: string, message: string): GatewayReply {
     message: `${path}: ${message}`,
     details: { issues: [{ path, message }] },
   });
-}
-
-function isJson(value: string | undefined): boolean {
-  return value?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 function withQuery(call: GatewayCall, url: string): GatewayCall {

@@ -20,8 +20,8 @@ import { createObserver } from '../observe/observer.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
-import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
-import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS, VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
+import { consoleLogger, type GatewayLogger, logWarning } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import type { JobStore } from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
@@ -33,8 +33,6 @@ import { handleInvoke } from './invoke.ts';
 import { validateOptions } from './validate-options.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
 
-/** How long `auth.verify` may take before the request is answered 503. */
-const VERIFY_TIMEOUT_MS = 10_000;
 /** How often pending approvals that no instance expired on time are looked for. */
 const APPROVAL_SWEEP_MS = 5_000;
 
@@ -128,7 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           onDeliveryFailed:
             callbackSettings.onDeliveryFailed ??
             ((failure) =>
-              (logger.warn ?? logger.error)('callback not delivered', {
+              logWarning(logger, 'callback not delivered', {
                 webhookId: failure.webhookId,
                 target: failure.target,
                 ...(failure.principal === undefined ? {} : { principal: failure.principal }),
@@ -188,7 +186,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const authenticated = authenticate(call.header('authorization'), call.header);
     return authenticated instanceof Promise
-      ? withinBudget(authenticated, VERIFY_TIMEOUT_MS).then((principal) =>
+      ? withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS }).then((principal) =>
           // An identity provider that does not answer is a temporary failure, not a refusal.
           principal === TIMED_OUT
             ? errorReply('unavailable', { message: 'Authentication did not answer in time.' })
@@ -257,7 +255,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const authenticated = authenticate(header('authorization'), header);
       const principal =
         authenticated instanceof Promise
-          ? await withinBudget(authenticated, VERIFY_TIMEOUT_MS)
+          ? await withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS })
           : authenticated;
       if (principal === TIMED_OUT) {
         return refusal(

@@ -21,7 +21,7 @@ import { crashed, type Outcome, type RunScope, runAction } from '../execution/ru
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonValueNodes } from '../http/json-shape.ts';
 import { jsonByteLength, utf8Length } from '../http/json-size.ts';
-import { inspectJsonValue, parseJsonBody } from '../http/parse-json.ts';
+import { readJsonBody, tooManyNodes } from '../http/read-json-body.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
 import {
@@ -45,73 +45,8 @@ import {
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { maxBodyNodes } from '../runtime/limits.ts';
-import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { abortOnTimeout, isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
-
-function isJsonContentType(value: string | undefined): boolean {
-  if (!value) return false;
-  const semicolon = value.indexOf(';');
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
-  return type === 'application/json';
-}
-
-const JSON_PROBLEM_MESSAGES = {
-  invalid_json: 'The request body is not valid JSON.',
-  too_deep: 'The request body nests too deeply.',
-  forbidden_key: 'The request body uses the reserved key "__proto__".',
-} as const;
-
-/**
- * Reads and checks the JSON body of a call: 415, 413 and 400 answers, or the parsed value and its
- * size in bytes (`undefined` when a framework parsed it already).
- */
-async function readJson(
-  call: GatewayCall,
-  maxBodyBytes: number,
-  maxNodes: number,
-): Promise<
-  | { ok: true; value: unknown; bytes: number | undefined; nodes: number | undefined }
-  | { ok: false; reply: GatewayReply }
-> {
-  if (!isJsonContentType(call.header('content-type'))) {
-    return { ok: false, reply: errorReply('unsupported_media_type') };
-  }
-  const declared = call.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBodyBytes) {
-    return { ok: false, reply: tooLarge(maxBodyBytes) };
-  }
-  const body = await call.readBody(maxBodyBytes);
-  if (body.kind === 'too_large') return { ok: false, reply: tooLarge(maxBodyBytes) };
-  if (body.kind === 'parsed') {
-    const problem = inspectJsonValue(body.value);
-    return problem
-      ? {
-          ok: false,
-          reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[problem] }),
-        }
-      : { ok: true, value: body.value, bytes: undefined, nodes: undefined };
-  }
-  const parsed = parseJsonBody(body.bytes, maxNodes);
-  if (parsed.ok)
-    return { ok: true, value: parsed.value, bytes: body.bytes.byteLength, nodes: parsed.nodes };
-  if (parsed.problem === 'too_many_nodes')
-    return { ok: false, reply: tooManyNodes('body', maxNodes) };
-  return {
-    ok: false,
-    reply: errorReply('malformed_json', { message: JSON_PROBLEM_MESSAGES[parsed.problem] }),
-  };
-}
-
-/**
- * The 413 for a part of the request holding more objects, arrays and members than its budget:
- * names the field and the limit, never the value.
- */
-function tooManyNodes(field: string, maxNodes: number): GatewayReply {
-  return errorReply('payload_too_large', {
-    message: `${field} holds more than ${maxNodes} objects, arrays and members.`,
-    details: { field, maxNodes },
-  });
-}
 
 /**
  * The shape budget of `context` and `action.input` (`limits.maxJsonNodes`), each on its own. Free
@@ -171,13 +106,6 @@ function overBudget(
   return undefined;
 }
 
-function tooLarge(maxBodyBytes: number): GatewayReply {
-  return errorReply('payload_too_large', {
-    message: `The request body is larger than ${maxBodyBytes} bytes.`,
-    details: { field: 'body', maxBytes: maxBodyBytes },
-  });
-}
-
 /** Finds the one action a request names, by `action.id`, `action.name`, or both (which must agree). */
 function resolveAction(
   request: InvokeRequest,
@@ -211,7 +139,7 @@ function resolveAction(
   return { ok: true, action };
 }
 
-export function invocationOf(request: InvokeRequest): Invocation {
+function invocationOf(request: InvokeRequest): Invocation {
   const invocation: {
     -readonly [K in keyof Invocation]: Invocation[K];
   } = {
@@ -241,7 +169,7 @@ export async function handleInvoke(
   runtime: GatewayRuntime,
   approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJson(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
+  const body = await readJsonBody(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
   const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
@@ -403,7 +331,7 @@ async function approvalReasonFor(
   if (!runtime.approvalPolicy) return undefined;
   const verdict = await withinBudget(
     Promise.resolve(runtime.approvalPolicy({ action, input, invocation, principal })),
-    budgetMs,
+    { budgetMs },
   );
   // A policy that cannot decide in time asks for approval: the safe side of a side effect.
   if (verdict === TIMED_OUT) return fallback;
@@ -567,7 +495,7 @@ async function raceBudget<T>(
   const onClientGone = (): void => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener('abort', onClientGone, { once: true });
   try {
-    return await withinBudget(pending, budgetMs, controller);
+    return await withinBudget(pending, { budgetMs, onTimeout: abortOnTimeout(controller) });
   } finally {
     clientSignal?.removeEventListener('abort', onClientGone);
   }

@@ -1,12 +1,15 @@
 import { CallbackConfigError } from '../callbacks/callback-config-error.ts';
 import { validateDeliverySettings } from '../callbacks/deliver-callback.ts';
+import { BASE_PATH } from '../http/routes.ts';
+import { warnAboutUnpublishedChecks } from '../manifest/schema-lint.ts';
 import type { GatewayHookName } from '../observe/hooks.ts';
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
-import { DEFAULT_LIMITS, DEFAULT_QUOTAS } from '../runtime/limits.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUOTAS, MAX_TIMER_MS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger } from '../runtime/logger.ts';
 import type { GatewayOptions } from './gateway-options.ts';
+import { validateAuth } from './validate-auth.ts';
 
-const MAX_TIMER_MS = 2_147_483_647;
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const OPTION_NAMES = [
@@ -47,47 +50,7 @@ const RECORD_STORE_METHODS = [
   'close',
 ];
 
-/**
- * What a configuration value is, for an error message: its kind, never its content (tokens and
- * secrets pass through here). `undefined`, `an empty string`, `a CallbackDispatcher instance`…
- *
- * @example
- * describeKind(process.env.UNSET); // 'undefined'
- */
-export function describeKind(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  switch (typeof value) {
-    case 'string':
-      if (value === '') return 'an empty string';
-      return value.trim() === value ? 'a string' : 'a string with surrounding spaces';
-    case 'number':
-      return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
-    case 'boolean':
-      return String(value);
-    case 'function':
-      return 'a function';
-    case 'object': {
-      if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
-      const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)
-        ?.constructor?.name;
-      return name && name !== 'Object' ? `a ${name} instance` : 'an object';
-    }
-    default:
-      return `a ${typeof value}`;
-  }
-}
-
-/**
- * Fails with `createGateway: <path> is <kind>: <what to do>`. For a string option (`fromEnv`), an
- * undefined or empty value most likely comes from an unset environment variable: say so.
- */
-function refuse(path: string, value: unknown, expected: string, fromEnv = false): never {
-  const hint =
-    fromEnv && (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
-      ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
-      : expected;
-  throw new GatewayConfigError(`createGateway: ${path} is ${describeKind(value)}: ${hint}`);
-}
+const refuse: Refuse = refusalFor('createGateway');
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -146,42 +109,6 @@ function store(path: string, value: unknown, methods: readonly string[], kind: s
   if (missing.length > 0) {
     refuse(path, value, `expected a ${kind} (missing ${missing.join(', ')}).`);
   }
-}
-
-function validateAuth(auth: unknown): void {
-  if (!isObject(auth) || (!('tokens' in auth) && !('verify' in auth))) {
-    refuse('auth', auth, 'expected { tokens: [...] } or { verify(token) }.');
-  }
-  if ('tokens' in auth && 'verify' in auth) {
-    throw new GatewayConfigError(
-      'createGateway: auth has both tokens and verify: keep one (verify may check static tokens itself).',
-    );
-  }
-  if ('verify' in auth) {
-    if (typeof auth.verify !== 'function')
-      refuse('auth.verify', auth.verify, 'expected a function.');
-    return;
-  }
-  const tokens = auth.tokens;
-  if (!Array.isArray(tokens) || tokens.length === 0) {
-    refuse('auth.tokens', tokens, 'expected a list of at least one token.', true);
-  }
-  tokens.forEach((entry: unknown, index) => {
-    const path = `auth.tokens[${index}]`;
-    if (isObject(entry)) {
-      checkToken(`${path}.token`, entry.token);
-      if (!isObject(entry.principal) || typeof entry.principal.id !== 'string') {
-        refuse(`${path}.principal`, entry.principal, 'expected { id: string }.');
-      }
-    } else checkToken(path, entry);
-  });
-}
-
-function checkToken(path: string, token: unknown): void {
-  if (typeof token !== 'string' || token.trim() === '') {
-    refuse(path, token, 'expected a non-empty token string.', true);
-  }
-  if (token !== token.trim()) refuse(path, token, 'remove the spaces or line break around it.');
 }
 
 function validateActions(actions: unknown): void {
@@ -305,12 +232,12 @@ export function validateOptions(options: GatewayOptions): void {
       refuse('agent.description', agent.description, 'expected a string.');
     }
   }
-  validateAuth(options.auth);
+  validateAuth(options.auth, 'createGateway');
   validateActions(options.actions);
   if (options.version !== undefined && !VERSION.test(String(options.version))) {
     refuse('version', options.version, 'expected a date, YYYY-MM-DD.');
   }
-  if (options.basePath !== undefined && !/^(\/[A-Za-z0-9._~-]+)+$/.test(String(options.basePath))) {
+  if (options.basePath !== undefined && !BASE_PATH.test(String(options.basePath))) {
     refuse('basePath', options.basePath, 'expected "/prefix" (no trailing slash).');
   }
   positiveMs('idempotencyTtlMs', options.idempotencyTtlMs);
@@ -357,68 +284,4 @@ export function validateOptions(options: GatewayOptions): void {
     options.actions,
     (logger as GatewayLogger | undefined) ?? consoleLogger,
   );
-}
-
-/**
- * The manifest publishes an input schema in JSON Schema's *input* mode: a `v.transform` ends what
- * can be published, so checks after it (`v.pipe(v.string(), v.transform(Number), v.number())`)
- * are enforced on invoke but invisible to the caller. Says so once per place, as a warning.
- */
-function warnAboutUnpublishedChecks(actions: GatewayOptions['actions'], logger: GatewayLogger) {
-  const warn = logger.warn ?? logger.error;
-  for (const action of actions) {
-    for (const path of checksAfterTransform(action.input, 'input', new Set())) {
-      warn.call(
-        logger,
-        `Action "${action.id}": ${path} validates after a transform; the manifest publishes only what comes before it. Check the raw input before transforming (e.g. v.pipe(v.string(), v.regex(/^\\d+$/), v.transform(Number))) so callers see the rule.`,
-        { actionId: action.id, path },
-      );
-    }
-  }
-}
-
-interface SchemaNode {
-  readonly kind?: string;
-  readonly type?: string;
-  readonly pipe?: readonly SchemaNode[];
-  readonly entries?: Record<string, SchemaNode>;
-  readonly item?: SchemaNode;
-  readonly items?: readonly SchemaNode[];
-  readonly wrapped?: SchemaNode;
-  readonly options?: readonly SchemaNode[];
-  readonly value?: SchemaNode;
-  readonly rest?: SchemaNode;
-}
-
-/** Paths (`input.count`) of pipes with a validation or schema after a transformation. */
-function checksAfterTransform(node: unknown, path: string, seen: Set<unknown>): string[] {
-  if (!isObject(node) || seen.has(node) || seen.size > 10_000) return [];
-  seen.add(node);
-  const schema = node as SchemaNode;
-  const found: string[] = [];
-  if (Array.isArray(schema.pipe)) {
-    const firstTransform = schema.pipe.findIndex((step) => step?.kind === 'transformation');
-    if (
-      firstTransform >= 0 &&
-      schema.pipe
-        .slice(firstTransform + 1)
-        .some((step) => step?.kind === 'validation' || step?.kind === 'schema')
-    ) {
-      found.push(path);
-    }
-    for (const step of schema.pipe.slice(1)) found.push(...checksAfterTransform(step, path, seen));
-  }
-  if (isObject(schema.entries)) {
-    for (const [key, entry] of Object.entries(schema.entries)) {
-      found.push(...checksAfterTransform(entry, `${path}.${key}`, seen));
-    }
-  }
-  for (const child of [schema.item, schema.wrapped, schema.value, schema.rest]) {
-    found.push(...checksAfterTransform(child, child === schema.item ? `${path}[]` : path, seen));
-  }
-  for (const list of [schema.items, schema.options]) {
-    if (Array.isArray(list))
-      for (const child of list) found.push(...checksAfterTransform(child, path, seen));
-  }
-  return found;
 }

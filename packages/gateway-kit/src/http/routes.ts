@@ -1,6 +1,12 @@
 // Every URL shape the gateway answers or hands out, in one place: the contract's four routes,
 // the approval status route, and the links put into answers.
 
+/**
+ * What `basePath` (of `createGateway` and `createApprovalsHandler`) must look like: `/prefix`, one
+ * or more unreserved segments, no trailing slash.
+ */
+export const BASE_PATH: RegExp = /^(\/[A-Za-z0-9._~-]+)+$/;
+
 /** A route the gateway answers, with its one allowed method (and the id in its path). */
 export type MatchedRoute =
   | { readonly route: 'invoke' | 'manifest'; readonly method: 'GET' | 'POST' }

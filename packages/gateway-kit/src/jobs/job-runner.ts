@@ -226,7 +226,7 @@ function completedUpdate(
  * Writes a terminal state, retrying on version conflicts from concurrent progress writes, and
  * sends the job-result callback when this write is the one that finished the job.
  */
-export async function finishJob(
+async function finishJob(
   runtime: GatewayRuntime,
   job: StoredJob,
   update: JobUpdate,

@@ -18,7 +18,7 @@ export interface ManifestInit {
 }
 
 /** The JSON Schema dialect of the manifest's `inputSchema`s, whatever the schema library. */
-export const INPUT_JSON_SCHEMA_TARGET = 'draft-07';
+const INPUT_JSON_SCHEMA_TARGET = 'draft-07';
 
 const STANDARD_HINT =
   'use a valibot schema, zod ≥ 4.2, arktype ≥ 2.1, or wrap a valibot schema with toStandardJsonSchema';

@@ -3,7 +3,10 @@ import type { CallbackDelivery, CallbackDispatcher } from '../callbacks/callback
 import type { CallbackDeliveryResult } from '../callbacks/deliver-callback.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { routeTemplate } from '../http/routes.ts';
-import type { GatewayLogger } from '../runtime/logger.ts';
+import { type GatewayLogger, logWarning } from '../runtime/logger.ts';
+import { originOf } from '../runtime/origin-of.ts';
+import { isPromiseLike } from '../runtime/time-budget.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import type { StoredJob } from '../store/job-store.ts';
 import type {
   ApprovalDecidedEvent,
@@ -336,12 +339,12 @@ export class Observer {
       this.#hookFailed(name, error);
       return;
     }
-    if (!isThenable(returned)) return;
+    if (!isPromiseLike(returned)) return;
     const slowMs = this.#hooks.slowHookMs ?? DEFAULT_SLOW_HOOK_MS;
     const timer = setTimeout(() => {
-      (this.#logger.warn ?? this.#logger.error)('hook slow', { hook: name, afterMs: slowMs });
+      logWarning(this.#logger, 'hook slow', { hook: name, afterMs: slowMs });
     }, slowMs);
-    (timer as { unref?: () => void }).unref?.();
+    unrefTimer(timer);
     this.#background(
       Promise.resolve(returned).then(
         () => clearTimeout(timer),
@@ -355,7 +358,7 @@ export class Observer {
 
   #hookFailed(name: GatewayHookName, error: unknown): void {
     try {
-      (this.#logger.warn ?? this.#logger.error)('hook failed', { hook: name, error });
+      logWarning(this.#logger, 'hook failed', { hook: name, error });
     } catch {
       // A logger that throws must not break the request either.
     }
@@ -368,14 +371,6 @@ export class Observer {
  */
 export function createObserver(options: ObserverOptions): Observer | undefined {
   return options.hooks || options.tracer ? new Observer(options) : undefined;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 function idAttributes(
@@ -399,13 +394,4 @@ function invocationOfJob(job: StoredJob): Pick<Invocation, 'invocationId' | 'tra
   return traceId === undefined
     ? { invocationId: job.invocationId }
     : { invocationId: job.invocationId, traceId };
-}
-
-/** A URL's origin only: paths and queries may carry tokens. */
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
-  }
 }

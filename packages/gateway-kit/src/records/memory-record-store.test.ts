@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { recordStoreConformance } from '../testing/record-store-conformance.ts';
 import { MemoryRecordStore } from './memory-record-store.ts';
 import { RecordStoreFullError } from './record-store-full-error.ts';
@@ -39,8 +40,8 @@ describe('MemoryRecordStore', () => {
       { maxRecords: Number.NaN },
       { maxRecords: Number.POSITIVE_INFINITY },
       { maxRecords: '10' as unknown as number },
-    ])('rejects %o with a RangeError', (options) => {
-      expect(() => new MemoryRecordStore(options)).toThrow(RangeError);
+    ])('rejects %o with a GatewayConfigError', (options) => {
+      expect(() => new MemoryRecordStore(options)).toThrow(GatewayConfigError);
     });
 
     it('accepts maxRecords 1 and no options at all', async () => {

@@ -1,7 +1,10 @@
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { ExpiryHeap } from './expiry-heap.ts';
 import type { RecordStore, VersionedRecord } from './record-store.ts';
 import { RecordStoreFullError } from './record-store-full-error.ts';
 import { type SetEntry, SortedSet } from './sorted-set.ts';
+
+const refuse: Refuse = refusalFor('new MemoryRecordStore');
 
 /**
  * Options of {@link MemoryRecordStore}.
@@ -51,9 +54,9 @@ export class MemoryRecordStore implements RecordStore {
     const maxRecords = options.maxRecords ?? 100_000;
     const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     if (!Number.isInteger(maxRecords) || maxRecords < 1)
-      throw new RangeError('maxRecords must be a positive integer.');
+      refuse('maxRecords', maxRecords, 'expected a positive integer.');
     if (!Number.isInteger(maxBytes) || maxBytes < 1)
-      throw new RangeError('maxBytes must be a positive integer.');
+      refuse('maxBytes', maxBytes, 'expected a positive integer.');
     this.#maxRecords = maxRecords;
     this.#maxBytes = maxBytes;
     this.#now = options.now ?? (() => Date.now());

@@ -1,3 +1,5 @@
+import { GatewayKitError } from '../runtime/gateway-kit-error.ts';
+
 /**
  * Thrown by a record store that is at capacity with live records; the gateway answers
  * `503 unavailable` (retryable) instead of dropping state it promised to keep.
@@ -5,7 +7,7 @@
  * @example
  * if (error instanceof RecordStoreFullError) console.warn('raise maxRecords');
  */
-export class RecordStoreFullError extends Error {
+export class RecordStoreFullError extends GatewayKitError {
   override readonly name = 'RecordStoreFullError';
   /** A full store is a temporary condition: the same request may succeed later. */
   readonly retryable = true;

@@ -78,3 +78,9 @@ export const DEFAULT_QUOTAS: Quotas = Object.freeze({
   idempotencyKeys: 1_000,
   heldBytes: 8 * 1024 * 1024,
 });
+
+/** The longest delay `setTimeout` keeps (2³¹ − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** How long `auth.verify` may take before the request is answered `503 unavailable`. */
+export const VERIFY_TIMEOUT_MS = 10_000;

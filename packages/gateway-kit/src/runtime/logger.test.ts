@@ -53,6 +53,45 @@ describe('logging', () => {
     ]);
   });
 
+  it("a pino logger passed as it is logs the kit's warnings (its methods keep their `this`)", async () => {
+    const written: { level: number; msg: string }[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        written.push(JSON.parse(String(chunk)) as { level: number; msg: string });
+        done();
+      },
+    });
+    const receiver = await startCallbackReceiver();
+    const gateway = asyncGateway({
+      logger: pino(stream),
+      // A hook that throws ('hook failed', from the observer) and a callback that cannot be
+      // delivered ('callback not delivered', from the gateway's default onDeliveryFailed).
+      hooks: {
+        onInvokeAnswered: () => {
+          throw new Error('hook broke');
+        },
+      },
+      callbacks: { urlPolicy: { allowInsecureLoopback: true }, maxAttempts: 1 },
+    });
+    const client = createTestClient(gateway, { token: TOKEN });
+    await receiver.close();
+    try {
+      await client.invoke(
+        invokeBody(
+          'generate-report',
+          { topic: 'q3' },
+          { callbacks: { jobResultUrl: `${receiver.url}/jobs` } },
+        ),
+      );
+      await gateway.idle();
+    } finally {
+      await gateway.close();
+    }
+    const warnings = written.filter((line) => line.level === 40).map((line) => line.msg);
+    expect(warnings).toContain('hook failed');
+    expect(warnings).toContain('callback not delivered');
+  });
+
   it('logs routing decisions at debug, and never a token, callback credential or raw input in a full run', async () => {
     const receiver = await startCallbackReceiver();
     const { logger, lines } = capture();

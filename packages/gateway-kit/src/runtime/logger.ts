@@ -38,3 +38,19 @@ export const consoleLogger: GatewayLogger = {
   error: (message, fields) => console.error(`[gateway-kit] ${message}`, fields ?? ''),
   warn: (message, fields) => console.warn(`[gateway-kit] ${message}`, fields ?? ''),
 };
+
+/**
+ * Writes a warning with `logger.warn`, or with `logger.error` where there is no `warn`, as a method
+ * call: a class-based logger (pino) keeps its `this`. Internal.
+ *
+ * @example
+ * logWarning(logger, 'hook failed', { hook: 'onInvoke' });
+ */
+export function logWarning(
+  logger: GatewayLogger,
+  message: string,
+  fields?: Record<string, unknown>,
+): void {
+  if (logger.warn) logger.warn(message, fields);
+  else logger.error(message, fields);
+}

@@ -1,28 +1,96 @@
-/** What {@link withinBudget} resolves to when the work did not settle in time. */
+/**
+ * What {@link withinBudget} resolves to when the work did not settle within its budget: its time
+ * ran out, or its signal aborted first.
+ */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
 
+/** The limits of one {@link withinBudget} wait. */
+export interface Budget {
+  /** Longest wait in ms; without it, only `signal` can end the wait early. */
+  readonly budgetMs?: number | undefined;
+  /** Ends the wait as soon as it aborts (an aborted signal ends it at once). */
+  readonly signal?: AbortSignal | undefined;
+  /** Called once when `budgetMs` runs out, before the wait resolves: abort the work here. */
+  readonly onTimeout?: (() => void) | undefined;
+}
+
 /**
- * Waits for `pending` at most `budgetMs`. On time-out, `controller` (if given) is aborted with a
- * `TimeoutError`, so the work can stop, and {@link TIMED_OUT} is returned. The timer never
- * outlives the race.
+ * The one race of the kit: waits for `pending` until `budget.budgetMs` passed or `budget.signal`
+ * aborted, whichever is first, and then resolves {@link TIMED_OUT}. A rejection of `pending` before
+ * that rejects; one after it is ignored. One promise and at most one timer and one listener, none
+ * of which outlives the wait. Internal.
+ *
+ * @example
+ * const principal = await withinBudget(verify(token), { budgetMs: VERIFY_TIMEOUT_MS });
+ * if (principal === TIMED_OUT) return errorReply('unavailable');
  */
-export async function withinBudget<T>(
+export function withinBudget<T>(
   pending: PromiseLike<T>,
-  budgetMs: number,
-  controller?: AbortController,
+  budget: Budget,
 ): Promise<T | typeof TIMED_OUT> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => {
-      controller?.abort(new DOMException('The work ran out of time.', 'TimeoutError'));
-      resolve(TIMED_OUT);
-    }, budgetMs);
-  });
-  try {
-    return await Promise.race([pending, timedOut]);
-  } finally {
-    clearTimeout(timer);
+  const { budgetMs, signal, onTimeout } = budget;
+  if (signal === undefined) {
+    // The hot path (every async run, precheck and verify): one promise and one timer, no more.
+    return new Promise((resolve, reject) => {
+      const timer =
+        budgetMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              onTimeout?.();
+              resolve(TIMED_OUT);
+            }, budgetMs);
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const lose = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', lose);
+      resolve(TIMED_OUT);
+    };
+    const settle = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', lose);
+    };
+    pending.then(
+      (value) => {
+        settle();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+    if (signal.aborted) return lose();
+    signal.addEventListener('abort', lose, { once: true });
+    if (budgetMs !== undefined) {
+      timer = setTimeout(() => {
+        onTimeout?.();
+        lose();
+      }, budgetMs);
+    }
+  });
+}
+
+/**
+ * An abort for work that ran out of time: `controller.abort()` with a `TimeoutError`.
+ *
+ * @example
+ * await withinBudget(run(signal), { budgetMs, onTimeout: abortOnTimeout(controller) });
+ */
+export function abortOnTimeout(controller: AbortController): () => void {
+  return () => controller.abort(new DOMException('The work ran out of time.', 'TimeoutError'));
 }
 
 /** Whether a value is a promise (or any thenable). */

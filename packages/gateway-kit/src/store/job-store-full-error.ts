@@ -1,3 +1,5 @@
+import { GatewayKitError } from '../runtime/gateway-kit-error.ts';
+
 /**
  * Rejection of {@link JobStore.create} when the store is at capacity and every stored job is still
  * active (`queued` or `running`), so nothing can be evicted. It is a load signal, not a bug: the
@@ -12,7 +14,7 @@
  *   throw error;
  * }
  */
-export class JobStoreFullError extends Error {
+export class JobStoreFullError extends GatewayKitError {
   override readonly name = 'JobStoreFullError';
   /** Always true: the same request may succeed once running jobs finish. */
   readonly retryable = true;

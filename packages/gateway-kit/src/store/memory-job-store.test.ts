@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 import { jobStoreConformance } from '../testing/job-store-conformance.ts';
 import type { NewJob, StoredJob } from './job-store.ts';
 import { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';
@@ -69,8 +70,8 @@ describe('MemoryJobStore', () => {
       { retentionMs: -1 },
       { retentionMs: Number.POSITIVE_INFINITY },
       { sweepIntervalMs: -1 },
-    ])('rejects %o with a RangeError', (options) => {
-      expect(() => new MemoryJobStore(options)).toThrow(RangeError);
+    ])('rejects %o with a GatewayConfigError', (options) => {
+      expect(() => new MemoryJobStore(options)).toThrow(GatewayConfigError);
     });
 
     it('stamps updatedAt from the injected clock on every write and keeps createdAt', async () => {
@@ -291,7 +292,7 @@ describe('MemoryJobStore', () => {
       await store.create(newJob('d-3', { ownerId: 'd' })); // a (2) again: a-2
       expect(await store.get('a-2')).toBeUndefined();
       expect(await store.get('b-1')).toBeDefined();
-      expect(() => new MemoryJobStore({ maxFinishedPerOwner: 0 })).toThrow(RangeError);
+      expect(() => new MemoryJobStore({ maxFinishedPerOwner: 0 })).toThrow(GatewayConfigError);
     });
 
     it('never holds more than maxJobs jobs under sustained load', async () => {

@@ -1,3 +1,5 @@
+import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
+import { unrefTimer } from '../runtime/timers.ts';
 import {
   canTransition,
   isTerminal,
@@ -124,25 +126,23 @@ export class MemoryJobStore implements JobStore {
     const sweepIntervalMs =
       options.sweepIntervalMs ?? Math.min(Math.max(retentionMs, 1_000), 60_000);
     if (!Number.isSafeInteger(maxJobs) || maxJobs < 1) {
-      throw new RangeError(`maxJobs must be a positive integer, got ${maxJobs}.`);
+      refuse('maxJobs', maxJobs, 'expected a positive integer.');
     }
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-      throw new RangeError(`maxBytes must be a positive integer, got ${maxBytes}.`);
+      refuse('maxBytes', maxBytes, 'expected a positive integer.');
     }
     this.#maxBytes = maxBytes;
     const maxFinishedPerOwner = options.maxFinishedPerOwner ?? DEFAULT_MAX_FINISHED_PER_OWNER;
     if (!Number.isSafeInteger(maxFinishedPerOwner) || maxFinishedPerOwner < 1) {
-      throw new RangeError(
-        `maxFinishedPerOwner must be a positive integer, got ${maxFinishedPerOwner}.`,
-      );
+      refuse('maxFinishedPerOwner', maxFinishedPerOwner, 'expected a positive integer.');
     }
     this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(retentionMs) || retentionMs < 0) {
-      throw new RangeError(`retentionMs must be a finite number ≥ 0, got ${retentionMs}.`);
+      refuse('retentionMs', retentionMs, 'expected a finite number ≥ 0.');
     }
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0) {
-      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
+      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
     }
     this.#maxJobs = maxJobs;
     this.#retentionMs = retentionMs;
@@ -445,15 +445,7 @@ function oldestOf(queue: FinishQueue): Slot | undefined {
   return undefined;
 }
 
-/** Lets the process exit while the sweep timer runs (Node, Bun: `unref()`; Deno: `unrefTimer`). */
-function unrefTimer(timer: unknown): void {
-  if (typeof timer === 'object' && timer !== null && 'unref' in timer) {
-    if (typeof timer.unref === 'function') timer.unref();
-  } else if (typeof timer === 'number') {
-    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-    deno?.unrefTimer?.(timer);
-  }
-}
+const refuse: Refuse = refusalFor('new MemoryJobStore');
 
 /**
  * What a job costs held in memory: objects take about twice their JSON size in a JavaScript heap

@@ -1,9 +1,9 @@
-import type { WorkspaceClient } from '../client/create-workspace-client.js';
-import type { WorkspacePromise } from '../client/options.js';
-import type { SharedAgentInput } from '../schemas/agent.js';
-import type { DebriefInput } from '../schemas/debrief.js';
-import type { SharedSkillInput } from '../schemas/skill.js';
-import type { Change } from './plan.js';
+import type { WorkspaceClient } from '../client/create-workspace-client.ts';
+import type { WorkspacePromise } from '../client/options.ts';
+import type { SharedAgentInput } from '../schemas/agent.ts';
+import type { DebriefInput } from '../schemas/debrief.ts';
+import type { SharedSkillInput } from '../schemas/skill.ts';
+import type { Change } from './plan.ts';
 
 /** One change that was carried out, with the service's request id. */
 export interface Applied {

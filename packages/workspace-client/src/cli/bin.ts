@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { createWorkspaceClient } from '../client/create-workspace-client.js';
-import { WorkspaceApiError } from '../errors/api-error.js';
-import { WorkspaceConfigError } from '../errors/config-error.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
-import { applyPlan } from './apply.js';
-import { formatIssues, formatPlan } from './format.js';
-import { loadFolder } from './load.js';
-import { plan, summarize } from './plan.js';
-import { preview } from './preview.js';
+import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { WorkspaceApiError } from '../errors/api-error.ts';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
+import { WorkspaceError } from '../errors/workspace-error.ts';
+import { applyPlan } from './apply.ts';
+import { formatIssues, formatPlan } from './format.ts';
+import { loadFolder } from './load.ts';
+import { plan, summarize } from './plan.ts';
+import { preview } from './preview.ts';
 
 const usage = `Usage: svc-workspace <command> [options]
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, serveWorkspaceEmulator } from '../emulator/node/serve.js';
+import { type RunningEmulator, serveWorkspaceEmulator } from '../emulator/node/serve.ts';
 
 const bin = fileURLToPath(new URL('../../dist/svc-workspace.js', import.meta.url));
 const KEY = 'wk_test_cli_0123456789';

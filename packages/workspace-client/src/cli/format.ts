@@ -1,6 +1,6 @@
-import type { FileIssue } from './load.js';
-import type { Action, Change } from './plan.js';
-import { summarize } from './plan.js';
+import type { FileIssue } from './load.ts';
+import type { Action, Change } from './plan.ts';
+import { summarize } from './plan.ts';
 
 const SIGNS: Record<Action, string> = { create: '+', update: '~', unchanged: '=', delete: '-' };
 

@@ -1,14 +1,14 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import * as v from 'valibot';
-import { type DebriefDraft, defineDebrief } from '../debrief/define-debrief.js';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.js';
-import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.js';
-import { toIssues } from '../schemas/issues.js';
-import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.js';
-import { slugify } from '../schemas/slugify.js';
-import { parseYaml } from './parse-yaml.js';
+import { type DebriefDraft, defineDebrief } from '../debrief/define-debrief.ts';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.ts';
+import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.ts';
+import { toIssues } from '../schemas/issues.ts';
+import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.ts';
+import { slugify } from '../schemas/slugify.ts';
+import { parseYaml } from './parse-yaml.ts';
 
 /** The three kinds of workspace object, each in its own sub-folder. */
 export const KINDS: readonly ['skills', 'agents', 'debriefs'] = [
@@ -86,7 +86,7 @@ function readDebrief(value: unknown): DebriefInput {
 }
 
 /** Validates one parsed file and returns its item. Throws `WorkspaceValidationError`. */
-export function readItem(kind: Kind, file: string, value: unknown): LocalItem {
+function readItem(kind: Kind, file: string, value: unknown): LocalItem {
   if (kind === 'debriefs') {
     const input = readDebrief(value);
     return { kind, file, key: input.externalId, input };

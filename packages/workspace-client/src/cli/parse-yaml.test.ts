@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseYaml, YAML_LIMITS } from './parse-yaml.js';
+import { parseYaml, YAML_LIMITS } from './parse-yaml.ts';
 
 const MiB = 1024 * 1024;
 

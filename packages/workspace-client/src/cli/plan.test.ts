@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadFolder } from './load.js';
-import { covers, plan } from './plan.js';
+import { loadFolder } from './load.ts';
+import { covers, plan } from './plan.ts';
 
 const skill = { name: 'Pricing', slug: 'pricing', instructions: 'Quote.', targets: ['brain'] };
 const local = (skills = [skill]) => ({

@@ -1,4 +1,4 @@
-import type { Kind, LocalItem, LocalState } from './load.js';
+import type { Kind, LocalItem, LocalState } from './load.ts';
 
 /** What applying will do to one object. */
 export type Action = 'create' | 'update' | 'unchanged' | 'delete';

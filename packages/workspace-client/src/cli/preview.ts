@@ -6,9 +6,9 @@ import {
   PREVIEW_HEADERS,
   previewDocument,
   renderDebrief,
-} from '../emulator/preview.js';
-import { formatIssues } from './format.js';
-import { loadFile } from './load.js';
+} from '../emulator/preview.ts';
+import { formatIssues } from './format.ts';
+import { loadFile } from './load.ts';
 
 /** Renders the file as a page, or its problems (status 422). Read again on every request. */
 async function page(file: string): Promise<{ status: number; html: string; problems?: string }> {

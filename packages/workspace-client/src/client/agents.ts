@@ -3,10 +3,10 @@ import {
   type SharedAgentInput,
   SharedAgentInputSchema,
   SharedAgentSchema,
-} from '../schemas/agent.js';
-import type { RequestOptions, WorkspacePromise } from './options.js';
-import { createSlugCollection } from './slug-collection.js';
-import type { Transport } from './transport.js';
+} from '../schemas/agent.ts';
+import type { RequestOptions, WorkspacePromise } from './options.ts';
+import { createSlugCollection } from './slug-collection.ts';
+import type { Transport } from './transport.ts';
 
 /** `client.agents`: shared agents of the workspace. */
 export interface AgentsResource {

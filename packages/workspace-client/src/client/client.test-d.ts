@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Debrief, DebriefInput } from '../schemas/debrief.js';
-import type { SharedSkill } from '../schemas/skill.js';
-import { createWorkspaceClient } from './create-workspace-client.js';
+import type { Debrief, DebriefInput } from '../schemas/debrief.ts';
+import type { SharedSkill } from '../schemas/skill.ts';
+import { createWorkspaceClient } from './create-workspace-client.ts';
 
 const client = createWorkspaceClient({
   baseUrl: 'https://svc.example.com',

@@ -1,15 +1,15 @@
 import { HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.js';
-import { defineDebrief } from '../debrief/define-debrief.js';
-import { WorkspaceConfigError } from '../errors/config-error.js';
-import { WorkspaceConnectionError } from '../errors/connection-error.js';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { BASE_PERSONA_IDS } from '../schemas/agent.js';
-import { SLUG_PATTERN } from '../schemas/common.js';
-import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.js';
-import type { WorkspaceClientOptions } from './options.js';
-import { RETRY_STATUS_CODES } from './transport.js';
+import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.ts';
+import { defineDebrief } from '../debrief/define-debrief.ts';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
+import { WorkspaceConnectionError } from '../errors/connection-error.ts';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { BASE_PERSONA_IDS } from '../schemas/agent.ts';
+import { SLUG_PATTERN } from '../schemas/common.ts';
+import { createDebriefsClient, createWorkspaceClient } from './create-workspace-client.ts';
+import type { WorkspaceClientOptions } from './options.ts';
+import { RETRY_STATUS_CODES } from './transport.ts';
 
 const server = useMsw();
 const client = (options: Partial<WorkspaceClientOptions> = {}) =>

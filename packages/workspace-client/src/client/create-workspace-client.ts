@@ -1,8 +1,8 @@
-import { type AgentsResource, createAgentsResource } from './agents.js';
-import { createDebriefsResource, type DebriefsResource } from './debriefs.js';
-import type { WorkspaceClientOptions } from './options.js';
-import { createSkillsResource, type SkillsResource } from './skills.js';
-import { createTransport } from './transport.js';
+import { type AgentsResource, createAgentsResource } from './agents.ts';
+import { createDebriefsResource, type DebriefsResource } from './debriefs.ts';
+import type { WorkspaceClientOptions } from './options.ts';
+import { createSkillsResource, type SkillsResource } from './skills.ts';
+import { createTransport } from './transport.ts';
 
 /** The workspace API client: `skills`, `agents` and `debriefs` under `{baseUrl}/api/v1/org`. */
 export interface WorkspaceClient {

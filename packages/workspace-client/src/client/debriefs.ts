@@ -1,16 +1,16 @@
-import { WorkspaceValidationError } from '../errors/validation-error.js';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
 import {
   type Debrief,
   type DebriefInput,
   DebriefInputSchema,
   DebriefSchema,
-} from '../schemas/debrief.js';
-import { parseOrThrow } from '../schemas/issues.js';
-import type { RequestOptions, WorkspacePromise } from './options.js';
-import { encodePathKey } from './path-key.js';
-import { readList, readOne } from './read-body.js';
-import { workspacePromise } from './response-promise.js';
-import type { Transport } from './transport.js';
+} from '../schemas/debrief.ts';
+import { parseOrThrow } from '../schemas/issues.ts';
+import type { RequestOptions, WorkspacePromise } from './options.ts';
+import { encodePathKey } from './path-key.ts';
+import { readList, readOne } from './read-body.ts';
+import { workspacePromise } from './response-promise.ts';
+import type { Transport } from './transport.ts';
 
 /** `client.debriefs`: debriefs of the workspace. There is no delete route in v1. */
 export interface DebriefsResource {

@@ -1,14 +1,15 @@
-import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.js';
-
 /**
- * Returns `response` with a body that errors with `WorkspaceResponseTooLargeError` once more
- * than `limit` bytes have arrived. A `Content-Length` above the limit fails at once, before
- * anything is read.
+ * The package's one bounded body reader. Returns `response` with a body that errors with
+ * `tooLarge` once more than `limit` bytes have arrived; a `Content-Length` above the limit throws
+ * it at once, before anything is read. The client uses it on responses, the emulator on requests
+ * (through `new Response(request.body)`).
+ *
+ * @example
+ * const text = await limitBody(response, 1_024, new WorkspaceResponseTooLargeError('GET /skills', 1_024)).text();
  */
-export function limitBody(response: Response, limit: number, what: string): Response {
+export function limitBody(response: Response, limit: number, tooLarge: Error): Response {
   const { body } = response;
   if (body === null) return response;
-  const tooLarge = new WorkspaceResponseTooLargeError(what, limit);
   if (Number(response.headers.get('content-length')) > limit) {
     body.cancel().catch(() => {});
     throw tooLarge;

@@ -1,4 +1,4 @@
-import type { WorkspaceError } from '../errors/workspace-error.js';
+import type { WorkspaceError } from '../errors/workspace-error.ts';
 
 /** A workspace key, or a function returning one (called before each attempt). */
 export type ApiKey = string | (() => string | Promise<string>);

@@ -1,4 +1,4 @@
-import { WorkspaceValidationError } from '../errors/validation-error.js';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
 
 /**
  * Validates a path key (`slug`, `externalId`) and percent-encodes it as one path segment.

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { parseOrThrow } from '../schemas/issues.js';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { parseOrThrow } from '../schemas/issues.ts';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);

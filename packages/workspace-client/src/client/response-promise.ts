@@ -1,4 +1,4 @@
-import type { WithResponse, WorkspacePromise } from './options.js';
+import type { WithResponse, WorkspacePromise } from './options.ts';
 
 /**
  * Starts one call (`run`; a throw becomes a rejection): awaiting the result gives `data`; `withResponse()` gives `{ data, response }`

@@ -1,11 +1,11 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.js';
-import { defineDebrief } from '../debrief/define-debrief.js';
-import { createWorkspaceEmulator } from '../emulator/emulator.js';
-import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.js';
-import { createWorkspaceClient } from './create-workspace-client.js';
-import type { RequestEvent, ResponseEvent, WorkspaceClientOptions } from './options.js';
+import { API, BASE, KEY, sequence, useMsw } from '../../test/msw.ts';
+import { defineDebrief } from '../debrief/define-debrief.ts';
+import { createWorkspaceEmulator } from '../emulator/emulator.ts';
+import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.ts';
+import { createWorkspaceClient } from './create-workspace-client.ts';
+import type { RequestEvent, ResponseEvent, WorkspaceClientOptions } from './options.ts';
 
 const server = useMsw();
 const client = (options: Partial<WorkspaceClientOptions> = {}) =>

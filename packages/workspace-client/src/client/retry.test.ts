@@ -1,17 +1,17 @@
 import { HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BASE, KEY, sequence, useMsw } from '../../test/msw.js';
-import { WorkspaceAbortError } from '../errors/abort-error.js';
-import { WorkspaceApiError } from '../errors/api-error.js';
-import { ConflictError } from '../errors/conflict-error.js';
-import { WorkspaceConnectionError } from '../errors/connection-error.js';
-import { InternalServerError } from '../errors/internal-server-error.js';
-import { NotFoundError } from '../errors/not-found-error.js';
-import { RateLimitError } from '../errors/rate-limit-error.js';
-import { parseRetryAfterMs } from '../errors/retry-after.js';
-import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
-import { createWorkspaceClient } from './create-workspace-client.js';
-import type { RetryEvent, WorkspaceClientOptions } from './options.js';
+import { BASE, KEY, sequence, useMsw } from '../../test/msw.ts';
+import { WorkspaceAbortError } from '../errors/abort-error.ts';
+import { WorkspaceApiError } from '../errors/api-error.ts';
+import { ConflictError } from '../errors/conflict-error.ts';
+import { WorkspaceConnectionError } from '../errors/connection-error.ts';
+import { InternalServerError } from '../errors/internal-server-error.ts';
+import { NotFoundError } from '../errors/not-found-error.ts';
+import { RateLimitError } from '../errors/rate-limit-error.ts';
+import { parseRetryAfter, parseRetryAfterMs } from '../errors/retry-after.ts';
+import { WorkspaceTimeoutError } from '../errors/timeout-error.ts';
+import { createWorkspaceClient } from './create-workspace-client.ts';
+import type { RetryEvent, WorkspaceClientOptions } from './options.ts';
 
 const server = useMsw();
 const ok = () => HttpResponse.json([]);
@@ -300,7 +300,43 @@ describe('retry matrix', () => {
   });
 });
 
+// The one Retry-After rule of the SDK: the same table runs against @svc/gateway-kit's callback
+// delivery and @svc/workspace-client's retries (docs/decisions.md, "Retry-After").
+const RETRY_AFTER_CASES: readonly (readonly [string | null, number | undefined])[] = [
+  [' 120 ', 120_000],
+  ['0', 0],
+  ['Sun, 01 Mar 2026 12:00:05 GMT', 5_000],
+  ['Sunday, 01-Mar-26 12:00:05 GMT', 5_000], // obsolete RFC 850 form
+  ['Sun Mar  1 12:00:05 2026', 5_000], // asctime: no zone, GMT by definition
+  ['Sat, 28 Feb 2026 12:00:00 GMT', 0], // a date in the past: retry now
+  ['1.5', undefined], // delay-seconds is a whole number
+  ['-5', undefined],
+  ['2026-03-01T12:00:05Z', undefined], // not an HTTP date
+  ['soon 12', undefined],
+  ['', undefined],
+  [null, undefined],
+];
+
 describe('Retry-After', () => {
+  it.each(RETRY_AFTER_CASES)('parseRetryAfter(%j) is %j ms', (value, expected) => {
+    expect(parseRetryAfter(value, Date.parse('2026-03-01T12:00:00Z'))).toBe(expected);
+  });
+
+  it('retries at once for an HTTP-date Retry-After in the past', async () => {
+    const when = new Date(Date.now() - 60_000).toUTCString();
+    const { handler, seen } = sequence('get', '/skills', [
+      status(429, { 'retry-after': when }),
+      ok,
+    ]);
+    server.use(handler);
+    const result = settle(client().skills.list());
+    // The normal backoff would wait about 500 ms (see below); a past date waits nothing.
+    await elapse(1);
+    await until(() => result.done);
+    expect(seen).toHaveLength(2);
+    expect(result.value).toEqual([]);
+  });
+
   it('waits the Retry-After seconds of a 429 instead of the backoff', async () => {
     const { handler, seen } = sequence('get', '/skills', [status(429, { 'retry-after': '3' }), ok]);
     server.use(handler);
@@ -343,7 +379,6 @@ describe('Retry-After', () => {
   });
 
   it.each([
-    ['a date in the past', () => new Date(Date.now() - 60_000).toUTCString()],
     ['text Date.parse reads as a date in 2001', () => 'soon 12'],
     ['garbage', () => 'later, please'],
   ])('uses the normal backoff for a Retry-After that is %s', async (_, value) => {

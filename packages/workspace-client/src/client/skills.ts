@@ -3,10 +3,10 @@ import {
   type SharedSkillInput,
   SharedSkillInputSchema,
   SharedSkillSchema,
-} from '../schemas/skill.js';
-import type { RequestOptions, WorkspacePromise } from './options.js';
-import { createSlugCollection } from './slug-collection.js';
-import type { Transport } from './transport.js';
+} from '../schemas/skill.ts';
+import type { RequestOptions, WorkspacePromise } from './options.ts';
+import { createSlugCollection } from './slug-collection.ts';
+import type { Transport } from './transport.ts';
 
 /** `client.skills`: shared skills of the workspace. */
 export interface SkillsResource {

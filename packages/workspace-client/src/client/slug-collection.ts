@@ -1,10 +1,10 @@
 import type * as v from 'valibot';
-import { parseOrThrow } from '../schemas/issues.js';
-import type { RequestOptions, WorkspacePromise } from './options.js';
-import { encodePathKey } from './path-key.js';
-import { readList, readOne } from './read-body.js';
-import { workspacePromise } from './response-promise.js';
-import type { Transport } from './transport.js';
+import { parseOrThrow } from '../schemas/issues.ts';
+import type { RequestOptions, WorkspacePromise } from './options.ts';
+import { encodePathKey } from './path-key.ts';
+import { readList, readOne } from './read-body.ts';
+import { workspacePromise } from './response-promise.ts';
+import type { Transport } from './transport.ts';
 
 /** A workspace collection keyed by `slug` (shared skills, shared agents): list, upsert, delete. */
 export interface SlugCollection<TItem, TInput> {

@@ -1,23 +1,24 @@
 import ky, { isHTTPError, isKyError, isNetworkError, isTimeoutError } from 'ky';
-import { WorkspaceAbortError } from '../errors/abort-error.js';
-import { WorkspaceConfigError } from '../errors/config-error.js';
-import { WorkspaceConnectionError } from '../errors/connection-error.js';
-import { apiErrorFromResponse } from '../errors/from-response.js';
-import { REDACTED, redact } from '../errors/redact.js';
-import { parseRetryAfterMs } from '../errors/retry-after.js';
-import { WorkspaceTimeoutError } from '../errors/timeout-error.js';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
-import { backoffDelay } from './backoff.js';
-import { isBrowserLike } from './environment.js';
-import { limitBody } from './limit-body.js';
+import { WorkspaceAbortError } from '../errors/abort-error.ts';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
+import { WorkspaceConnectionError } from '../errors/connection-error.ts';
+import { apiErrorFromResponse } from '../errors/from-response.ts';
+import { REDACTED, redact } from '../errors/redact.ts';
+import { WorkspaceResponseTooLargeError } from '../errors/response-too-large-error.ts';
+import { parseRetryAfterMs } from '../errors/retry-after.ts';
+import { WorkspaceTimeoutError } from '../errors/timeout-error.ts';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { WorkspaceError } from '../errors/workspace-error.ts';
+import { backoffDelay } from './backoff.ts';
+import { isBrowserLike } from './environment.ts';
+import { limitBody } from './limit-body.ts';
 import type {
   RequestOptions,
   ResponseInfo,
   RetryPolicy,
   WorkspaceClientOptions,
-} from './options.js';
-import { checkFunction, checkHeaders, checkTimeout, MAX_TIMEOUT_MS } from './validate-options.js';
+} from './options.ts';
+import { checkFunction, checkHeaders, checkTimeout, MAX_TIMEOUT_MS } from './validate-options.ts';
 
 /** HTTP methods the workspace API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -326,7 +327,11 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
                     return new Response(null, { status: 204, headers: response.headers });
                   }
                 } else if (response.ok) {
-                  return limitBody(response, maxResponseBytes, what);
+                  return limitBody(
+                    response,
+                    maxResponseBytes,
+                    new WorkspaceResponseTooLargeError(what, maxResponseBytes),
+                  );
                 }
               },
             ],

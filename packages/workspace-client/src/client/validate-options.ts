@@ -1,4 +1,4 @@
-import { WorkspaceConfigError } from '../errors/config-error.js';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
 
 /** Longest timer the runtimes accept (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;

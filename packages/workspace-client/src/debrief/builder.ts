@@ -1,11 +1,11 @@
-import { type ValidationIssue, WorkspaceValidationError } from '../errors/validation-error.js';
-import type { DebriefAudience, DebriefInput } from '../schemas/debrief.js';
+import { type ValidationIssue, WorkspaceValidationError } from '../errors/validation-error.ts';
+import type { DebriefAudience, DebriefInput } from '../schemas/debrief.ts';
 import {
   type DebriefDraft,
   type DebriefPageDraft,
   type DebriefSectionDraft,
   defineDebrief,
-} from './define-debrief.js';
+} from './define-debrief.ts';
 
 /** Fields of `debrief(...)`: the draft without pages and sections, which are added by calls. */
 export type DebriefBuilderInit = Omit<DebriefDraft, 'pages' | 'sections'>;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { WorkspaceValidationError } from '../errors/validation-error.js';
-import { debrief } from './builder.js';
-import { defineDebrief } from './define-debrief.js';
-import { debriefExternalId } from './external-id.js';
+import { WorkspaceValidationError } from '../errors/validation-error.ts';
+import { debrief } from './builder.ts';
+import { defineDebrief } from './define-debrief.ts';
+import { debriefExternalId } from './external-id.ts';
 
 describe('defineDebrief', () => {
   it('fills every default of a valid svc-debrief-v1 contract', () => {

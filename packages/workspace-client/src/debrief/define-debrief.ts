@@ -7,8 +7,8 @@ import {
   DebriefInputSchema,
   type DebriefStatus,
   type SectionDelivery,
-} from '../schemas/debrief.js';
-import { parseOrThrow } from '../schemas/issues.js';
+} from '../schemas/debrief.ts';
+import { parseOrThrow } from '../schemas/issues.ts';
 
 /** A canvas page to author. `speech` defaults to `''` (nothing said over the page). */
 export interface DebriefPageDraft {

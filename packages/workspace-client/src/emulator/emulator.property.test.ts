@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceClient } from '../client/create-workspace-client.js';
-import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.js';
-import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.js';
-import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.js';
-import { createWorkspaceEmulator } from './emulator.js';
+import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { type SharedAgentInput, SharedAgentInputSchema } from '../schemas/agent.ts';
+import { type DebriefInput, DebriefInputSchema } from '../schemas/debrief.ts';
+import { type SharedSkillInput, SharedSkillInputSchema } from '../schemas/skill.ts';
+import { createWorkspaceEmulator } from './emulator.ts';
 
 const slug = fc.stringMatching(/^[a-z0-9]{1,8}(?:[-_][a-z0-9]{1,8}){0,3}$/);
 const words = fc.string({ minLength: 0, maxLength: 40, unit: 'grapheme' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceClient } from '../client/create-workspace-client.js';
-import { createWorkspaceEmulator } from './emulator.js';
+import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { createWorkspaceEmulator } from './emulator.ts';
 
 const KEY = 'wk_test_example';
 const auth = { authorization: `Bearer ${KEY}` };

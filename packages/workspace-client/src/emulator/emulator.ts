@@ -1,13 +1,13 @@
 import * as v from 'valibot';
-import { SharedAgentInputSchema } from '../schemas/agent.js';
-import { DebriefInputSchema } from '../schemas/debrief.js';
-import { toIssues } from '../schemas/issues.js';
-import { SharedSkillInputSchema } from '../schemas/skill.js';
-import { slugify } from '../schemas/slugify.js';
-import { corsHeaders, LOCAL_ORIGINS, type OriginPolicy, originAllowed, preflight } from './cors.js';
-import { PREVIEW_HEADERS, renderDebrief, renderDebriefList } from './preview.js';
-import { BodyTooLargeError, readLimited } from './read-limited.js';
-import { errorResponse, jsonResponse } from './responses.js';
+import { SharedAgentInputSchema } from '../schemas/agent.ts';
+import { DebriefInputSchema } from '../schemas/debrief.ts';
+import { toIssues } from '../schemas/issues.ts';
+import { SharedSkillInputSchema } from '../schemas/skill.ts';
+import { slugify } from '../schemas/slugify.ts';
+import { corsHeaders, LOCAL_ORIGINS, type OriginPolicy, originAllowed, preflight } from './cors.ts';
+import { PREVIEW_HEADERS, renderDebrief, renderDebriefList } from './preview.ts';
+import { BodyTooLargeError, readLimited } from './read-limited.ts';
+import { errorResponse, jsonResponse } from './responses.ts';
 
 /** A failure the emulator answers instead of handling the next matching request(s). */
 export interface EmulatorFault {

@@ -1,4 +1,4 @@
-export { LOCAL_ORIGINS, type OriginPolicy } from './cors.js';
+export { LOCAL_ORIGINS, type OriginPolicy } from './cors.ts';
 export {
   createWorkspaceEmulator,
   type EmulatorFault,
@@ -6,11 +6,11 @@ export {
   type WorkspaceEmulator,
   type WorkspaceEmulatorOptions,
   type WorkspaceSnapshot,
-} from './emulator.js';
+} from './emulator.ts';
 export {
   escapeHtml,
   PREVIEW_HEADERS,
   type PreviewListItem,
   renderDebrief,
   renderDebriefList,
-} from './preview.js';
+} from './preview.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { defineDebrief } from '../debrief/define-debrief.js';
-import { createWorkspaceEmulator, type WorkspaceEmulatorOptions } from './emulator.js';
-import { escapeHtml, renderDebrief } from './preview.js';
+import { defineDebrief } from '../debrief/define-debrief.ts';
+import { createWorkspaceEmulator, type WorkspaceEmulatorOptions } from './emulator.ts';
+import { escapeHtml, renderDebrief } from './preview.ts';
 
 const debrief = defineDebrief({
   externalId: 'weekly/2025 w01',

@@ -1,4 +1,4 @@
-import { WorkspaceError } from './workspace-error.js';
+import { WorkspaceError } from './workspace-error.ts';
 
 /**
  * The caller aborted the call through its `signal`, during a request or during

@@ -1,4 +1,4 @@
-import { WorkspaceError } from './workspace-error.js';
+import { WorkspaceError } from './workspace-error.ts';
 
 /** Everything known about an HTTP error response. */
 export interface ApiErrorInit {

@@ -1,4 +1,4 @@
-import { WorkspaceApiError } from './api-error.js';
+import { WorkspaceApiError } from './api-error.ts';
 
 /**
  * HTTP 401: the workspace key (or token) is missing, unknown or expired. Never retried.

@@ -1,4 +1,4 @@
-import { WorkspaceError } from './workspace-error.js';
+import { WorkspaceError } from './workspace-error.ts';
 
 /**
  * Thrown synchronously by `createWorkspaceClient` when its options are unusable:

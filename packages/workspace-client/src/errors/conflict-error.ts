@@ -1,4 +1,4 @@
-import { WorkspaceApiError } from './api-error.js';
+import { WorkspaceApiError } from './api-error.ts';
 
 /**
  * HTTP 409: the write conflicts with the current state. Never retried automatically.

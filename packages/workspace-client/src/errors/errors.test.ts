@@ -1,21 +1,21 @@
 import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { API, BASE, KEY, useMsw } from '../../test/msw.js';
-import { createWorkspaceClient } from '../client/create-workspace-client.js';
-import { WorkspaceApiError } from './api-error.js';
-import { AuthenticationError } from './authentication-error.js';
-import { BadRequestError } from './bad-request-error.js';
-import { WorkspaceConfigError } from './config-error.js';
-import { ConflictError } from './conflict-error.js';
-import { WorkspaceConnectionError } from './connection-error.js';
-import { InternalServerError } from './internal-server-error.js';
-import { NotFoundError } from './not-found-error.js';
-import { PermissionDeniedError } from './permission-denied-error.js';
-import { RateLimitError } from './rate-limit-error.js';
-import { UnprocessableEntityError } from './unprocessable-entity-error.js';
-import { WorkspaceValidationError } from './validation-error.js';
-import { WorkspaceError } from './workspace-error.js';
+import { API, BASE, KEY, useMsw } from '../../test/msw.ts';
+import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { WorkspaceApiError } from './api-error.ts';
+import { AuthenticationError } from './authentication-error.ts';
+import { BadRequestError } from './bad-request-error.ts';
+import { WorkspaceConfigError } from './config-error.ts';
+import { ConflictError } from './conflict-error.ts';
+import { WorkspaceConnectionError } from './connection-error.ts';
+import { InternalServerError } from './internal-server-error.ts';
+import { NotFoundError } from './not-found-error.ts';
+import { PermissionDeniedError } from './permission-denied-error.ts';
+import { RateLimitError } from './rate-limit-error.ts';
+import { UnprocessableEntityError } from './unprocessable-entity-error.ts';
+import { WorkspaceValidationError } from './validation-error.ts';
+import { isWorkspaceError, WorkspaceError } from './workspace-error.ts';
 
 const server = useMsw();
 const client = (apiKey: string | (() => Promise<string>) = KEY) =>
@@ -216,5 +216,19 @@ describe('unusable keys', () => {
     expect((error as Error).cause).toBeUndefined();
     expect(views(error)).not.toContain(KEY);
     expect(sent).toBe(0);
+  });
+});
+
+describe('isWorkspaceError', () => {
+  it('recognises every error of the package, and one from another copy of it', () => {
+    const errors = [
+      new WorkspaceConfigError('maxRetries must be a whole number'),
+      new WorkspaceConnectionError('GET /skills: fetch failed'),
+      new WorkspaceError('x'),
+    ];
+    for (const error of errors) expect(isWorkspaceError(error), error.name).toBe(true);
+    expect(isWorkspaceError(Object.assign(new Error('x'), { isWorkspaceError: true }))).toBe(true);
+    expect(isWorkspaceError(new Error('x'))).toBe(false);
+    expect(isWorkspaceError({ isWorkspaceError: true })).toBe(false);
   });
 });

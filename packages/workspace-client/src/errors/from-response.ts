@@ -1,14 +1,14 @@
-import { type ApiErrorInit, WorkspaceApiError } from './api-error.js';
-import { AuthenticationError } from './authentication-error.js';
-import { BadRequestError } from './bad-request-error.js';
-import { ConflictError } from './conflict-error.js';
-import { InternalServerError } from './internal-server-error.js';
-import { NotFoundError } from './not-found-error.js';
-import { PermissionDeniedError } from './permission-denied-error.js';
-import { RateLimitError } from './rate-limit-error.js';
-import { redact } from './redact.js';
-import { parseRetryAfterMs } from './retry-after.js';
-import { UnprocessableEntityError } from './unprocessable-entity-error.js';
+import { type ApiErrorInit, WorkspaceApiError } from './api-error.ts';
+import { AuthenticationError } from './authentication-error.ts';
+import { BadRequestError } from './bad-request-error.ts';
+import { ConflictError } from './conflict-error.ts';
+import { InternalServerError } from './internal-server-error.ts';
+import { NotFoundError } from './not-found-error.ts';
+import { PermissionDeniedError } from './permission-denied-error.ts';
+import { RateLimitError } from './rate-limit-error.ts';
+import { redact } from './redact.ts';
+import { parseRetryAfterMs } from './retry-after.ts';
+import { UnprocessableEntityError } from './unprocessable-entity-error.ts';
 
 const byStatus: Record<number, typeof WorkspaceApiError> = {
   400: BadRequestError,

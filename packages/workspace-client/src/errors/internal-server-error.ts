@@ -1,4 +1,4 @@
-import { WorkspaceApiError } from './api-error.js';
+import { WorkspaceApiError } from './api-error.ts';
 
 /**
  * HTTP 5xx: the service failed. 500, 502, 503 and 504 are retried first; this is thrown once retries are spent.

@@ -1,4 +1,4 @@
-import { WorkspaceApiError } from './api-error.js';
+import { WorkspaceApiError } from './api-error.ts';
 
 /**
  * HTTP 429: too many requests. Thrown once retries are spent, or at once when the

@@ -1,4 +1,4 @@
-import { WorkspaceError } from './workspace-error.js';
+import { WorkspaceError } from './workspace-error.ts';
 
 /**
  * A successful response body was larger than `maxResponseBytes` (default 16 MiB). The body is

@@ -4,19 +4,29 @@ const HTTP_DATE =
 
 /**
  * Reads the server-requested delay from `retry-after-ms` (milliseconds, preferred
- * because it is precise) or `Retry-After` (delta seconds or an HTTP date).
- * Returns `undefined` when neither header is present, when the value is not one of those
- * forms (`Date.parse` would read `'soon 12'` as a date in 2001), or when the date is not in
- * the future: the client then uses its normal backoff rather than retrying at once.
+ * because it is precise) or `Retry-After` (see {@link parseRetryAfter}).
+ * Returns `undefined` when neither header carries a usable value: the client then uses its
+ * normal backoff.
  */
 export function parseRetryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms')?.trim();
   if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms);
-  const after = headers.get('retry-after')?.trim();
-  if (!after) return undefined;
-  if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
-  if (!HTTP_DATE.test(after)) return undefined;
+  return parseRetryAfter(headers.get('retry-after'), now);
+}
+
+/**
+ * Parses a `Retry-After` value into milliseconds from `now`: delay-seconds (a whole number), or an
+ * HTTP date in one of RFC 9110's three forms, where a date in the past means 0 (retry now).
+ * `undefined` when absent or in none of those forms (`Date.parse` would read `'soon 12'` as a
+ * date in 2001). The rule `@svc/gateway-kit` applies to callback receivers too
+ * (docs/decisions.md, "Retry-After").
+ */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (!HTTP_DATE.test(text)) return undefined;
   // asctime carries no zone: it is GMT by definition.
-  const delay = Date.parse(after.endsWith('GMT') ? after : `${after} GMT`) - now;
-  return delay > 0 ? delay : undefined;
+  const date = Date.parse(text.endsWith('GMT') ? text : `${text} GMT`);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -1,4 +1,4 @@
-import { WorkspaceConnectionError } from './connection-error.js';
+import { WorkspaceConnectionError } from './connection-error.ts';
 
 /**
  * A request attempt exceeded `timeout`, or the whole call (all attempts and waits)

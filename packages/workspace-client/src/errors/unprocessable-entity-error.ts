@@ -1,4 +1,4 @@
-import { WorkspaceApiError } from './api-error.js';
+import { WorkspaceApiError } from './api-error.ts';
 
 /**
  * HTTP 422: the service rejected the content (for example its debrief validation failed). `body` holds its explanation.

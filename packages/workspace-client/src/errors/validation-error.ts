@@ -1,4 +1,4 @@
-import { WorkspaceError } from './workspace-error.js';
+import { WorkspaceError } from './workspace-error.ts';
 
 /** One problem found while validating a request or a response. */
 export interface ValidationIssue {

@@ -1,5 +1,5 @@
 import { type HttpHandler, http } from 'msw';
-import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator/emulator.js';
+import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator/emulator.ts';
 
 export {
   createWorkspaceEmulator,
@@ -8,7 +8,7 @@ export {
   type WorkspaceEmulator,
   type WorkspaceEmulatorOptions,
   type WorkspaceSnapshot,
-} from '../emulator/emulator.js';
+} from '../emulator/emulator.ts';
 
 /** Options of `workspaceHandlers`. */
 export interface WorkspaceHandlersOptions {

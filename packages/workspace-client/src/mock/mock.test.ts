@@ -1,11 +1,11 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createWorkspaceClient } from '../client/create-workspace-client.js';
-import { defineDebrief } from '../debrief/define-debrief.js';
-import { AuthenticationError } from '../errors/authentication-error.js';
-import { NotFoundError } from '../errors/not-found-error.js';
-import { UnprocessableEntityError } from '../errors/unprocessable-entity-error.js';
-import { createWorkspaceEmulator, workspaceHandlers } from './index.js';
+import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { defineDebrief } from '../debrief/define-debrief.ts';
+import { AuthenticationError } from '../errors/authentication-error.ts';
+import { NotFoundError } from '../errors/not-found-error.ts';
+import { UnprocessableEntityError } from '../errors/unprocessable-entity-error.ts';
+import { createWorkspaceEmulator, workspaceHandlers } from './index.ts';
 
 const BASE = 'https://svc.test';
 const emulator = createWorkspaceEmulator({ now: () => new Date('2025-01-06T09:00:00Z') });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { nonEmptyString, slug, stringList, text, writerObject } from './common.js';
-import type { SharedStatus } from './skill.js';
+import { nonEmptyString, slug, stringList, text, writerObject } from './common.ts';
+import type { SharedStatus } from './skill.ts';
 
 /** Persona a shared agent is based on (the contract's complete list). */
 export type BasePersonaId = 'svc-nova' | 'svc-classic';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { nonEmptyString, stringList, text, writerObject } from './common.js';
+import { nonEmptyString, stringList, text, writerObject } from './common.ts';
 
 /** The debrief contract version this client writes. */
 export const DEBRIEF_CONTRACT_VERSION = 'svc-debrief-v1' as const;

@@ -3,7 +3,7 @@ import {
   type ValidationIssue,
   type ValidationSide,
   WorkspaceValidationError,
-} from '../errors/validation-error.js';
+} from '../errors/validation-error.ts';
 
 /** Formats a valibot path as `a.b[2].c`. */
 export function formatPath(path: readonly v.IssuePathItem[] | undefined): string {

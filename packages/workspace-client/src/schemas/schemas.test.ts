@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { SharedAgentInputSchema, SharedAgentSchema } from './agent.js';
-import { SLUG_PATTERN } from './common.js';
-import { DebriefInputSchema, DebriefSchema } from './debrief.js';
-import { formatPath } from './issues.js';
-import { SharedSkillInputSchema } from './skill.js';
-import { slugify } from './slugify.js';
+import { SharedAgentInputSchema, SharedAgentSchema } from './agent.ts';
+import { SLUG_PATTERN } from './common.ts';
+import { DebriefInputSchema, DebriefSchema } from './debrief.ts';
+import { formatPath } from './issues.ts';
+import { SharedSkillInputSchema } from './skill.ts';
+import { slugify } from './slugify.ts';
 
 const paths = (schema: v.GenericSchema, value: unknown) =>
   (v.safeParse(schema, value).issues ?? []).map((issue) => formatPath(issue.path));

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { nonEmptyString, slug, stringList, text, writerObject } from './common.js';
+import { nonEmptyString, slug, stringList, text, writerObject } from './common.ts';
 
 /** Where a shared skill is used. The contract shows `realtime` and `brain`; others pass through. */
 export type SkillTarget = 'realtime' | 'brain' | (string & {});

@@ -144,6 +144,11 @@ describe('@svc/gateway-kit/node', () => {
 describe('toNodeHandler options', () => {
   it('refuses drain limits that are not non-negative integers', () => {
     expect(() => toNodeHandler(gateway, { drainMaxBytes: -1 })).toThrow(GatewayConfigError);
+    expect(() => toNodeHandler(gateway, { drainTimeoutMs: 1.5 })).toThrow(
+      new GatewayConfigError(
+        'toNodeHandler: drainTimeoutMs is the number 1.5: expected a non-negative integer.',
+      ),
+    );
     expect(() => toNodeHandler(gateway, { drainTimeoutMs: Number.NaN })).toThrow(/drainTimeoutMs/);
     expect(typeof toNodeHandler(gateway, { drainMaxBytes: 0, drainTimeoutMs: 0 })).toBe('function');
   });

@@ -3,7 +3,7 @@ import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
-import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type Refuse, refusalFor } from '../../runtime/config-refusal.ts';
 import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
@@ -282,9 +282,11 @@ function sendReply(
   });
 }
 
+const refuse: Refuse = refusalFor('toNodeHandler');
+
 function nonNegative(name: string, value: number): number {
   if (Number.isSafeInteger(value) && value >= 0) return value;
-  throw new GatewayConfigError(`toNodeHandler: ${name} must be a non-negative integer.`);
+  return refuse(name, value, 'expected a non-negative integer.');
 }
 
 export const INTERNAL_ERROR: GatewayReply = {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { LOCAL_ORIGINS } from '../cors.js';
-import { createWorkspaceEmulator } from '../emulator.js';
-import { serveWorkspaceEmulator } from './serve.js';
+import { LOCAL_ORIGINS } from '../cors.ts';
+import { createWorkspaceEmulator } from '../emulator.ts';
+import { serveWorkspaceEmulator } from './serve.ts';
 
 const usage = `Usage: svc-workspace-emulator [--port <n>] [--host <address>]
 

@@ -2,4 +2,4 @@ export {
   type RunningEmulator,
   type ServeEmulatorOptions,
   serveWorkspaceEmulator,
-} from './serve.js';
+} from './serve.ts';

@@ -3,11 +3,11 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspaceClient } from '../../client/create-workspace-client.js';
-import { defineDebrief } from '../../debrief/define-debrief.js';
-import { AuthenticationError } from '../../errors/authentication-error.js';
-import { createWorkspaceEmulator } from '../emulator.js';
-import { type RunningEmulator, serveWorkspaceEmulator } from './serve.js';
+import { createWorkspaceClient } from '../../client/create-workspace-client.ts';
+import { defineDebrief } from '../../debrief/define-debrief.ts';
+import { AuthenticationError } from '../../errors/authentication-error.ts';
+import { createWorkspaceEmulator } from '../emulator.ts';
+import { type RunningEmulator, serveWorkspaceEmulator } from './serve.ts';
 
 let running: RunningEmulator;
 beforeAll(async () => {

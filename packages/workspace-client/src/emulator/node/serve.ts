@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.js';
+import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.ts';
 
 /** Options of `serveWorkspaceEmulator`. */
 export interface ServeEmulatorOptions {

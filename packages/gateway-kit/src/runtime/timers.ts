@@ -40,27 +40,3 @@ export function abortableSleep(
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-/**
- * Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts (then
- * `promise` is left to settle on its own, its rejection ignored). Rejects when `promise` rejects
- * first. Internal.
- *
- * @example
- * const addresses = await raceAbort(resolveHost(name), attemptSignal);
- * if (addresses === undefined) return 'timed out or aborted';
- */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.resolve(undefined);
-  }
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([promise, aborted]).finally(() =>
-    signal.removeEventListener('abort', onAbort),
-  );
-}

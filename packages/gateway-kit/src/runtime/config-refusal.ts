@@ -1,0 +1,58 @@
+import { GatewayConfigError } from './gateway-config-error.ts';
+
+/**
+ * What a configuration value is, for an error message: its kind, never its content (tokens and
+ * secrets pass through here). `undefined`, `an empty string`, `a CallbackDispatcher instance`…
+ *
+ * @example
+ * describeKind(process.env.UNSET); // 'undefined'
+ */
+export function describeKind(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  switch (typeof value) {
+    case 'string':
+      if (value === '') return 'an empty string';
+      return value.trim() === value ? 'a string' : 'a string with surrounding spaces';
+    case 'number':
+      return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+    case 'boolean':
+      return String(value);
+    case 'function':
+      return 'a function';
+    case 'object': {
+      if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
+      const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)
+        ?.constructor?.name;
+      return name && name !== 'Object' ? `a ${name} instance` : 'an object';
+    }
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/**
+ * Throws the `GatewayConfigError` `<factory>: <path> is <kind>: <what to do>`. For a string option
+ * (`fromEnv`), an undefined or empty value most likely comes from an unset environment variable:
+ * says so.
+ */
+export type Refuse = (path: string, value: unknown, expected: string, fromEnv?: boolean) => never;
+
+/**
+ * The one message style of every public factory's option errors, bound to the factory's name.
+ *
+ * @example
+ * const refuse = refusalFor('createApprovalsHandler');
+ * refuse('basePath', 'x/', 'expected "/prefix" (no trailing slash).');
+ * // GatewayConfigError: createApprovalsHandler: basePath is a string: expected "/prefix" (no trailing slash).
+ */
+export function refusalFor(factory: string): Refuse {
+  return (path, value, expected, fromEnv = false) => {
+    const unset =
+      value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
+    const hint =
+      fromEnv && unset
+        ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
+        : expected;
+    throw new GatewayConfigError(`${factory}: ${path} is ${describeKind(value)}: ${hint}`);
+  };
+}
