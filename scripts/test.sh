@@ -44,7 +44,7 @@ step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
 step "docs:api (TypeDoc, warnings are errors)" pnpm docs:api
 step "test (Node 24)" pnpm turbo run test --concurrency=1 --output-logs=new-only
 # Same suites under Node 22: pnpm itself stays on Node 24, scripts see Node 22 first on PATH.
-step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --workspace-concurrency=1 run test
+step "test (Node 22)" env PATH="$node22_path:$PATH" pnpm -r --no-bail --workspace-concurrency=1 run test
 # The same suites a year and more ahead (libfaketime): a test that pins a date and also reads the
 # real clock fails here on the day it is written, not the day after.
 step "test (Node 24, clock +400 days)" faketime '+400 days' pnpm --filter @svc/gateway-kit --filter @svc/gateway-kit-redis --filter @svc/gateway-kit-postgres --filter @svc/gateway-kit-mcp --filter @svc/gateway-check --filter @svc/workspace-client run test
