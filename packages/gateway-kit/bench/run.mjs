@@ -9,7 +9,10 @@
 //
 // Env: BENCH_SECONDS (5) per measured run, BENCH_ROUNDS (6), BENCH_WARMUP (3 s per server),
 // BENCH_CONNECTIONS (64), BENCH_IMPORT_SAMPLES (15), BENCH_MICRO_MS (1000),
-// BENCH_ENFORCE=1 (exit 1 when a target is missed). `--smoke` shortens everything (~1 s runs).
+// BENCH_ENFORCE=1 (exit 1 when a target is missed), BENCH_SERVERS (a comma-separated subset of
+// the server keys, e.g. `a,c,dv`: only those run, cold import and the in-process figures are
+// skipped, and only the targets whose servers ran are judged; for quick development runs).
+// `--smoke` shortens everything (~1 s runs).
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -32,7 +35,7 @@ const config = {
 // Fastify mount against the Node adapter (at least), fresh idempotencyKey over plain in-process
 // (at most), cold import (at most).
 const TARGETS = { ca: 1.05, cd: 1.05, p99: 1.1, ec: 0.9, idempotent: 2, importMs: 30 };
-const SERVERS = [
+const ALL_SERVERS = [
   { key: 'a', label: 'a  bare node:http + valibot', file: 'servers/bare.mjs' },
   { key: 'b0', label: 'b0 Hono, defaults', file: 'servers/hono.mjs', args: ['defaults'] },
   { key: 'b', label: 'b  Hono, hashFunction', file: 'servers/hono.mjs', args: ['hash'] },
@@ -41,6 +44,13 @@ const SERVERS = [
   { key: 'dv', label: 'dv Fastify, valibot', file: 'servers/fastify.mjs', args: ['valibot'] },
   { key: 'e', label: 'e  gateway-kit/fastify', file: 'servers/gateway-fastify.mjs' },
 ];
+const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
+const unknownKey = only?.find((key) => !ALL_SERVERS.some((server) => server.key === key));
+if (unknownKey !== undefined) throw new Error(`BENCH_SERVERS: no server "${unknownKey}"`);
+// `a` is every ratio's baseline: it always runs.
+const SERVERS = only
+  ? ALL_SERVERS.filter((server) => server.key === 'a' || only.includes(server.key))
+  : ALL_SERVERS;
 
 // --- pinning and CPU accounting -------------------------------------------------------------
 
@@ -223,26 +233,8 @@ const fmt = (n, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (ok) => (ok ? 'met' : 'NOT MET');
 
-async function main() {
-  await checkDist();
-  const cpu = cpus();
-  console.log(
-    `gateway throughput — Node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim()}), ` +
-      `${fmt(totalmem() / 2 ** 30, 1)} GiB${smoke ? ' — SMOKE (figures not meaningful)' : ''}`,
-  );
-  const load1 = loadavg()[0];
-  // Colleagues' builds and tests share these 2 cores; a busy machine skews every figure.
-  if (load1 > 1) console.warn(`warning: load average ${fmt(load1, 2)} — figures will be noisy.`);
-  console.log(
-    `load average ${fmt(load1, 2)}, body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
-      `${config.rounds} rounds × ${config.seconds} s, order rotated each round, ` +
-      `${HANDLER_MODE} handlers (BENCH_HANDLER), ` +
-      (hasTaskset
-        ? 'servers pinned to core 0, load generator to core 1\n'
-        : 'no pinning (taskset missing)\n'),
-  );
-
-  // Cold import first, while nothing else runs on the machine.
+/** Cold import times and the in-process per-invoke costs. */
+function measureInProcess() {
   const both = ['../dist/index.js', '../dist/node.js'];
   const importMs = {
     // The package's own cost: node:http is loaded first, as it is in any Node server.
@@ -263,6 +255,30 @@ async function main() {
     }),
   );
 
+  return { importMs, micro };
+}
+
+async function main() {
+  await checkDist();
+  const cpu = cpus();
+  console.log(
+    `gateway throughput — Node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim()}), ` +
+      `${fmt(totalmem() / 2 ** 30, 1)} GiB${smoke ? ' — SMOKE (figures not meaningful)' : ''}`,
+  );
+  const load1 = loadavg()[0];
+  // Colleagues' builds and tests share these 2 cores; a busy machine skews every figure.
+  if (load1 > 1) console.warn(`warning: load average ${fmt(load1, 2)} — figures will be noisy.`);
+  console.log(
+    `load average ${fmt(load1, 2)}, body ${Buffer.byteLength(BODY)} B, ${config.connections} connections, warm-up ${config.warmup} s, ` +
+      `${config.rounds} rounds × ${config.seconds} s, order rotated each round, ` +
+      `${HANDLER_MODE} handlers (BENCH_HANDLER), ` +
+      (hasTaskset
+        ? 'servers pinned to core 0, load generator to core 1\n'
+        : 'no pinning (taskset missing)\n'),
+  );
+
+  // Cold import first, while nothing else runs on the machine (skipped for a subset of servers).
+  const { importMs, micro } = only ? {} : measureInProcess();
   const running = await Promise.all(SERVERS.map(start));
   const generator = startLoadGenerator();
   const stop = () => {
@@ -311,32 +327,58 @@ function report(running, rounds, importMs, micro) {
         pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12),
     );
   }
+  const ran = (...keys) => keys.every((key) => key in rounds[0]);
   // The faster Fastify configuration of this run is the one to beat.
-  const fastify =
-    median(rounds.map((round) => round.d.rps)) >= median(rounds.map((round) => round.dv.rps))
-      ? 'd'
-      : 'dv';
-  const ca = ratio('c', 'a');
-  const cd = ratio('c', fastify);
-  const p99 = ratio('c', 'a', 'p99');
-  const ec = ratio('e', 'c');
-  const idempotent = micro.gatewayFetchIdempotent / micro.gatewayFetch;
-  const importOk = importMs.package <= TARGETS.importMs;
-  const checks = [
-    ['c/a throughput', ca, ca >= TARGETS.ca, `≥ ${TARGETS.ca}`],
-    [`c/${fastify} throughput`, cd, cd >= TARGETS.cd, `≥ ${TARGETS.cd}, the faster Fastify`],
-    ['c/a p99', p99, p99 <= TARGETS.p99, `≤ ${TARGETS.p99}`],
-    ['e/c throughput', ec, ec >= TARGETS.ec, `≥ ${TARGETS.ec}, the Fastify mount`],
-    ['idempotent/plain', idempotent, idempotent <= TARGETS.idempotent, `≤ ${TARGETS.idempotent}`],
-  ];
+  const fastifies = ['d', 'dv'].filter((key) => ran(key));
+  const rps = (key) => median(rounds.map((round) => round[key].rps));
+  const fastify = fastifies.sort((x, y) => rps(y) - rps(x))[0];
+  const checks = [];
+  if (ran('c')) {
+    const ca = ratio('c', 'a');
+    const p99 = ratio('c', 'a', 'p99');
+    checks.push(['c/a throughput', ca, ca >= TARGETS.ca, `≥ ${TARGETS.ca}`]);
+    if (fastify) {
+      const cd = ratio('c', fastify);
+      checks.push([
+        `c/${fastify} throughput`,
+        cd,
+        cd >= TARGETS.cd,
+        `≥ ${TARGETS.cd}, the faster Fastify`,
+      ]);
+    }
+    checks.push(['c/a p99', p99, p99 <= TARGETS.p99, `≤ ${TARGETS.p99}`]);
+  }
+  if (ran('c', 'e')) {
+    const ec = ratio('e', 'c');
+    checks.push(['e/c throughput', ec, ec >= TARGETS.ec, `≥ ${TARGETS.ec}, the Fastify mount`]);
+  }
+  if (micro) {
+    const idempotent = micro.gatewayFetchIdempotent / micro.gatewayFetch;
+    checks.push([
+      'idempotent/plain',
+      idempotent,
+      idempotent <= TARGETS.idempotent,
+      `≤ ${TARGETS.idempotent}`,
+    ]);
+  }
   console.log('');
   for (const [what, value, ok, target] of checks) {
     console.log(`${what.padEnd(17)} ${fmt(value, 3)}  (target ${target}: ${verdict(ok)})`);
   }
-  console.log(
-    `c/b  throughput  ${fmt(ratio('c', 'b'), 3)}  (Hono with a node:crypto hashFunction)\n` +
+  if (ran('c', 'b'))
+    console.log(
+      `c/b  throughput  ${fmt(ratio('c', 'b'), 3)}  (Hono with a node:crypto hashFunction)`,
+    );
+  if (ran('c', 'b0'))
+    console.log(
       `c/b0 throughput  ${fmt(ratio('c', 'b0'), 3)}  (Hono defaults: bearerAuth hashes both tokens with Web Crypto per request)`,
-  );
+    );
+  if (!importMs || !micro) {
+    console.log('(BENCH_SERVERS set: cold import and in-process figures skipped)');
+    if (checks.some(([, , ok]) => !ok) && process.env.BENCH_ENFORCE === '1') process.exitCode = 1;
+    return;
+  }
+  const importOk = importMs.package <= TARGETS.importMs;
   console.log(
     `cold import, median of ${config.importSamples} fresh processes: index + node ` +
       `${fmt(importMs.package, 1)} ms on top of node:http (target ≤ ${TARGETS.importMs} ms: ${verdict(importOk)}); ` +
