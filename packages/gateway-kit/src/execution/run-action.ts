@@ -83,6 +83,19 @@ export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
 }
 
 /**
+ * A run's context for another step of the same invoke (the action's `precheck`): the same
+ * lazily-made `signal`, aborted by the scope's `abortSource` or by {@link timeOutRunContext}.
+ */
+export function createRunContext(scope: RunScope): ActionContext {
+  return new RunContext(scope);
+}
+
+/** Aborts a context's signal with a `TimeoutError`, if the step asked for its signal. */
+export function timeOutRunContext(context: ActionContext): void {
+  if (context instanceof RunContext) RunContext.timeOut(context);
+}
+
+/**
  * The `context` a run receives. A class, so that `signal` is one getter on the prototype: an
  * object literal with a getter gets a new closure, and so a new hidden class, per run, which
  * keeps the run's objects alive until the next full GC. The AbortController and its listener are

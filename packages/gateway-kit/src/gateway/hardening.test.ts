@@ -129,6 +129,32 @@ describe('bounded hooks', () => {
     });
   });
 
+  it("aborts a late precheck's signal with a TimeoutError when its budget runs out", async () => {
+    let aborted: unknown;
+    const slow = defineAction({
+      id: 'slow-precheck',
+      input: v.object({}),
+      timeoutMs: 50,
+      precheck: (_input, { signal }) =>
+        new Promise<undefined>((resolve) => {
+          signal.addEventListener('abort', () => {
+            aborted = signal.reason;
+            resolve(undefined);
+          });
+        }),
+      run: () => ({}),
+    });
+    const gateway = fixtureGateway({ actions: [slow] });
+    const response = await createTestClient(gateway, { token: TOKEN }).invoke(
+      invokeBody('slow-precheck', {}),
+    );
+    expect(response.body).toMatchObject({
+      status: 'rejected',
+      error: { code: 'deadline_exceeded' },
+    });
+    expect(aborted).toMatchObject({ name: 'TimeoutError' });
+  });
+
   it('asks for approval when the approval policy does not answer in time', async () => {
     const timed = defineAction({
       id: 'quick',

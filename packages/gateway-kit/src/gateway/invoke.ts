@@ -17,7 +17,14 @@ import type {
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
-import { crashed, type Outcome, type RunScope, runAction } from '../execution/run-action.ts';
+import {
+  crashed,
+  createRunContext,
+  type Outcome,
+  type RunScope,
+  runAction,
+  timeOutRunContext,
+} from '../execution/run-action.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonValueNodes } from '../http/json-shape.ts';
 import { jsonByteLength, utf8Length } from '../http/json-size.ts';
@@ -45,7 +52,7 @@ import {
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { maxBodyNodes } from '../runtime/limits.ts';
-import { abortOnTimeout, isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
 /**
@@ -83,8 +90,7 @@ function fieldTooLarge(field: string, maxBytes: number): GatewayReply {
  * Free for bodies smaller than the budgets: a part is never larger than the body it came in.
  */
 function overBudget(
-  runtime: GatewayRuntime,
-  request: InvokeRequest,
+  { runtime, request }: InvokeScope,
   bodyBytes: number | undefined,
   stored: boolean,
 ): GatewayReply | undefined {
@@ -139,6 +145,7 @@ function resolveAction(
   return { ok: true, action };
 }
 
+/** What the action (and the observer) learn of the invocation: built once per invoke. */
 function invocationOf(request: InvokeRequest): Invocation {
   const invocation: {
     -readonly [K in keyof Invocation]: Invocation[K];
@@ -156,6 +163,17 @@ function invocationOf(request: InvokeRequest): Invocation {
 
 function rejected(error: RejectedResponse['error']): GatewayReply {
   return jsonReply(200, { status: 'rejected', error } satisfies RejectedResponse);
+}
+
+/**
+ * One invoke, once its action and input are known: what every step after validation reads, handed
+ * through them as one object. It is the action's {@link RunScope} too (the call is what aborts the
+ * run when the client goes away), so a sync run needs no scope of its own.
+ */
+interface InvokeScope extends RunScope {
+  readonly call: GatewayCall;
+  readonly request: InvokeRequest;
+  readonly abortSource: GatewayCall;
 }
 
 /**
@@ -184,7 +202,8 @@ export async function handleInvoke(
   const resolved = resolveAction(request, runtime);
   if (!resolved.ok) return resolved.reply;
   const action = resolved.action;
-  runtime.observer?.invokeReceived(call, invocationOf(request), action, principal.id);
+  const invocation = invocationOf(request);
+  runtime.observer?.invokeReceived(call, invocation, action, principal.id);
 
   const parsedInput = parseActionInput(action.input, request.action.input);
   // Sync schemas (the common case) answer at once: no await, no extra microtask.
@@ -200,25 +219,24 @@ export async function handleInvoke(
       gatewayError('deadline_exceeded', { message: 'The deadline had already passed.' }),
     );
   }
-  const invocation = invocationOf(request);
-  const budgetMs = Math.min(action.timeoutMs, deadline - now);
+  const scope: InvokeScope = {
+    runtime,
+    action,
+    input: input.output,
+    invocation,
+    principal,
+    budgetMs: Math.min(action.timeoutMs, deadline - now),
+    abortSource: call,
+    call,
+    request,
+  };
   if (action.precheck) {
-    const refusal = await runPrecheck(
-      action,
-      input.output,
-      invocation,
-      principal,
-      call,
-      runtime,
-      budgetMs,
-    );
+    const refusal = await runPrecheck(scope);
     if (refusal) return refusal;
   }
   // Most actions need no approval and no policy is set: skip the await on the hot path.
   const approvalReason =
-    action.requiresApproval || runtime.approvalPolicy
-      ? await approvalReasonFor(runtime, action, input.output, invocation, principal, budgetMs)
-      : undefined;
+    action.requiresApproval || runtime.approvalPolicy ? await approvalReasonFor(scope) : undefined;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
   runtime.logger.debug?.('invoke dispatched', {
     invocationId: request.invocationId,
@@ -226,83 +244,70 @@ export async function handleInvoke(
     as: approvalReason !== undefined ? 'approval' : runsAsJob ? 'job' : 'sync',
   });
 
-  const refused = refusedCallbackUrl(runtime, request, runsAsJob, approvalReason !== undefined);
+  const refused = refusedCallbackUrl(scope, runsAsJob, approvalReason !== undefined);
   if (refused) return refused;
-  const oversized = overBudget(runtime, request, body.bytes, runsAsJob);
+  const oversized = overBudget(scope, body.bytes, runsAsJob);
   if (oversized) return oversized;
 
-  const scope =
+  const idempotent =
     request.idempotencyKey === undefined
       ? undefined
       : idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
-  if (approvalReason !== undefined) {
-    const baseUrl = runtime.baseUrl(call.requestBase);
-    const requested = await approvals.request({
-      action,
-      input: request.action.input,
-      invocation,
-      principal,
-      callbacks: request.callbacks,
-      reason: approvalReason,
-      baseUrl,
-      ...(scope
-        ? {
-            idempotent: {
-              approvalId: `apr_${scope.scopeId.slice(0, 32)}`,
-              fingerprint: scope.fingerprint,
-            },
-          }
-        : {}),
-    });
-    if (requested.ok) return jsonReply(200, requested.response);
-    return requested.refused === 'quota'
-      ? quotaExceeded(runtime, 'pendingApprovals')
-      : idempotencyMismatch();
-  }
-  if (action.executionMode === 'async') {
-    return acceptJob(
-      runtime,
-      action,
-      request,
-      invocation,
-      principal,
-      runtime.baseUrl(call.requestBase),
-      scope,
-      call.waitUntil,
-    );
-  }
-  const runOnce = (): SyncOutcome | Promise<SyncOutcome> =>
-    runSync({
-      runtime,
-      action,
-      input: input.output,
-      invocation,
-      principal,
-      budgetMs,
-      abortSource: call,
-    });
-  const run = runtime.observer?.actionRun(call, action, invocation, runOnce) ?? runOnce;
-  if (scope) return runIdempotentSync(runtime, scope, action, run);
-  const outcome = run();
+  if (approvalReason !== undefined)
+    return requestApproval(scope, approvals, approvalReason, idempotent);
+  if (action.executionMode === 'async') return acceptJob(scope, idempotent);
+  const traced = runtime.observer?.actionRun(call, action, invocation, () => runSync(scope));
+  if (idempotent)
+    return runIdempotentSync(runtime, idempotent, action, traced ?? (() => runSync(scope)));
+  const outcome = traced ? traced() : runSync(scope);
   return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
 }
 
-/** Runs an action's `precheck`: a refusal answers `rejected` now; a crash is an internal error. */
-async function runPrecheck(
-  action: Action,
-  input: unknown,
-  invocation: Invocation,
-  principal: Principal,
-  call: GatewayCall,
-  runtime: GatewayRuntime,
-  budgetMs: number,
-): Promise<GatewayReply | undefined> {
-  const controller = new AbortController();
+/** Asks for an operator's approval: the `approval_required` answer, or a quota/idempotency refusal. */
+async function requestApproval(
+  { runtime, action, request, invocation, principal, call }: InvokeScope,
+  approvals: ApprovalService,
+  reason: string,
+  idempotent: IdempotencyScope | undefined,
+): Promise<GatewayReply> {
+  const requested = await approvals.request({
+    action,
+    input: request.action.input,
+    invocation,
+    principal,
+    callbacks: request.callbacks,
+    reason,
+    baseUrl: runtime.baseUrl(call.requestBase),
+    ...(idempotent
+      ? {
+          idempotent: {
+            approvalId: `apr_${idempotent.scopeId.slice(0, 32)}`,
+            fingerprint: idempotent.fingerprint,
+          },
+        }
+      : {}),
+  });
+  if (requested.ok) return jsonReply(200, requested.response);
+  return requested.refused === 'quota'
+    ? quotaExceeded(runtime, 'pendingApprovals')
+    : idempotencyMismatch();
+}
+
+/**
+ * Runs an action's `precheck` with the context a run gets (its `signal` aborts when the client
+ * goes away or the budget runs out): a refusal answers `rejected` now; a crash is an internal
+ * error.
+ */
+async function runPrecheck(scope: InvokeScope): Promise<GatewayReply | undefined> {
+  const context = createRunContext(scope);
   try {
-    const pending = action.precheck?.(input, { invocation, principal, signal: controller.signal });
+    const pending = scope.action.precheck?.(scope.input, context);
     // Bounded like the action itself: a precheck that never settles must not hang the invoke.
     const refusal = isPromiseLike(pending)
-      ? await raceBudget(pending, controller, call, budgetMs)
+      ? await withinBudget(pending, {
+          budgetMs: scope.budgetMs,
+          onTimeout: () => timeOutRunContext(context),
+        })
       : pending;
     if (refusal === TIMED_OUT) {
       return rejected(
@@ -312,20 +317,19 @@ async function runPrecheck(
     return isActionRejection(refusal) ? rejected(refusal.error) : undefined;
   } catch (error) {
     if (isActionRejection(error)) return rejected(error.error);
-    return crashReply(crashed({ runtime, action, input, invocation, principal, budgetMs }, error))
-      .reply;
+    return crashReply(crashed(scope, error)).reply;
   }
 }
 
 /** The approval reason when this request needs one: the action's flag, or the gateway's policy. */
-async function approvalReasonFor(
-  runtime: GatewayRuntime,
-  action: Action,
-  input: unknown,
-  invocation: Invocation,
-  principal: Principal,
-  budgetMs: number,
-): Promise<string | undefined> {
+async function approvalReasonFor({
+  runtime,
+  action,
+  input,
+  invocation,
+  principal,
+  budgetMs,
+}: InvokeScope): Promise<string | undefined> {
   const fallback = `"${action.title}" needs an operator's approval.`;
   if (action.requiresApproval) return fallback;
   if (!runtime.approvalPolicy) return undefined;
@@ -344,8 +348,7 @@ async function approvalReasonFor(
  * now rather than a silently undelivered callback later.
  */
 function refusedCallbackUrl(
-  runtime: GatewayRuntime,
-  request: InvokeRequest,
+  { runtime, request }: InvokeScope,
   runsAsJob: boolean,
   needsApproval: boolean,
 ): GatewayReply | undefined {
@@ -380,18 +383,13 @@ function refusedCallbackUrl(
  * `activeJobs` budget until it finishes.
  */
 async function acceptJob(
-  runtime: GatewayRuntime,
-  action: Action,
-  request: InvokeRequest,
-  invocation: Invocation,
-  principal: Principal,
-  baseUrl: string,
-  scope: IdempotencyScope | undefined,
-  waitUntil: ((work: Promise<unknown>) => void) | undefined,
+  { runtime, action, request, invocation, principal, call }: InvokeScope,
+  idempotent: IdempotencyScope | undefined,
 ): Promise<GatewayReply> {
-  const jobId = scope ? `job_${scope.scopeId.slice(0, 32)}` : randomId('job');
+  const jobId = idempotent ? `job_${idempotent.scopeId.slice(0, 32)}` : randomId('job');
+  const baseUrl = runtime.baseUrl(call.requestBase);
   const answer = (job: StoredJob): GatewayReply => {
-    if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== scope?.fingerprint)
+    if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== idempotent?.fingerprint)
       return idempotencyMismatch();
     const accepted: AcceptedResponse = {
       status: 'accepted',
@@ -401,7 +399,7 @@ async function acceptJob(
     return jsonReply(200, accepted);
   };
   // A retry of a job that exists is a replay: it costs no budget, even a spent one.
-  const existing = scope ? await runtime.jobs.get(jobId) : undefined;
+  const existing = idempotent ? await runtime.jobs.get(jobId) : undefined;
   if (existing) return answer(existing);
 
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
@@ -429,7 +427,7 @@ async function acceptJob(
         invocation,
         callbacks: request.callbacks,
         input: request.action.input,
-        fingerprint: scope?.fingerprint,
+        fingerprint: idempotent?.fingerprint,
         heldUnits: units,
         now: runtime.now(),
       }),
@@ -438,7 +436,7 @@ async function acceptJob(
     await release();
     throw error;
   }
-  if (created.created) startJob(runtime, created.job, action, principal, waitUntil);
+  if (created.created) startJob(runtime, created.job, action, principal, call.waitUntil);
   else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }
@@ -482,23 +480,6 @@ function crashReply(outcome: Extract<Outcome, { kind: 'crashed' }>): SyncOutcome
     reply: errorReply('internal_error', { retryable: outcome.retryable }),
     retryable: outcome.retryable,
   };
-}
-
-/** Waits for a pending run within its time budget, aborting its signal on timeout or disconnect. */
-async function raceBudget<T>(
-  pending: PromiseLike<T>,
-  controller: AbortController,
-  call: GatewayCall,
-  budgetMs: number,
-): Promise<T | typeof TIMED_OUT> {
-  const clientSignal = call.signal;
-  const onClientGone = (): void => controller.abort(clientSignal?.reason);
-  clientSignal?.addEventListener('abort', onClientGone, { once: true });
-  try {
-    return await withinBudget(pending, { budgetMs, onTimeout: abortOnTimeout(controller) });
-  } finally {
-    clientSignal?.removeEventListener('abort', onClientGone);
-  }
 }
 
 function rejectedOutcome(error: RejectedResponse['error']): SyncOutcome {
