@@ -23,6 +23,9 @@ it.each([
   ['readJsonBody', 'http/read-json-body.ts'],
   ['readWebBody', 'http/read-web-body.ts'],
   ['describeKind', 'runtime/config-refusal.ts'],
+  ['refusalFor', 'runtime/config-refusal.ts'],
+  ['assertOptions', 'runtime/option-schemas.ts'],
+  ['isTimerMs', 'runtime/option-schemas.ts'],
   ['BASE_PATH', 'http/routes.ts'],
 ])('%s is defined once, in %s', (name, home) => {
   const definition = new RegExp(`(?:function|const|let|class)\\s+${name}\\b`);

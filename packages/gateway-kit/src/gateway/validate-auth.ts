@@ -1,51 +1,70 @@
-import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
-import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import * as v from 'valibot';
+import { assertOptions, fromEnv, optionsObject, whole } from '../runtime/option-schemas.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const Token = v.pipe(
+  v.custom<string>(
+    (token) => typeof token === 'string' && token.trim() !== '',
+    fromEnv('expected a non-empty token string.'),
+  ),
+  v.check((token) => token === token.trim(), 'remove the spaces or line break around it.'),
+);
+
+const TokenEntry = v.lazy((entry) =>
+  isObject(entry)
+    ? optionsObject(
+        {
+          token: Token,
+          principal: v.custom(
+            (principal) => isObject(principal) && typeof principal.id === 'string',
+            'expected { id: string }.',
+          ),
+        },
+        'expected { token, principal }.',
+      )
+    : Token,
+);
+
 /**
- * Checks an `auth` option (`{ tokens }` or `{ verify }`) of `createGateway` or
- * `createApprovalsHandler`, throwing a `GatewayConfigError` that names the path and the kind of
- * value, never the token.
+ * The schema of an `auth` option (`{ tokens }` or `{ verify }`) of `createGateway` and
+ * `createApprovalsHandler`; its messages name the kind of value, never the token.
+ */
+export const AuthSchema: v.GenericSchema<Record<string, unknown>> = v.pipe(
+  v.custom<Record<string, unknown>>(
+    (auth) => isObject(auth) && ('tokens' in auth || 'verify' in auth),
+    'expected { tokens: [...] } or { verify(token) }.',
+  ),
+  v.check(
+    (auth) => !('tokens' in auth && 'verify' in auth),
+    whole('auth has both tokens and verify: keep one (verify may check static tokens itself).'),
+  ),
+  v.lazy((auth) =>
+    'verify' in (auth as object)
+      ? v.looseObject({
+          verify: v.custom((verify) => typeof verify === 'function', 'expected a function.'),
+        })
+      : v.looseObject({
+          tokens: v.pipe(
+            v.custom<unknown[]>(
+              (tokens) => Array.isArray(tokens) && tokens.length > 0,
+              fromEnv('expected a list of at least one token.'),
+            ),
+            v.array(TokenEntry),
+          ),
+        }),
+  ),
+);
+
+/**
+ * Checks an `auth` option of `createGateway` or `createApprovalsHandler`, throwing a
+ * `GatewayConfigError` that names the path and the kind of value, never the token.
  *
  * @example
  * validateAuth({ tokens: [process.env.UNSET] }, 'createApprovalsHandler');
  * // createApprovalsHandler: auth.tokens[0] is undefined: is an environment variable unset? (expected a non-empty token string)
  */
 export function validateAuth(auth: unknown, factory: string): void {
-  const refuse: Refuse = refusalFor(factory);
-  if (!isObject(auth) || (!('tokens' in auth) && !('verify' in auth))) {
-    refuse('auth', auth, 'expected { tokens: [...] } or { verify(token) }.');
-  }
-  if ('tokens' in auth && 'verify' in auth) {
-    throw new GatewayConfigError(
-      `${factory}: auth has both tokens and verify: keep one (verify may check static tokens itself).`,
-    );
-  }
-  if ('verify' in auth) {
-    if (typeof auth.verify !== 'function')
-      refuse('auth.verify', auth.verify, 'expected a function.');
-    return;
-  }
-  const tokens = auth.tokens;
-  if (!Array.isArray(tokens) || tokens.length === 0) {
-    refuse('auth.tokens', tokens, 'expected a list of at least one token.', true);
-  }
-  tokens.forEach((entry: unknown, index) => {
-    const path = `auth.tokens[${index}]`;
-    if (isObject(entry)) {
-      checkToken(refuse, `${path}.token`, entry.token);
-      if (!isObject(entry.principal) || typeof entry.principal.id !== 'string') {
-        refuse(`${path}.principal`, entry.principal, 'expected { id: string }.');
-      }
-    } else checkToken(refuse, path, entry);
-  });
-}
-
-function checkToken(refuse: Refuse, path: string, token: unknown): void {
-  if (typeof token !== 'string' || token.trim() === '') {
-    refuse(path, token, 'expected a non-empty token string.', true);
-  }
-  if (token !== token.trim()) refuse(path, token, 'remove the spaces or line break around it.');
+  assertOptions(v.object({ auth: AuthSchema }), { auth }, factory);
 }

@@ -57,6 +57,14 @@ describe('createGateway names the exact path and the kind of value it received',
     [{ auth: { verify: 'yes' } }, 'auth.verify is a string: expected a function'],
     [{ auth: undefined }, 'auth is undefined'],
     [{ gateway: { id: 'g' } }, 'gateway.name is undefined'],
+    [{ agent: { name: 'Acme' } }, 'agent.id is undefined: is an environment variable unset?'],
+    [
+      { hooks: { onInvoke: () => {} } },
+      'hooks.onInvoke is not a known hook (known: onInvokeReceived',
+    ],
+    [{ hooks: { slowHookMs: 0 } }, 'hooks.slowHookMs is the number 0: expected a positive number'],
+    [{ logger: { error: () => {}, warn: 'x' } }, 'logger.warn is a string: expected a function.'],
+    [{ tracer: {} }, 'tracer is an object: expected an OpenTelemetry Tracer'],
     [{ gateway: { id: 'g', name: 'G', url: 42 } }, 'gateway.url is the number 42'],
     [{ agent: 'acme-agent' }, 'agent is a string'],
     [
@@ -107,6 +115,12 @@ describe('createGateway names the exact path and the kind of value it received',
   it('refuses an unknown option, which would otherwise be ignored', () => {
     expect(messageFor({ ...base, callback: { signingSecret: 'whsec_x' } })).toMatch(
       /^createGateway: unknown option "callback" \(known: .*callbacks/,
+    );
+  });
+
+  it('names every unknown option at once, before checking the known ones', () => {
+    expect(messageFor({ gatway: base.gateway, actions: [], auth: base.auth, tokens: [] })).toMatch(
+      /^createGateway: unknown options "gatway", "tokens" \(known: gateway, /,
     );
   });
 

@@ -1,0 +1,45 @@
+import * as v from 'valibot';
+import { fromEnv, is, isPlainObject, OptionalFunction, whole } from '../runtime/option-schemas.ts';
+import { CallbackConfigError } from './callback-config-error.ts';
+import { validateDeliverySettings } from './deliver-callback.ts';
+
+/**
+ * The schema of `createGateway`'s `callbacks` option: `false`, or the options of the dispatcher
+ * the gateway creates (an object literal: a `CallbackDispatcher` instance is refused with what to
+ * pass instead). Delivery settings keep the dispatcher's own messages, under `callbacks.`.
+ */
+export const CallbackOptionsSchema: v.GenericSchema = v.lazy((callbacks) =>
+  callbacks === false
+    ? v.literal(false)
+    : v.pipe(
+        is<Record<string, unknown>>(
+          isPlainObject,
+          'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
+        ),
+        v.looseObject({
+          // Present but undefined: an unset environment variable would send unsigned callbacks.
+          signingSecret: v.exactOptional(
+            is<string>(
+              (secret) => typeof secret === 'string' && secret.trim() !== '',
+              fromEnv('expected "whsec_<base64>".'),
+            ),
+          ),
+          urlPolicy: v.optional(
+            is(isPlainObject, 'expected { allowInsecureLoopback?, allowHosts? }.'),
+          ),
+          resolveHost: OptionalFunction,
+          fetch: OptionalFunction,
+          onDeliveryFailed: OptionalFunction,
+          onAttempt: OptionalFunction,
+        }),
+        v.rawCheck(({ dataset, addIssue }) => {
+          try {
+            validateDeliverySettings(dataset.value as object);
+          } catch (error) {
+            if (!(error instanceof CallbackConfigError)) throw error;
+            // Same message (it never contains the value), with the option's full path.
+            addIssue({ message: whole(`callbacks.${error.message}`) });
+          }
+        }),
+      ),
+);
