@@ -21,7 +21,7 @@ import { migrate, PostgresJobStore, PostgresRecordStore } from '../src/index.ts'
 import { startPostgres } from '../test/postgres-server.ts';
 
 const smoke = process.argv.includes('--smoke');
-const JOBS = Number(process.env.BENCH_JOBS ?? (smoke ? 300 : 4_000));
+const JOBS = Number(process.env.BENCH_JOBS ?? (smoke ? 300 : 5_000));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const INVOKE_MS = smoke ? 1_000 : 4_000;
 const POOL = 10;
@@ -48,7 +48,13 @@ try {
     await run();
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
-    const cpuMs = (used.user + used.system) / 1000 + (postgres.cpuSeconds() - server) * 1000;
+    const nodeMs = (used.user + used.system) / 1000;
+    const serverMs = (postgres.cpuSeconds() - server) * 1000;
+    const cpuMs = nodeMs + serverMs;
+    if (process.env.BENCH_VERBOSE)
+      console.log(
+        `  ${count} jobs: ${(count / seconds).toFixed(0)}/s, CPU ms/job node ${(nodeMs / count).toFixed(3)}, postgres ${(serverMs / count).toFixed(3)}`,
+      );
     return { perSecond: count / seconds, cpuMsPerJob: cpuMs / count };
   };
 
@@ -88,6 +94,7 @@ try {
   await boss.start();
   await boss.createQueue('bench');
   await boss.createQueue('bench-batch');
+  await boss.createQueue('bench-bulk');
   const bossOne = (count: number): Promise<Round> =>
     measure(count, () =>
       workers(count, async () => {
@@ -96,35 +103,51 @@ try {
         if (job) await boss.complete('bench', job.id);
       }),
     );
-  const bossBatched = (count: number): Promise<Round> =>
-    measure(count, async () => {
-      let completed = 0;
-      const producing = workers(count, async () => {
-        await boss.send('bench-batch', { at: Date.now() });
-      });
-      const drain = async (): Promise<void> => {
-        while (completed < count) {
-          const jobs = await boss.fetch('bench-batch', { batchSize: CONCURRENCY });
-          if (jobs.length === 0) {
-            // Nothing sent yet: look again in 1 ms (pg-boss's own workers poll every 0.5 s at
-            // the fastest, or are woken by NOTIFY).
-            await new Promise((resolve) => setTimeout(resolve, 1));
-            continue;
+  /** Batched workers; producers send one job per call, or (`bulk`) insert CONCURRENCY at once. */
+  const bossBatched =
+    (queue: string, bulk: boolean) =>
+    (count: number): Promise<Round> =>
+      measure(count, async () => {
+        let completed = 0;
+        let sent = 0;
+        const producing = bulk
+          ? (async () => {
+              while (sent < count) {
+                const size = Math.min(CONCURRENCY, count - sent);
+                sent += size;
+                await boss.insert(
+                  queue,
+                  Array.from({ length: size }, () => ({ data: { at: Date.now() } })),
+                );
+              }
+            })()
+          : workers(count, async () => {
+              await boss.send(queue, { at: Date.now() });
+            });
+        const drain = async (): Promise<void> => {
+          while (completed < count) {
+            const jobs = await boss.fetch(queue, { batchSize: CONCURRENCY });
+            if (jobs.length === 0) {
+              // Nothing sent yet: look again in 1 ms (pg-boss's own workers poll every 0.5 s at
+              // the fastest, or are woken by NOTIFY).
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              continue;
+            }
+            await boss.complete(
+              queue,
+              jobs.map((job) => job.id),
+            );
+            completed += jobs.length;
           }
-          await boss.complete(
-            'bench-batch',
-            jobs.map((job) => job.id),
-          );
-          completed += jobs.length;
-        }
-      };
-      await Promise.all([producing, ...Array.from({ length: BOSS_WORKERS }, drain)]);
-    });
+        };
+        await Promise.all([producing, ...Array.from({ length: BOSS_WORKERS }, drain)]);
+      });
 
   const runs = [
     { name: 'PostgresJobStore', run: ours, rounds: [] as Round[] },
     { name: 'pg-boss one by one', run: bossOne, rounds: [] as Round[] },
-    { name: 'pg-boss batched', run: bossBatched, rounds: [] as Round[] },
+    { name: 'pg-boss batched', run: bossBatched('bench-batch', false), rounds: [] as Round[] },
+    { name: 'pg-boss bulk', run: bossBatched('bench-bulk', true), rounds: [] as Round[] },
   ];
   // Warm-up (connections, plan caches), then ROUNDS rounds in a rotating order.
   for (const { run } of runs) await run(Math.min(300, JOBS));
@@ -134,11 +157,11 @@ try {
       const entry = runs[(round + i) % runs.length]!;
       entry.rounds.push(await entry.run(perRound));
     }
-  const [oursResult, bossOneResult, bossBatchResult] = runs.map(({ rounds }) => ({
+  const [oursResult, bossOneResult, bossBatchResult, bossBulkResult] = runs.map(({ rounds }) => ({
     perSecond: median(rounds.map((r) => r.perSecond)),
     cpuMsPerJob: median(rounds.map((r) => r.cpuMsPerJob)),
     statementsPerJob: median(rounds.map((r) => r.statementsPerJob ?? 0)),
-  })) as [Required<Round>, Required<Round>, Required<Round>];
+  })) as [Required<Round>, Required<Round>, Required<Round>, Required<Round>];
   await store.close();
   await storePool.end();
   await boss.stop({ graceful: false });
@@ -194,6 +217,10 @@ try {
     [
       `pg-boss 12 (send; fetch batchSize ${CONCURRENCY} + complete(ids), ${BOSS_WORKERS} workers)`,
       bossBatchResult,
+    ],
+    [
+      `pg-boss 12 (insert ${CONCURRENCY} at once; the same workers) [bulk load, not the bar]`,
+      bossBulkResult,
     ],
   ] as const;
   const load = (await import('node:os'))

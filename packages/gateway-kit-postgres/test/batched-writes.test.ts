@@ -1,4 +1,4 @@
-import type { NewJob } from '@svc/gateway-kit/store';
+import { JobStoreFullError, type NewJob } from '@svc/gateway-kit/store';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJobStore } from '../src/index.ts';
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** A store on a pool whose statements are counted. */
-async function countedStore(options: { maxFinishedPerOwner?: number } = {}) {
+async function countedStore(options: { maxFinishedPerOwner?: number; maxJobs?: number } = {}) {
   const schema = await schemas.fresh();
   const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
   const counted = {
@@ -148,6 +148,21 @@ describe('PostgresJobStore write batching', () => {
       ['d', 'e\u0000', 'f'].map((id) => store.create(newJob(id))),
     );
     expect(nul.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('keeps maxJobs exact within a batch: creates past it are refused, each to its own caller', async () => {
+    const { store, schema } = await countedStore({ maxJobs: 5 });
+    const settled = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => store.create(newJob(`bound_${i}`))),
+    );
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(5);
+    for (const s of settled)
+      if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(JobStoreFullError);
+    const [row] = await schemas.query<{ jobs: number; counted: number }>(
+      `SELECT (SELECT count(*)::int FROM "${schema}".jobs) AS jobs,
+              (SELECT sum(n)::int FROM "${schema}".counts WHERE name = 'jobs') AS counted`,
+    );
+    expect(row).toEqual({ jobs: 5, counted: 5 });
   });
 
   it('keeps per-principal retention shares when batches finish several of their jobs', async () => {
