@@ -186,6 +186,8 @@ try {
     quotas: { activeJobs: 1_000_000 },
   });
   let accepted = 0;
+  /** Answers other than `accepted` (none expected), by status. */
+  const statuses = new Map<string, number>();
   const until = performance.now() + INVOKE_MS;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -199,12 +201,14 @@ try {
         );
         const body = (await response.json()) as { status?: string };
         if (body.status === 'accepted') accepted += 1;
+        else statuses.set(String(body.status), (statuses.get(String(body.status)) ?? 0) + 1);
       }
     }),
   );
   const invokes = accepted / (INVOKE_MS / 1000);
   await gateway.idle();
   const perInvoke = gatewayPool.count / accepted;
+  if (statuses.size > 0) console.log('answers other than accepted:', Object.fromEntries(statuses));
   if (process.env.BENCH_VERBOSE)
     for (const [kind, n] of gatewayPool.kinds) console.log(`${(n / accepted).toFixed(2)}  ${kind}`);
   await gateway.close();

@@ -134,6 +134,13 @@ type WriteOp =
       readonly fields: readonly (string | null)[];
     };
 
+/** A finished job whose end the gateway handed over, and the pre-claimed callbacks it drops. */
+interface Announcement {
+  readonly jobId: string;
+  readonly webhookIds: readonly string[];
+  readonly claims: readonly string[];
+}
+
 /**
  * The write batcher's budgets: concurrent creates and updates of this instance go to Postgres
  * together, at most 64 writes and 1 MiB of values per statement, at most 2 statements in flight
@@ -243,6 +250,9 @@ export class PostgresJobStore implements JobStore {
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   readonly #leased = new Set<string>();
   readonly #writes: WriteBatcher<WriteOp, JobRow>;
+  readonly #announcements: WriteBatcher<Announcement, undefined>;
+  /** Watched jobs whose first read is due (read together, once per event-loop turn). */
+  readonly #toCheck = new Set<string>();
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
@@ -310,6 +320,16 @@ export class PostgresJobStore implements JobStore {
       deadlineExceeded: () => this.#db.deadlineExceeded(),
       sendOne: (op) => this.#writeOne(op),
       sendMany: (ops) => this.#writeMany(ops),
+    });
+    this.#announcements = new WriteBatcher<Announcement, undefined>({
+      ...WRITE_BATCH,
+      deadlineMs: this.#db.commandTimeoutMs,
+      deadlineExceeded: () => this.#db.deadlineExceeded(),
+      sendOne: async (announcement) => {
+        await this.#announce([announcement]);
+        return undefined;
+      },
+      sendMany: (announcements) => this.#announce(announcements),
     });
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => void this.#sweepQuietly(), sweepIntervalMs);
@@ -511,12 +531,10 @@ export class PostgresJobStore implements JobStore {
    */
   async announced(jobId: string): Promise<void> {
     const stored = this.callbackOutbox.releasePreClaims(jobId);
-    await this.#db.query(
-      `WITH announced AS (
-         UPDATE ${this.#s}.jobs SET announce_at = NULL WHERE job_id = $1 AND announce_at IS NOT NULL)
-       DELETE FROM ${this.#s}.outbox
-       WHERE webhook_id = ANY($2::text[]) AND claim = ANY($3::text[])`,
-      [jobId, stored.webhookIds, stored.claims],
+    // Concurrent announcements share a statement, like writes (same budgets and deadline).
+    await this.#announcements.write(
+      { jobId, ...stored },
+      byteLength(jobId, stored.webhookIds, stored.claims),
     );
   }
 
@@ -596,6 +614,8 @@ export class PostgresJobStore implements JobStore {
     this.#workerLostListeners.clear();
     this.#leased.clear();
     this.#writes.close();
+    this.#announcements.close();
+    this.#toCheck.clear();
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(noop);
@@ -672,6 +692,28 @@ export class PostgresJobStore implements JobStore {
     const answers: (JobRow | typeof RETRY_ALONE)[] = new Array(ops.length).fill(RETRY_ALONE);
     for (const row of rows) if (row.result !== 'retry') answers[row.ord - 1] = row;
     return answers;
+  }
+
+  /**
+   * Marks jobs announced and drops the callbacks their terminal writes stored that the gateway did
+   * not take over (`releasePreClaims`), in one statement.
+   */
+  async #announce(announcements: readonly Announcement[]): Promise<undefined[]> {
+    const webhookIds: string[] = [];
+    const claims: string[] = [];
+    for (const announcement of announcements) {
+      webhookIds.push(...announcement.webhookIds);
+      claims.push(...announcement.claims);
+    }
+    await this.#db.query(
+      `WITH announced AS (
+         UPDATE ${this.#s}.jobs SET announce_at = NULL
+         WHERE job_id = ANY($1::text[]) AND announce_at IS NOT NULL)
+       DELETE FROM ${this.#s}.outbox o USING unnest($2::text[], $3::text[]) AS u(webhook_id, claim)
+       WHERE o.webhook_id = u.webhook_id AND o.claim = u.claim`,
+      [announcements.map((announcement) => announcement.jobId).sort(), webhookIds, claims],
+    );
+    return announcements.map(() => undefined);
   }
 
   /** The claim under which a terminal write stores this job's callback, or null (none stored). */
@@ -791,7 +833,14 @@ export class PostgresJobStore implements JobStore {
   async #checkAfterListening(jobId: string): Promise<void> {
     // Listen first, then read: a cancel is either in the state read or in a later notification.
     await this.#startListening().catch(noop);
-    await this.#check([jobId]);
+    // Jobs watched in the same turn are read by one statement.
+    if (this.#toCheck.size === 0)
+      setImmediate(() => {
+        const jobIds = [...this.#toCheck];
+        this.#toCheck.clear();
+        void this.#check(jobIds);
+      });
+    this.#toCheck.add(jobId);
   }
 
   /** Re-reads watched jobs: delivers cancellations, drops listeners that can never fire. */

@@ -58,6 +58,24 @@ describe('WriteBatcher', () => {
     expect(t.statements).toEqual([['a'], ['b'], ['c', 'd', 'e']]);
   });
 
+  it('takes an undefined answer for a result (writes that answer nothing are not sent twice)', async () => {
+    const t = transport();
+    const statements: string[][] = [];
+    const batcher = new WriteBatcher<string, undefined>({
+      ...t.settings(),
+      sendOne: async (op) => {
+        statements.push([op]);
+        return undefined;
+      },
+      sendMany: async (ops) => {
+        statements.push([...ops]);
+        return ops.map(() => undefined);
+      },
+    });
+    await Promise.all(['a', 'b', 'c'].map((op) => batcher.write(op, 1)));
+    expect(statements).toEqual([['a', 'b', 'c']]);
+  });
+
   it('bounds a statement by items and bytes; a write larger than the byte budget goes alone', async () => {
     const t = transport();
     const batcher = new WriteBatcher(t.settings({ maxItems: 3, maxBytes: 100 }));

@@ -167,9 +167,9 @@ export class WriteBatcher<Op, Result> {
     }
     const alone: Promise<void>[] = [];
     batch.forEach((pending, i) => {
-      const result = results[i];
-      if (result === undefined || result === RETRY_ALONE) alone.push(this.#sendAlone(pending));
-      else this.#succeed(pending, result);
+      const result = i < results.length ? results[i]! : RETRY_ALONE;
+      if (result === RETRY_ALONE) alone.push(this.#sendAlone(pending));
+      else this.#succeed(pending, result as Result);
     });
     await Promise.all(alone);
   }

@@ -119,6 +119,33 @@ describe('PostgresJobStore write batching', () => {
     expect(race.find((r) => !r.ok)).toMatchObject({ reason: 'conflict' });
   });
 
+  it('announces concurrent finished jobs in one statement, dropping the callbacks nobody took', async () => {
+    const { store, counted, schema } = await countedStore();
+    const ids = Array.from({ length: 10 }, (_, i) => `announce_${i}`);
+    const callbacks = (id: string) => ({
+      callbacks: { jobResultUrl: `https://hooks.example/${id}` },
+    });
+    await Promise.all(
+      ids.map((id) => store.create(newJob(id, { status: 'running', payload: callbacks(id) }))),
+    );
+    await Promise.all(ids.map((id) => store.update(id, 1, { status: 'completed' })));
+    const pending = () =>
+      schemas.query<{ job_id: string; announce_at: string | null; entries: number }>(
+        `SELECT j.job_id, j.announce_at,
+           (SELECT count(*)::int FROM "${schema}".outbox o WHERE o.job_id = j.job_id) AS entries
+         FROM "${schema}".jobs j ORDER BY j.job_id`,
+      );
+    expect((await pending()).every((row) => row.announce_at !== null && row.entries === 1)).toBe(
+      true,
+    );
+    counted.statements = 0;
+    await Promise.all(ids.map((id) => store.announced(id)));
+    expect(counted.statements).toBeLessThanOrEqual(2);
+    expect(await pending()).toEqual(
+      [...ids].sort().map((job_id) => ({ job_id, announce_at: null, entries: 0 })),
+    );
+  });
+
   it('a write the database refuses inside a batch fails only its caller', async () => {
     const { store, schema } = await countedStore();
     // A rule of the DBA's that refuses one job: raised inside write_jobs, mid-batch.
