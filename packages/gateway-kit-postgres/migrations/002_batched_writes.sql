@@ -3,9 +3,9 @@
 -- `svc_gateway` is the schema name (replaced as in 001). Replaces trim_share (cheaper, same
 -- rule) and create_job (now create_job_row + the count), adds write_jobs; no table changes.
 --
--- write_jobs runs a batch of creates and updates, each exactly as create_job / update_job run it
--- alone (it calls them), in one transaction: one round trip and one commit for the batch instead
--- of one per write. Rows are written in job id order (ties in the order given), so two batches
+-- write_jobs runs a batch of creates and updates, each as create_job / update_job run it alone
+-- (through the same per-row functions; the batch's new jobs are counted once, at its end), in one
+-- transaction: one round trip and one commit for the batch instead of one per write. Rows are written in job id order (ties in the order given), so two batches
 -- lock the rows they share in the same order. Argument arrays are parallel: element i of each is
 -- write i. p_kind[i] is 'create' or 'update'; the fields a kind does not use are NULL.
 --

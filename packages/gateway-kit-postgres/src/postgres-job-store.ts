@@ -200,9 +200,11 @@ const COLUMN_OF: Record<string, string> = {
  * A `JobStore` in PostgreSQL, shared by every gateway instance that uses the same database
  * and schema: a job accepted on one instance can be read and cancelled on any other.
  *
- * - Every write is one statement calling a PL/pgSQL function of the schema ({@link migrate}
- *   creates them): create-if-absent, compare-and-set on `version` with the gateway's state
- *   machine, cancel + `NOTIFY` in one transaction.
+ * - Every write runs a PL/pgSQL function of the schema ({@link migrate} creates them):
+ *   create-if-absent, compare-and-set on `version` with the gateway's state machine, cancel +
+ *   `NOTIFY` in one transaction. Creates and updates called concurrently on this instance share
+ *   one statement and one transaction (at most 64 per statement, 2 statements in flight), each
+ *   with its own answer, error and deadline.
  * - A job's terminal write and its job-result callback's outbox entry commit together.
  * - `onCancel` listens with `LISTEN` on one dedicated connection, and re-reads watched jobs every
  *   `cancelPollIntervalMs`, so a lost notification still aborts the runner.
