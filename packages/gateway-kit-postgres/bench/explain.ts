@@ -12,14 +12,16 @@ const s = 'svc_gateway';
 await migrate({ client, schema: s });
 await client.query(`
   INSERT INTO ${s}.jobs (job_id, owner_id, status, version, updated_at, invocation_id, action_id,
-    action_name, created_at, lease_owner, lease_expires_at, finished_seq, expires_at, announce_at)
+    action_name, created_at, lease_owner, lease_expires_at, finished_seq, expires_at, announce_at,
+    share)
   SELECT 'job_' || i, 'principal_' || (i % 100), CASE WHEN i % 10 = 0 THEN 'running' ELSE 'completed' END,
     2, now(), '"inv"', '"a"', '"A"', '"2026-01-01T00:00:00.000Z"',
     CASE WHEN i % 10 = 0 THEN 'instance' END,
     CASE WHEN i % 10 = 0 THEN now() + interval '30 s' END,
     CASE WHEN i % 10 <> 0 THEN i END,
     CASE WHEN i % 10 <> 0 THEN now() + interval '1 day' END,
-    CASE WHEN i % 1000 = 1 THEN now() + interval '30 s' END
+    CASE WHEN i % 1000 = 1 THEN now() + interval '30 s' END,
+    'principal_' || (i % 100)
   FROM generate_series(1, 100000) i;
   INSERT INTO ${s}.records (key, value, version, expires_at)
     SELECT 'idem:p:' || i, '{}', 1, now() + interval '1 day' FROM generate_series(1, 100000) i;
@@ -45,6 +47,14 @@ const statements: [string, string][] = [
   [
     'lease renewal',
     `UPDATE ${s}.jobs SET lease_expires_at = now() WHERE job_id = ANY(ARRAY['job_10','job_20']) AND finished_seq IS NULL AND (lease_owner = 'x' OR lease_expires_at < clock_timestamp())`,
+  ],
+  [
+    'terminal write, 1 in 8: the retention share cut (no lock)',
+    `SELECT finished_seq FROM ${s}.jobs WHERE share = 'principal_7' AND finished_seq IS NOT NULL ORDER BY finished_seq DESC OFFSET 1000 LIMIT 1`,
+  ],
+  [
+    'terminal write, 1 in 8: the share rows older than the cut',
+    `SELECT job_id FROM ${s}.jobs WHERE share = 'principal_7' AND finished_seq IS NOT NULL AND finished_seq <= 1000 FOR UPDATE SKIP LOCKED`,
   ],
   [
     'worker-loss sweep',

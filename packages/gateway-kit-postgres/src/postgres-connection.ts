@@ -225,6 +225,18 @@ export class PostgresConnection {
     }
   }
 
+  /**
+   * The error of a call that missed `commandTimeoutMs` (for calls whose deadline the caller keeps,
+   * e.g. a write waiting in the store's write batcher); reports the outage like `query` does.
+   */
+  deadlineExceeded(): StoreUnavailableError {
+    const error = new StoreUnavailableError(
+      `Postgres at ${this.#target} did not answer within ${this.commandTimeoutMs} ms.`,
+    );
+    this.#markDown(error);
+    return error;
+  }
+
   /** A dedicated client for LISTEN (never from the pool: it stays in a session). */
   listenClient(): pg.Client {
     const client = new pg.Client({

@@ -18,6 +18,7 @@ import {
   PostgresConnection,
   type PostgresConnectionOptions,
 } from './postgres-connection.ts';
+import { RETRY_ALONE, WriteBatcher } from './write-batcher.ts';
 
 /**
  * Options of {@link PostgresJobStore}: the connection (see {@link PostgresConnectionOptions}) plus
@@ -113,6 +114,48 @@ interface JobRow {
   readonly [column: string]: unknown;
 }
 
+/** A create or update waiting in the write batcher (its JSON fields already encoded). */
+type WriteOp =
+  | {
+      readonly kind: 'create';
+      readonly jobId: string;
+      readonly ownerId: string;
+      readonly status: string;
+      /** CREATE_COLUMNS' JSON texts. */
+      readonly fields: readonly (string | null)[];
+    }
+  | {
+      readonly kind: 'update';
+      readonly jobId: string;
+      readonly expected: number;
+      readonly status: string | null;
+      readonly claim: string | null;
+      /** JOB_UPDATE_FIELDS' JSON texts. */
+      readonly fields: readonly (string | null)[];
+    };
+
+/** A finished job whose end the gateway handed over, and the pre-claimed callbacks it drops. */
+interface Announcement {
+  readonly jobId: string;
+  readonly webhookIds: readonly string[];
+  readonly claims: readonly string[];
+}
+
+/**
+ * The write batcher's budgets: concurrent creates and updates of this instance go to Postgres
+ * together, at most 64 writes and 1 MiB of values per statement, at most 2 statements in flight
+ * (the others wait for one to return, then go together); at most 10 000 writes or 64 MiB wait,
+ * past which a write fails at once with StoreUnavailableError (503, retryable). Every write still
+ * settles within commandTimeoutMs of its call.
+ */
+const WRITE_BATCH = {
+  maxItems: 64,
+  maxBytes: 1024 * 1024,
+  maxInFlight: 2,
+  maxQueuedItems: 10_000,
+  maxQueuedBytes: 64 * 1024 * 1024,
+} as const;
+
 const SWEEP_BATCH = 200;
 /** Pages one sweep works through at most; what is left is due at the next one. */
 const SWEEP_PAGES = 5;
@@ -135,6 +178,8 @@ const CREATE_COLUMNS = [
   'approvalId',
   'request',
 ] as const;
+/** Where each of JOB_UPDATE_FIELDS sits in CREATE_COLUMNS (write_jobs shares the arrays). */
+const UPDATE_COLUMN_AT = JOB_UPDATE_FIELDS.map((field) => CREATE_COLUMNS.indexOf(field));
 const COLUMN_OF: Record<string, string> = {
   invocationId: 'invocation_id',
   actionId: 'action_id',
@@ -155,9 +200,11 @@ const COLUMN_OF: Record<string, string> = {
  * A `JobStore` in PostgreSQL, shared by every gateway instance that uses the same database
  * and schema: a job accepted on one instance can be read and cancelled on any other.
  *
- * - Every write is one statement calling a PL/pgSQL function of the schema ({@link migrate}
- *   creates them): create-if-absent, compare-and-set on `version` with the gateway's state
- *   machine, cancel + `NOTIFY` in one transaction.
+ * - Every write runs a PL/pgSQL function of the schema ({@link migrate} creates them):
+ *   create-if-absent, compare-and-set on `version` with the gateway's state machine, cancel +
+ *   `NOTIFY` in one transaction. Creates and updates called concurrently on this instance share
+ *   one statement and one transaction (at most 64 per statement, 2 statements in flight), each
+ *   with its own answer, error and deadline.
  * - A job's terminal write and its job-result callback's outbox entry commit together.
  * - `onCancel` listens with `LISTEN` on one dedicated connection, and re-reads watched jobs every
  *   `cancelPollIntervalMs`, so a lost notification still aborts the runner.
@@ -204,6 +251,10 @@ export class PostgresJobStore implements JobStore {
   readonly #listeners = new Map<string, Set<CancelSubscription>>();
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   readonly #leased = new Set<string>();
+  readonly #writes: WriteBatcher<WriteOp, JobRow>;
+  readonly #announcements: WriteBatcher<Announcement, undefined>;
+  /** Watched jobs whose first read is due (read together, once per event-loop turn). */
+  readonly #toCheck = new Set<string>();
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
@@ -265,6 +316,23 @@ export class PostgresJobStore implements JobStore {
       ),
       lockClass: lockClass('outbox', options.schema),
     });
+    this.#writes = new WriteBatcher<WriteOp, JobRow>({
+      ...WRITE_BATCH,
+      deadlineMs: this.#db.commandTimeoutMs,
+      deadlineExceeded: () => this.#db.deadlineExceeded(),
+      sendOne: (op) => this.#writeOne(op),
+      sendMany: (ops) => this.#writeMany(ops),
+    });
+    this.#announcements = new WriteBatcher<Announcement, undefined>({
+      ...WRITE_BATCH,
+      deadlineMs: this.#db.commandTimeoutMs,
+      deadlineExceeded: () => this.#db.deadlineExceeded(),
+      sendOne: async (announcement) => {
+        await this.#announce([announcement]);
+        return undefined;
+      },
+      sendMany: (announcements) => this.#announce(announcements),
+    });
     if (sweepIntervalMs > 0) {
       this.#sweepTimer = setInterval(() => void this.#sweepQuietly(), sweepIntervalMs);
       this.#sweepTimer.unref();
@@ -287,24 +355,16 @@ export class PostgresJobStore implements JobStore {
     if (input.status !== 'queued' && input.status !== 'running') {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }
-    const values: unknown[] = [
-      input.jobId,
-      input.ownerId,
-      input.status,
-      this.#maxJobs,
-      this.instanceId,
-      this.#leaseMs,
-      ...CREATE_COLUMNS.map((field) => encode(input, field)),
-    ];
-    const [row] = await this.#db.query<JobRow>(
-      `SELECT * FROM ${this.#s}.create_job(${placeholders(values.length)})`,
-      values,
+    const fields = CREATE_COLUMNS.map((field) => encode(input, field));
+    const row = await this.#writes.write(
+      { kind: 'create', jobId: input.jobId, ownerId: input.ownerId, status: input.status, fields },
+      byteLength(input.jobId, input.ownerId, fields),
     );
-    if (row!.result === 'full') throw new JobStoreFullError(this.#maxJobs);
-    const job = decodeJob(row!);
+    if (row.result === 'full') throw new JobStoreFullError(this.#maxJobs);
+    const job = decodeJob(row);
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
-    if (row!.result === 'created') this.#lease(job.jobId);
-    return { created: row!.result === 'created', job };
+    if (row.result === 'created') this.#lease(job.jobId);
+    return { created: row.result === 'created', job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
@@ -319,23 +379,19 @@ export class PostgresJobStore implements JobStore {
   async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
     const finishing = update.status !== undefined && isTerminal(update.status);
     const claim = finishing ? this.#callbackClaim() : null;
-    const values: unknown[] = [
-      jobId,
-      expectedVersion,
-      update.status ?? null,
-      this.#retentionMs,
-      this.instanceId,
-      this.#leaseMs,
-      claim,
-      this.#retentionMs,
-      ...JOB_UPDATE_FIELDS.map((field) => encode(update, field)),
-      this.#maxFinishedPerOwner,
-    ];
-    const [row] = await this.#db.query<JobRow>(
-      `SELECT * FROM ${this.#s}.update_job(${placeholders(values.length)})`,
-      values,
+    const fields = JOB_UPDATE_FIELDS.map((field) => encode(update, field));
+    const row = await this.#writes.write(
+      {
+        kind: 'update',
+        jobId,
+        expected: expectedVersion,
+        status: update.status ?? null,
+        claim,
+        fields,
+      },
+      byteLength(jobId, claim, fields),
     );
-    const result = toWriteResult(row!);
+    const result = toWriteResult(row);
     if (result.ok) {
       // Registered once the write succeeded: a refused write (the cancel won) stored nothing.
       if (claim !== null) this.callbackOutbox.preClaimed(`job_${jobId}_${update.status}`, claim);
@@ -477,12 +533,10 @@ export class PostgresJobStore implements JobStore {
    */
   async announced(jobId: string): Promise<void> {
     const stored = this.callbackOutbox.releasePreClaims(jobId);
-    await this.#db.query(
-      `WITH announced AS (
-         UPDATE ${this.#s}.jobs SET announce_at = NULL WHERE job_id = $1 AND announce_at IS NOT NULL)
-       DELETE FROM ${this.#s}.outbox
-       WHERE webhook_id = ANY($2::text[]) AND claim = ANY($3::text[])`,
-      [jobId, stored.webhookIds, stored.claims],
+    // Concurrent announcements share a statement, like writes (same budgets and deadline).
+    await this.#announcements.write(
+      { jobId, ...stored },
+      byteLength(jobId, stored.webhookIds, stored.claims),
     );
   }
 
@@ -561,10 +615,107 @@ export class PostgresJobStore implements JobStore {
     this.#listeners.clear();
     this.#workerLostListeners.clear();
     this.#leased.clear();
+    this.#writes.close();
+    this.#announcements.close();
+    this.#toCheck.clear();
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(noop);
     await this.#db.close();
+  }
+
+  /** One create or update as its own statement (the per-row function). */
+  async #writeOne(op: WriteOp): Promise<JobRow> {
+    const values: unknown[] =
+      op.kind === 'create'
+        ? [
+            op.jobId,
+            op.ownerId,
+            op.status,
+            this.#maxJobs,
+            this.instanceId,
+            this.#leaseMs,
+            ...op.fields,
+          ]
+        : [
+            op.jobId,
+            op.expected,
+            op.status,
+            this.#retentionMs,
+            this.instanceId,
+            this.#leaseMs,
+            op.claim,
+            this.#retentionMs,
+            ...op.fields,
+            this.#maxFinishedPerOwner,
+          ];
+    const [row] = await this.#db.query<JobRow>(
+      `SELECT * FROM ${this.#s}.${op.kind}_job(${placeholders(values.length)})`,
+      values,
+    );
+    return row!;
+  }
+
+  /** Several creates and updates as one statement (write_jobs: one transaction, one commit). */
+  async #writeMany(ops: readonly WriteOp[]): Promise<(JobRow | typeof RETRY_ALONE)[]> {
+    // Parallel arrays, one element per write (write_jobs' argument order).
+    const columns: unknown[][] = Array.from({ length: 19 }, () => new Array(ops.length));
+    ops.forEach((op, i) => {
+      columns[0]![i] = op.kind;
+      columns[1]![i] = op.jobId;
+      columns[3]![i] = op.status;
+      if (op.kind === 'create') {
+        columns[2]![i] = op.ownerId;
+        columns[4]![i] = null;
+        columns[5]![i] = null;
+        for (let c = 0; c < CREATE_COLUMNS.length; c++) columns[6 + c]![i] = op.fields[c];
+      } else {
+        columns[2]![i] = null;
+        columns[4]![i] = op.expected;
+        columns[5]![i] = op.claim;
+        for (let c = 0; c < CREATE_COLUMNS.length; c++) columns[6 + c]![i] = null;
+        for (let c = 0; c < UPDATE_COLUMN_AT.length; c++)
+          columns[6 + UPDATE_COLUMN_AT[c]!]![i] = op.fields[c];
+      }
+    });
+    const values = [
+      ...columns,
+      this.#maxJobs,
+      this.instanceId,
+      this.#leaseMs,
+      this.#retentionMs,
+      this.#retentionMs,
+      this.#maxFinishedPerOwner,
+    ];
+    const rows = await this.#db.query<JobRow & { ord: number }>(
+      `SELECT w.ord, (w.reply).* FROM ${this.#s}.write_jobs(${placeholders(values.length)}) w`,
+      values,
+    );
+    const answers: (JobRow | typeof RETRY_ALONE)[] = new Array(ops.length).fill(RETRY_ALONE);
+    for (const row of rows) if (row.result !== 'retry') answers[row.ord - 1] = row;
+    return answers;
+  }
+
+  /**
+   * Marks jobs announced and drops the callbacks their terminal writes stored that the gateway did
+   * not take over (`releasePreClaims`), in one statement.
+   */
+  async #announce(announcements: readonly Announcement[]): Promise<undefined[]> {
+    const webhookIds: string[] = [];
+    const claims: string[] = [];
+    for (const announcement of announcements) {
+      webhookIds.push(...announcement.webhookIds);
+      claims.push(...announcement.claims);
+    }
+    await this.#db.query(
+      `WITH announced AS (
+         UPDATE ${this.#s}.jobs SET announce_at = NULL
+         WHERE job_id = ANY($1::text[]) AND announce_at IS NOT NULL)
+       DELETE FROM ${this.#s}.outbox o USING unnest($2::text[], $3::text[]) AS u(webhook_id, claim)
+       WHERE o.webhook_id = u.webhook_id AND o.claim = u.claim`,
+      [announcements.map((announcement) => announcement.jobId).sort(), webhookIds, claims],
+    );
+    return announcements.map(() => undefined);
   }
 
   /** The claim under which a terminal write stores this job's callback, or null (none stored). */
@@ -684,7 +835,14 @@ export class PostgresJobStore implements JobStore {
   async #checkAfterListening(jobId: string): Promise<void> {
     // Listen first, then read: a cancel is either in the state read or in a later notification.
     await this.#startListening().catch(noop);
-    await this.#check([jobId]);
+    // Jobs watched in the same turn are read by one statement.
+    if (this.#toCheck.size === 0)
+      setImmediate(() => {
+        const jobIds = [...this.#toCheck];
+        this.#toCheck.clear();
+        void this.#check(jobIds);
+      });
+    this.#toCheck.add(jobId);
   }
 
   /** Re-reads watched jobs: delivers cancellations, drops listeners that can never fire. */
@@ -756,6 +914,16 @@ function nonNegative(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 0)
     throw new RangeError(`${name} must be an integer ≥ 0, got ${value}.`);
   return value;
+}
+
+/** UTF-8 bytes of a write's values (what the write batcher budgets). */
+function byteLength(...values: (string | null | readonly (string | null)[])[]): number {
+  let bytes = 0;
+  for (const value of values)
+    if (typeof value === 'string') bytes += Buffer.byteLength(value);
+    else if (value !== null)
+      for (const item of value) if (item !== null) bytes += Buffer.byteLength(item);
+  return bytes;
 }
 
 function placeholders(count: number): string {

@@ -17,9 +17,20 @@ export interface TestPostgres {
   pause(): void;
   /** SIGCONTs a paused server. */
   resume(): void;
+  /** CPU seconds the server used so far (postmaster, backends, exited backends), from /proc. */
+  cpuSeconds(): number;
   /** Stops it for good and removes its folder. */
   stop(): Promise<void>;
 }
+
+/** Clock ticks per second of /proc/PID/stat's times (USER_HZ: 100 on Linux). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 /** A free TCP port on 127.0.0.1 (the OS picks one; it is released before use). */
 export async function freePort(): Promise<number> {
@@ -150,6 +161,25 @@ export async function startPostgres(): Promise<TestPostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     crash: () => stopWith('immediate'),
     start,
+    cpuSeconds: () => {
+      const parent = postmaster();
+      if (parent === undefined) return 0;
+      // utime, stime (and for the postmaster cutime, cstime: its exited backends), in ticks.
+      const ticks = (pid: number, fields: number): number => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          let sum = 0;
+          for (let i = 11; i < 11 + fields; i++) sum += Number(after[i]);
+          return sum;
+        } catch {
+          return 0; // exited meanwhile
+        }
+      };
+      let total = ticks(parent, 4);
+      for (const pid of children(parent)) total += ticks(pid, 2);
+      return total / CLOCK_TICKS;
+    },
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
     stop: async () => {
