@@ -299,21 +299,24 @@ describe('configuration', () => {
   it.each([
     [
       { baseUrl: 'not a url', apiKey: KEY },
-      /^createWorkspaceClient: baseUrl is a string: expected an absolute/,
+      /^createWorkspaceClient: baseUrl is a string: expected an absolute http\(s\) URL without credentials/,
     ],
-    [{ baseUrl: 'ftp://svc.test', apiKey: KEY }, /http: or https:/],
+    [
+      { baseUrl: 'ftp://svc.test', apiKey: KEY },
+      /baseUrl is a string: expected an absolute http\(s\) URL/,
+    ],
     [{ baseUrl: 'https://user:pw@svc.test', apiKey: KEY }, /credentials/],
     [
       { baseUrl: BASE, apiKey: '' },
-      /^createWorkspaceClient: apiKey is an empty string: expected a workspace key string/,
+      /^createWorkspaceClient: apiKey is an empty string: expected a key or a function returning a token/,
     ],
     [
       { baseUrl: undefined, apiKey: KEY },
-      /^createWorkspaceClient: baseUrl is undefined: expected an absolute http\(s\) URL\.$/,
+      /^createWorkspaceClient: baseUrl is undefined: expected an absolute http\(s\) URL/,
     ],
     [
       { baseUrl: BASE, apiKey: `${KEY}\n` },
-      /^createWorkspaceClient: apiKey is a string with surrounding spaces: expected printable ASCII/,
+      /^createWorkspaceClient: apiKey is a string: expected printable ASCII/,
     ],
     [{ baseUrl: BASE, apiKey: KEY, retry: -1 }, /retry.limit/],
     [
@@ -356,7 +359,7 @@ describe('configuration', () => {
   it('refuses a workspace key string in a browser unless dangerouslyAllowBrowser', async () => {
     vi.stubGlobal('document', {});
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
-      /^createWorkspaceClient: apiKey is a string: an admin secret, refused in a browser/,
+      /^createWorkspaceClient: apiKey is a string: a secret, refused in a browser: pass a function/,
     );
     expect(() =>
       createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, dangerouslyAllowBrowser: true }),
@@ -386,7 +389,7 @@ describe('configuration', () => {
     vi.stubGlobal('document', {});
     vi.stubGlobal('Deno', { id: 'Deno', version: { deno: {} } });
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
-      /^createWorkspaceClient: apiKey is a string: an admin secret, refused in a browser/,
+      /^createWorkspaceClient: apiKey is a string: a secret, refused in a browser: pass a function/,
     );
     vi.stubGlobal('Deno', { version: { deno: '2.5.0' } });
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).not.toThrow();

@@ -72,7 +72,7 @@ const DEFAULTS = {
 type ResolvedPolicy = Required<{ [K in keyof RetryPolicy]: NonNullable<RetryPolicy[K]> }>;
 
 function resolvePolicy(
-  factory: string,
+  factory: string | undefined,
   ...layers: (RetryPolicy | number | undefined)[]
 ): ResolvedPolicy {
   const policy: ResolvedPolicy = {
@@ -91,15 +91,15 @@ function resolvePolicy(
   }
   // The number of retries, not a cap on what callers make us keep: 0 (never retry) is meaningful.
   if (!Number.isInteger(policy.limit) || policy.limit < 0) {
-    refuse(factory, 'retry.limit', policy.limit, 'expected an integer ≥ 0.');
+    refuse('retry.limit', policy.limit, 'expected an integer >= 0.', factory);
   }
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     if (!(policy[key] >= 0 && policy[key] <= MAX_TIMEOUT_MS)) {
       refuse(
-        factory,
         `retry.${key}`,
         policy[key],
         `expected a number of ms from 0 to ${MAX_TIMEOUT_MS}.`,
+        factory,
       );
     }
   }
@@ -113,9 +113,8 @@ function resolvePolicy(
  */
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
 
-const INVALID_KEY = 'expected printable ASCII, no spaces or line breaks (a trailing newline?).';
-/** The name option errors give: the factory, or a request's own options. */
-const FACTORY = 'createWorkspaceClient';
+const INVALID_KEY = 'expected printable ASCII without spaces or line breaks.';
+/** What option errors of a request's own options are named after (else `createWorkspaceClient`). */
 const CALL = 'request options';
 
 /** Headers the client owns: a user `headers` entry never replaces them. */
@@ -140,15 +139,17 @@ const requestIdOf = (headers: Headers): string | undefined =>
   headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 
 function resolveRoot(baseUrl: unknown): string {
-  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) {
-    refuse(FACTORY, 'baseUrl', baseUrl, 'expected an absolute http(s) URL.');
-  }
-  const url = new URL(baseUrl);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    refuse(FACTORY, 'baseUrl', baseUrl, 'expected an http: or https: URL.');
-  }
-  if (url.username !== '' || url.password !== '') {
-    refuse(FACTORY, 'baseUrl', baseUrl, 'expected no credentials (pass the key as apiKey).');
+  let url: URL | undefined;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {}
+  if (
+    typeof baseUrl !== 'string' ||
+    !/^https?:$/.test(url?.protocol ?? '') ||
+    url?.username !== '' ||
+    url.password !== ''
+  ) {
+    refuse('baseUrl', baseUrl, 'expected an absolute http(s) URL without credentials.');
   }
   const path = url.pathname.replace(/\/+$/, '');
   const prefixed = path.endsWith('/api/v1/org') ? path : `${path}/api/v1/org`;
@@ -161,42 +162,36 @@ function resolveRoot(baseUrl: unknown): string {
  */
 export function createTransport(options: WorkspaceClientOptions): Transport {
   if (options === null || typeof options !== 'object') {
-    refuse(FACTORY, 'options', options, 'expected { baseUrl, apiKey, … }.');
+    refuse('options', options, 'expected { baseUrl, apiKey }.');
   }
   const root = resolveRoot(options.baseUrl);
   const { apiKey } = options;
   if (typeof apiKey === 'string' ? apiKey.trim() === '' : typeof apiKey !== 'function') {
-    refuse(
-      FACTORY,
-      'apiKey',
-      apiKey,
-      'expected a workspace key string or a function returning a token.',
-    );
+    refuse('apiKey', apiKey, 'expected a key or a function returning a token.');
   }
   if (typeof apiKey === 'string' && !KEY_PATTERN.test(apiKey)) {
-    refuse(FACTORY, 'apiKey', apiKey, INVALID_KEY);
+    refuse('apiKey', apiKey, INVALID_KEY);
   }
   if (typeof apiKey === 'string' && isBrowserLike() && options.dangerouslyAllowBrowser !== true) {
     refuse(
-      FACTORY,
       'apiKey',
       apiKey,
-      'an admin secret, refused in a browser: pass a function returning a short-lived token (or dangerouslyAllowBrowser: true).',
+      'a secret, refused in a browser: pass a function returning a short-lived token (or dangerouslyAllowBrowser: true).',
     );
   }
-  checkFunction(FACTORY, 'fetch', options.fetch);
-  checkFunction(FACTORY, 'onRetry', options.onRetry);
-  checkFunction(FACTORY, 'onRequest', options.onRequest);
-  checkFunction(FACTORY, 'onResponse', options.onResponse);
-  checkHeaders(FACTORY, 'headers', options.headers);
-  checkTimeout(FACTORY, 'timeout', options.timeout);
-  checkTimeout(FACTORY, 'totalTimeout', options.totalTimeout);
+  checkFunction('fetch', options.fetch);
+  checkFunction('onRetry', options.onRetry);
+  checkFunction('onRequest', options.onRequest);
+  checkFunction('onResponse', options.onResponse);
+  checkHeaders('headers', options.headers);
+  checkTimeout('timeout', options.timeout);
+  checkTimeout('totalTimeout', options.totalTimeout);
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-    refuse(FACTORY, 'maxResponseBytes', maxResponseBytes, 'expected a positive integer (bytes).');
+    refuse('maxResponseBytes', maxResponseBytes, 'expected a positive integer (bytes).');
   }
   // Validate the client-level policy now so mistakes surface at construction.
-  resolvePolicy(FACTORY, options.retry);
+  resolvePolicy(undefined, options.retry);
 
   const resolveKey = async (): Promise<string> => {
     if (typeof apiKey === 'string') return apiKey;
@@ -206,10 +201,8 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     } catch (error) {
       throw new WorkspaceError('The apiKey function failed', { cause: error });
     }
-    if (typeof key !== 'string' || key.trim() === '') {
-      refuse('apiKey()', 'its result', key, 'expected a non-empty token string.');
-    }
-    if (!KEY_PATTERN.test(key)) refuse('apiKey()', 'its result', key, INVALID_KEY);
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key))
+      refuse('its result', key, INVALID_KEY, 'apiKey()');
     return key;
   };
 
@@ -217,9 +210,9 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     validateResponses: options.validateResponses !== false,
     async request(method, path, body, call) {
       const what = `${method} ${path}`;
-      checkTimeout(CALL, 'timeout', call?.timeout);
-      checkTimeout(CALL, 'totalTimeout', call?.totalTimeout);
-      checkHeaders(CALL, 'headers', call?.headers);
+      checkTimeout('timeout', call?.timeout, CALL);
+      checkTimeout('totalTimeout', call?.totalTimeout, CALL);
+      checkHeaders('headers', call?.headers, CALL);
       const policy = resolvePolicy(CALL, options.retry, call?.retry);
       const signal = call?.signal;
       const totalTimeout = call?.totalTimeout ?? options.totalTimeout ?? DEFAULTS.totalTimeout;
@@ -245,7 +238,7 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
         try {
           request.headers.set('authorization', `Bearer ${key}`);
         } catch {
-          refuse(FACTORY, 'apiKey', key, INVALID_KEY);
+          refuse('apiKey', key, INVALID_KEY);
         }
         sentAt = Date.now();
         if (options.onRequest !== undefined) {

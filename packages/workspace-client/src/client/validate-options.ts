@@ -5,31 +5,31 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * What an option value is, for an error message: its kind, never its content (keys pass through
- * here). A documented copy of `@svc/gateway-kit`'s `describeKind`: this package depends on no
- * other of the SDK.
+ * here). A documented copy of `@svc/gateway-kit`'s `describeKind`, shortened (this package depends
+ * on no other of the SDK, and counts its bytes).
  */
 function kindOf(value: unknown): string {
   const type = typeof value;
   if (value == null || type === 'boolean') return String(value);
   if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
-  if (type === 'string')
-    return value === ''
-      ? 'an empty string'
-      : `a string${value === (value as string).trim() ? '' : ' with surrounding spaces'}`;
+  if (type === 'string') return value === '' ? 'an empty string' : 'a string';
   return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
 }
 
 /**
  * Throws the `WorkspaceConfigError` `<factory>: <path> is <kind>: <what to do>`, the one message
- * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`). For a
- * string option (`fromEnv`), an undefined or empty value most likely comes from an unset
- * environment variable: says so.
+ * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`).
  *
  * @example
- * refuse('createWorkspaceClient', 'baseUrl', 'ftp://x', 'expected an http: or https: URL.');
- * // WorkspaceConfigError: createWorkspaceClient: baseUrl is a string: expected an http: or https: URL.
+ * refuse('baseUrl', 'ftp://x', 'expected an absolute http(s) URL.');
+ * // WorkspaceConfigError: createWorkspaceClient: baseUrl is a string: expected an absolute http(s) URL.
  */
-export function refuse(factory: string, path: string, value: unknown, expected: string): never {
+export function refuse(
+  path: string,
+  value: unknown,
+  expected: string,
+  factory = 'createWorkspaceClient',
+): never {
   throw new WorkspaceConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
 }
 
@@ -37,33 +37,32 @@ export function refuse(factory: string, path: string, value: unknown, expected: 
  * Checks a timeout option: `undefined`, `false`, or a whole number of ms from 1 to
  * `MAX_TIMEOUT_MS`. `'abc'` or `-5` would otherwise become 1 ms timers.
  */
-export function checkTimeout(factory: string, name: string, value: unknown): void {
+export function checkTimeout(name: string, value: unknown, factory?: string): void {
   if (value === undefined || value === false) return;
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_TIMEOUT_MS) {
     refuse(
-      factory,
       name,
       value,
       `expected false or a whole number of ms from 1 to ${MAX_TIMEOUT_MS}.`,
+      factory,
     );
   }
 }
 
 /** Checks that an optional callback option is a function. */
-export function checkFunction(factory: string, name: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'function') {
-    refuse(factory, name, value, 'expected a function.');
-  }
+export function checkFunction(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'function')
+    refuse(name, value, 'expected a function.');
 }
 
 /** Checks a `headers` option: a plain object of string values. */
-export function checkHeaders(factory: string, name: string, value: unknown): void {
+export function checkHeaders(name: string, value: unknown, factory?: string): void {
   if (value === undefined) return;
   if (
     value === null ||
     typeof value !== 'object' ||
     Object.values(value).some((item) => typeof item !== 'string')
   ) {
-    refuse(factory, name, value, 'expected an object of string values.');
+    refuse(name, value, 'expected an object of string values.', factory);
   }
 }

@@ -166,7 +166,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
   for (const [index, name] of (options.allowedHosts ?? []).entries()) {
     if (typeof name !== 'string' || !/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i.test(name))
-      refuse('createWorkspaceEmulator', `allowedHosts[${index}]`, name, 'expected a host name.');
+      refuse(`allowedHosts[${index}]`, name, 'expected a host name.', 'createWorkspaceEmulator');
   }
   const allowedHosts = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -181,7 +181,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     maxStoredBytes,
   })) {
     if (!Number.isSafeInteger(value) || value < 1)
-      refuse('createWorkspaceEmulator', name, value, 'expected a positive integer.');
+      refuse(name, value, 'expected a positive integer.', 'createWorkspaceEmulator');
   }
   /** Size (JSON characters) of every stored row, and their total. */
   const sizes = new WeakMap<Row, number>();
