@@ -17,6 +17,7 @@ import type {
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
+import { parseInvokeRequest } from '../contract/parse-invoke-request.ts';
 import {
   crashed,
   createRunContext,
@@ -190,11 +191,15 @@ export async function handleInvoke(
   const body = await readJsonBody(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
-  const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
-  if (!parsed.success) {
-    return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
+  // The specialised check answers the common body; the schema judges (and names) the rest.
+  let request = parseInvokeRequest(body.value);
+  if (request === undefined) {
+    const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
+    if (!parsed.success) {
+      return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
+    }
+    request = parsed.output;
   }
-  const request = parsed.output;
   // Before the action's schema copies the input: an over-shaped part goes no further.
   const overShaped = overShape(runtime, request, body.nodes);
   if (overShaped) return overShaped;
