@@ -4,6 +4,8 @@
  */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
 
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** The limits of one {@link withinBudget} wait. */
 export interface Budget {
   /** Longest wait in ms; without it, only `signal` can end the wait early. */
@@ -51,7 +53,9 @@ export function withinBudget<T>(
       // The timer is armed one microtask later, after the reactions of work that has settled
       // already (an `async` function that did not wait for anything): most such waits then need
       // no timer at all. The budget starts microseconds later, far below timers' resolution.
-      queueMicrotask(() => {
+      // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
+      // AsyncResource.)
+      SETTLED.then(() => {
         if (settled) return;
         timer = setTimeout(() => {
           onTimeout?.();

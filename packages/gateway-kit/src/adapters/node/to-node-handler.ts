@@ -67,25 +67,28 @@ export function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadR
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const finish = (result: BodyReadResult): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onEnd);
-      resolve(result);
-    };
+    let done = false;
     const onData = (chunk: Buffer): void => {
+      if (done) return;
       total += chunk.length;
       if (total > limit) {
         // Stop buffering at once; the reply drains the rest and closes (see sendReply).
+        done = true;
+        req.off('data', onData);
         req.pause();
-        finish({ kind: 'too_large' });
+        resolve({ kind: 'too_large' });
       } else chunks.push(chunk);
     };
-    const onEnd = (): void =>
-      finish({
+    // The stream has ended (or failed): nothing more comes, so its listeners stay (removing them
+    // is work for nothing on every request).
+    const onEnd = (): void => {
+      if (done) return;
+      done = true;
+      resolve({
         kind: 'bytes',
         bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total),
       });
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onEnd);
