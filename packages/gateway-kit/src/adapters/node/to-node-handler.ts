@@ -3,6 +3,7 @@ import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { JSON_HEADERS } from '../../http/replies.ts';
 import { type Refuse, refusalFor } from '../../runtime/config-refusal.ts';
 import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
@@ -211,17 +212,33 @@ class NodeCall implements GatewayCall {
   }
 }
 
+/** {@link JSON_HEADERS} as a flat list of names and values. */
+const JSON_HEAD: readonly string[] = Object.entries(JSON_HEADERS).flat();
+
 function writeReply(res: ServerResponse, reply: GatewayReply, close: boolean): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
-  if (reply.body !== null) {
-    headers['content-length'] =
-      typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
+  const { body } = reply;
+  const length =
+    body === null
+      ? undefined
+      : typeof body === 'string'
+        ? Buffer.byteLength(body)
+        : body.byteLength;
+  // Headers as one flat list (which writeHead takes as it is): no copy of the reply's headers, and
+  // the common JSON reply's list is written out whole.
+  let head: (string | number)[];
+  if (reply.headers === JSON_HEADERS && length !== undefined) {
+    head = [...JSON_HEAD, 'content-length', length];
+  } else {
+    head = [];
+    for (const name in reply.headers) head.push(name, reply.headers[name]!);
+    if (length !== undefined) head.push('content-length', length);
   }
   // Node then ends the connection once the reply is written.
-  if (close) headers.connection = 'close';
-  res.writeHead(reply.status, headers);
-  res.end(reply.body ?? undefined);
+  if (close) head.push('connection', 'close');
+  res.writeHead(reply.status, head);
+  // The head and a string body go out in one write.
+  res.end(body ?? undefined);
 }
 
 export interface DrainLimits {
