@@ -264,8 +264,13 @@ export async function handleInvoke(
   const traced = runtime.observer?.actionRun(call, action, invocation, () => runSync(scope));
   if (idempotent)
     return runIdempotentSync(runtime, idempotent, action, traced ?? (() => runSync(scope)));
-  const outcome = traced ? traced() : runSync(scope);
-  return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
+  if (traced) {
+    const outcome = traced();
+    return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
+  }
+  // The common case, without the mapping promise of runSync.
+  const ran = runAction(scope);
+  return answerOf(scope, isPromiseLike(ran) ? await ran : ran).reply;
 }
 
 /** Asks for an operator's approval: the `approval_required` answer, or a quota/idempotency refusal. */

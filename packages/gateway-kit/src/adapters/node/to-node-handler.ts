@@ -110,7 +110,9 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
     const raw = req.rawHeaders;
     let joined: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
-      if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
+      const sent = raw[i]!;
+      // Most clients send lower-case names: compared as they are, no lower-cased copy.
+      if (sent === name || (sent.length === name.length && sent.toLowerCase() === name)) {
         joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
       }
     }
@@ -128,7 +130,8 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   // The common case needs no URL parse: an origin-form path without dot segments.
-  if (path.startsWith('/') && !/\/(\.|%2e)/i.test(path)) return path;
+  if (path.startsWith('/') && !path.includes('/.') && (!path.includes('%') || !/\/%2e/i.test(path)))
+    return path;
   try {
     return new URL(url, 'http://host.invalid').pathname;
   } catch {
