@@ -30,6 +30,11 @@ function isPlainRecord(value: unknown): value is Plain {
   );
 }
 
+function firstKeyIs(value: Plain, name: string): boolean {
+  for (const key in value) return key === name;
+  return false;
+}
+
 function meetingOf(value: unknown): InvokeRequest['meeting'] | undefined {
   if (!isPlain(value)) return undefined;
   let keys = 0;
@@ -38,7 +43,10 @@ function meetingOf(value: unknown): InvokeRequest['meeting'] | undefined {
       return undefined;
     keys += 1;
   }
-  return keys === 2 ? { id: value.id as string, roomName: value.roomName as string } : undefined;
+  if (keys !== 2) return undefined;
+  // Already the schema's output (its keys in the schema's order): no copy.
+  if (firstKeyIs(value, 'id')) return value as InvokeRequest['meeting'];
+  return { id: value.id as string, roomName: value.roomName as string };
 }
 
 function sessionOf(value: unknown): InvokeRequest['session'] | undefined {
@@ -55,9 +63,9 @@ function sessionOf(value: unknown): InvokeRequest['session'] | undefined {
       return undefined;
     keys += 1;
   }
-  return keys === 2
-    ? { id: value.id as string, mode: value.mode as InvokeRequest['session']['mode'] }
-    : undefined;
+  if (keys !== 2) return undefined;
+  if (firstKeyIs(value, 'id')) return value as InvokeRequest['session'];
+  return { id: value.id as string, mode: value.mode as InvokeRequest['session']['mode'] };
 }
 
 function actionOf(value: unknown): InvokeRequest['action'] | undefined {
@@ -82,13 +90,15 @@ function callbacksOf(value: unknown): InvokeRequest['callbacks'] | undefined {
     const parsed = v.safeParse(CallbacksSchema, value);
     return parsed.success ? parsed.output : undefined;
   }
-  return {};
+  return value;
 }
 
 /**
  * The request-shape check of `POST /v1/invoke`, specialised: the output `InvokeRequestSchema`
  * would give for a body that passes it, built without the schema's generic machinery (the common
- * case of every invoke). `undefined` when the body does not certainly pass — then the schema
+ * case of every invoke). Parts of the body that are already what the schema would output (the
+ * same keys in its order) are used as they are rather than copied, so it is for a body the
+ * gateway parsed itself, not one shared with other code. `undefined` when the body does not certainly pass — then the schema
  * judges it and names the issues, so refusals are the schema's, word for word. Never accepts
  * what the schema refuses (`parse-invoke-request.test.ts` checks both on generated bodies).
  *

@@ -192,7 +192,8 @@ export async function handleInvoke(
   if (!body.ok) return body.reply;
 
   // The specialised check answers the common body; the schema judges (and names) the rest.
-  let request = parseInvokeRequest(body.value);
+  // (Only for a body parsed here: one a framework parsed is shared with its other handlers.)
+  let request = body.bytes === undefined ? undefined : parseInvokeRequest(body.value);
   if (request === undefined) {
     const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
     if (!parsed.success) {
