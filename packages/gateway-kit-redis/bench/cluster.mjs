@@ -98,7 +98,7 @@ try {
   await singleStore.close();
   const durable = new RedisJobStore({
     ...seeds,
-    prefix: '{svc:gw:durable}:',
+    prefix: 'svc:gw:durable:',
     sweepIntervalMs: 0,
     onError: quiet,
     waitForReplicas: { replicas: 1, timeoutMs: 500 },

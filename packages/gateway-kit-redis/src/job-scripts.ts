@@ -16,7 +16,8 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * StoredJob field, written by JavaScript and never parsed in Lua (cjson would round numbers and
  * turn empty arrays into objects).
  *
- * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
+ * Every key of a job script is in the job's bucket (see key-layout.ts). Job scripts share KEYS:
+ * 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
  * running: a queued job is about to run on the instance that created it; historically "running"),
  * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
  * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
@@ -83,7 +84,8 @@ end
 `;
 
 /**
- * Create-if-absent. ARGV: 1 jobId, 2 status, 3 maxJobs (0 = unbounded), 4 job key prefix,
+ * Create-if-absent. ARGV: 1 jobId, 2 status, 3 the bucket's share of maxJobs (0 = unbounded),
+ * 4 job key prefix of the bucket,
  * 5 lease owner, 6 lease ms, 7… field/value pairs.
  * Returns {'exists', fields} | {'created', fields} | {'full'}.
  */
@@ -175,7 +177,8 @@ return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
- * Renews this instance's leases. ARGV: 1 key prefix, 2 owner, 3 lease ms, 4… jobIds.
+ * Renews this instance's leases of one bucket. KEYS: 1 the bucket's active set (routes the script
+ * to the bucket's node). ARGV: 1 bucket key prefix, 2 owner, 3 lease ms, 4… jobIds of the bucket.
  * Returns the ids this instance should stop renewing (no longer running, or leased by another).
  */
 export const RENEW_LEASES: LuaScript = lua(`
@@ -202,17 +205,26 @@ return done
 `);
 
 /**
- * Fails queued or running jobs whose lease expired (their instance died) with the given error.
- * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence, 5 unannounced zset.
- * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished jobs kept per owner,
- * 6… jobIds. Returns the failed ids.
+ * Fails queued or running jobs of one bucket whose lease expired (their instance died) with the
+ * given error: one SSCAN page of the bucket's leased set per call.
+ * KEYS: 1 active set, 2 leased set, 3 finished zset, 4 finish sequence, 5 unannounced zset,
+ * 6 sweep claim. ARGV: 1 bucket key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished
+ * jobs kept per owner, 6 claim owner, 7 claim ms ('0': sweep without claiming), 8 cursor, 9 page.
+ * With a claim, the first page (cursor '0') takes the bucket's sweep claim (SET NX PX) and sweeps
+ * nothing when another instance holds it. Returns {next cursor, {id, retention group, …}, claimed,
+ * entries in the unannounced set}.
  */
 export const SWEEP_LEASES: LuaScript = lua(`${PRELUDE}
+if ARGV[8] == '0' and tonumber(ARGV[7]) > 0 then
+  -- Nothing to sweep: no claim taken, nothing written.
+  if redis.call('EXISTS', KEYS[2], KEYS[5]) == 0 then return {'0', {}, 1, 0} end
+  if not redis.call('SET', KEYS[6], ARGV[6], 'NX', 'PX', ARGV[7]) then return {'0', {}, 0, 0} end
+end
+local page = redis.call('SSCAN', KEYS[2], ARGV[8], 'COUNT', tonumber(ARGV[9]))
 local failed = {}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 6, #ARGV do
-  local id = ARGV[i]
+for _, id in ipairs(page[2]) do
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
   if current[1] ~= 'running' and current[1] ~= 'queued' then
@@ -232,9 +244,46 @@ for i = 6, #ARGV do
     local owner = retention_group(job)
     keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
+    failed[#failed + 1] = owner
   end
 end
-return failed
+return {page[1], failed, 1, redis.call('ZCARD', KEYS[5])}
+`);
+
+/**
+ * A finished job joins its retention group's index (in the group's bucket: a principal's finished
+ * jobs are spread over the buckets of their ids), after its terminal write; past the share the
+ * group's earliest-finished jobs leave the index and are returned for {@link EVICT_FINISHED}.
+ * Idempotent (ZADD NX): a retry keeps the first score.
+ * KEYS: 1 the group's index. ARGV: 1 jobId, 2 share, 3 ttl ms. Returns the evicted ids.
+ */
+export const KEEP_FINISHED: LuaScript = lua(`
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], 'NX', tonumber(t[1]) * 1000000 + tonumber(t[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if over <= 0 then return {} end
+-- ZPOPMIN answers member, score, member, score, …
+local popped = redis.call('ZPOPMIN', KEYS[1], over)
+local ids = {}
+for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+return ids
+`);
+
+/**
+ * Deletes a finished job its group's index evicted, if it is still finished (in its own bucket).
+ * KEYS: 1 job hash, 2 finished zset. ARGV: 1 jobId, 2 retention group. Returns 1 if deleted.
+ */
+export const EVICT_FINISHED: LuaScript = lua(`${PRELUDE}
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or not TERMINAL[status] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+local mine = KEYS[2] .. ':' .. ARGV[2]
+if redis.call('ZREM', mine, ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[2] .. ':owners', redis.call('ZCARD', mine), ARGV[2])
+end
+return 1
 `);
 
 /**
@@ -242,7 +291,7 @@ return failed
  * terminal write and handing the callback over): each due entry's time moves `grace ms` ahead, so
  * one instance at a time reports it; entries of jobs that no longer exist are dropped.
  * With ARGV[4] = '0' (an instance with nobody to report to) it only drops the vanished entries.
- * KEYS: 1 unannounced zset. ARGV: 1 job key prefix, 2 grace ms, 3 limit, 4 claim ('1' or '0').
+ * KEYS: 1 the bucket's unannounced zset. ARGV: 1 job key prefix of the bucket, 2 grace ms, 3 limit, 4 claim ('1' or '0').
  * Returns the claimed ids, and how many due entries it looked at.
  */
 export const CLAIM_UNANNOUNCED: LuaScript = lua(`

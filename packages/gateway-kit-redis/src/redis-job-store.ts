@@ -16,11 +16,20 @@ import {
   CANCEL_JOB,
   CLAIM_UNANNOUNCED,
   CREATE_JOB,
+  EVICT_FINISHED,
+  KEEP_FINISHED,
   RENEW_LEASES,
   SWEEP_LEASES,
   UPDATE_JOB,
 } from './job-scripts.ts';
-import { BUCKET_TAGS, bucketOf, checkClusterPrefix, defaultPrefix } from './key-layout.ts';
+import {
+  bucketShare,
+  checkBuckets,
+  checkClusterPrefix,
+  DEFAULT_BUCKETS,
+  defaultPrefix,
+  KeyLayout,
+} from './key-layout.ts';
 import {
   callbackShares,
   RedisCallbackOutbox,
@@ -47,15 +56,29 @@ import {
 export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
   /**
    * Prefix of every key and channel. Instances that share jobs use the same prefix. Default
-   * `svc:gw:`; on a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
+   * `svc:gw:`. On a Redis Cluster it must not contain `{` or `}`: the store adds a hash tag per
+   * bucket (see `buckets`).
    */
   readonly prefix?: string;
+  /**
+   * How many buckets the store's keys are spread over (1 … 1024). A job, its lease and the indexes
+   * its scripts touch live in the bucket of its id; a principal's callback queue and finished-jobs
+   * index in the bucket of the principal; on a Redis Cluster each bucket is one hash slot, so the
+   * buckets spread the keys and the load over the primaries. Store-wide bounds (`maxJobs`,
+   * `maxPendingCallbacks`) are split into equal per-bucket shares, so they must be 0 or at least
+   * `buckets`; per-principal bounds stay exact. Part of the key layout: every instance of a
+   * deployment uses the same value, and changing it moves keys (see docs/migration.md).
+   * `buckets: 1` puts a store in one slot (exact store-wide bounds, no spread). Default 64.
+   */
+  readonly buckets?: number;
   /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
   readonly retentionMs?: number;
   /**
-   * Most jobs kept at once (active and finished, across all instances). When full, the
-   * earliest-finished job is evicted; if every job is active, `create` rejects with
-   * `JobStoreFullError` (503). `0` means unbounded. Default 100 000.
+   * Most jobs kept at once (active and finished, across all instances), split into equal shares
+   * per bucket (`maxJobs / buckets` each: the total never exceeds `maxJobs`). When a job's bucket
+   * is full, the earliest-finished job of the principal keeping the most in that bucket is
+   * evicted; if every job of the bucket is active, `create` rejects with `JobStoreFullError`
+   * (503). `0` means unbounded, else at least `buckets`. Default 100 000.
    */
   readonly maxJobs?: number;
   /**
@@ -87,8 +110,10 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    */
   readonly callbackPollIntervalMs?: number;
   /**
-   * Pending callbacks kept at most in the outbox, across all instances; beyond it a callback ends
-   * as `overflow`. `0` means unbounded. Default 100 000. Entries also expire after `retentionMs`.
+   * Pending callbacks kept at most in the outbox, across all instances, split into equal shares
+   * per bucket (a principal's callbacks are in its bucket); beyond its bucket's share a callback
+   * ends as `overflow`. `0` means unbounded, else at least `buckets`. Default 100 000. Entries also
+   * expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
   /**
@@ -96,7 +121,7 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * primary acknowledged but had not sent to a replica when it died is lost once the replica is
    * promoted. With this option the store waits (Redis `WAIT`) after the writes a lost one would
    * break a promise for: a job's creation, its terminal write, and a callback's outbox entry
-   * (queued and completed), until `replicas` replicas acknowledged it, for `timeoutMs` at most.
+   * (queued, claimed and completed: a lost claim or completion would send a callback twice), until `replicas` replicas acknowledged it, for `timeoutMs` at most.
    * Cost: one round trip to the replica per such write (see docs/redis.md for measured figures).
    * When fewer replicas answer in time, the write stands (it is on the primary) and `onError`
    * receives a warning: that write had the window open; the store then skips the wait on that
@@ -170,7 +195,7 @@ export class RedisJobStore implements JobStore {
    */
   readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
-  readonly #prefix: string;
+  readonly #keys: KeyLayout;
   readonly #retentionMs: number;
   readonly #maxJobs: number;
   readonly #maxFinishedPerOwner: number;
@@ -227,9 +252,14 @@ export class RedisJobStore implements JobStore {
     this.#onListenerError =
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    const buckets = options.buckets ?? DEFAULT_BUCKETS;
+    checkBuckets(buckets, { maxJobs, maxPendingCallbacks });
+    const prefix = options.prefix ?? defaultPrefix();
+    // Before connecting: a refused store must leave no connection behind.
+    if (options.cluster) checkClusterPrefix(prefix);
     this.#redis = new RedisConnection(options);
-    this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
-    if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
+    if (this.#redis.cluster) checkClusterPrefix(prefix);
+    this.#keys = new KeyLayout(prefix, buckets);
     if (options.waitForReplicas) {
       const { replicas, timeoutMs } = options.waitForReplicas;
       positiveInteger('waitForReplicas.replicas', replicas);
@@ -238,7 +268,7 @@ export class RedisJobStore implements JobStore {
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
       replicated: this.#replicated,
-      prefix: this.#prefix,
+      keys: this.#keys,
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
@@ -268,25 +298,26 @@ export class RedisJobStore implements JobStore {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }
     const fields = encodeFields(input, NEW_JOB_FIELDS);
+    const bucket = this.#keys.bucketOf(input.jobId);
     const reply = await this.#run(CREATE_JOB, input.jobId, [
       input.jobId,
       input.status,
-      String(this.#maxJobs),
-      `${this.#prefix}job:`,
+      String(bucketShare(this.#maxJobs, this.#keys.buckets, bucket)),
+      `${this.#keys.base(bucket)}job:`,
       this.instanceId,
       String(this.#leaseMs),
       ...fields,
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
-    if (reply.status === 'created') await this.#replicated(this.#jobKey(job.jobId));
+    if (reply.status === 'created') await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     if (reply.status === 'created') this.#lease(job.jobId);
     return { created: reply.status === 'created', job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
-    const fields = await this.#redis.call((client) => client.hGetAll(this.#jobKey(jobId)));
+    const fields = await this.#redis.call((client) => client.hGetAll(this.#keys.job(jobId)));
     return Object.keys(fields).length === 0 ? undefined : decodeJob(fields);
   }
 
@@ -303,7 +334,10 @@ export class RedisJobStore implements JobStore {
       ...fields,
     ]);
     const result = toWriteResult(reply);
-    if (result.ok && isTerminal(result.job.status)) await this.#replicated(this.#jobKey(jobId));
+    if (result.ok && isTerminal(result.job.status)) {
+      await this.#replicated(this.#keys.job(jobId));
+      await this.#keepFinished(result.job);
+    }
     if (result.ok) {
       if (!isTerminal(result.job.status)) this.#lease(jobId);
       else this.#leased.delete(jobId);
@@ -325,11 +359,12 @@ export class RedisJobStore implements JobStore {
       String(this.#maxFinishedPerOwner),
     ]);
     const result = toWriteResult(reply);
-    if (result.ok) await this.#replicated(this.#jobKey(jobId));
+    if (result.ok) await this.#replicated(this.#keys.job(jobId));
     if (result.ok && sharded)
       await this.#redis
-        .publish(this.#cancelChannel(bucketOf(jobId)), jobId)
+        .publish(this.#cancelChannel(this.#keys.bucketOf(jobId)), jobId)
         .catch((error: unknown) => this.#redis.report(error));
+    if (result.ok) await this.#keepFinished(result.job);
     if (result.ok) {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
@@ -366,40 +401,10 @@ export class RedisJobStore implements JobStore {
    * const failed = await store.sweepExpiredLeases();
    */
   async sweepExpiredLeases(): Promise<string[]> {
-    const error: GatewayError = {
-      code: 'worker_lost',
-      message: 'The gateway instance running this job stopped before it finished.',
-      retryable: true,
-    };
-    const failed: string[] = [];
-    let cursor = '0';
-    do {
-      const page = await this.#redis.call((client) =>
-        client.sScan(this.#key('running'), cursor, { COUNT: SWEEP_BATCH }),
-      );
-      cursor = String(page.cursor);
-      if (page.members.length === 0) continue;
-      const ids = (await this.#redis.script(
-        SWEEP_LEASES,
-        [
-          this.#key('active'),
-          this.#key('running'),
-          this.#key('finished'),
-          this.#key('seq'),
-          this.#key('unannounced'),
-        ],
-        [
-          this.#prefix,
-          String(this.#retentionMs),
-          JSON.stringify(error),
-          String(this.#leaseMs),
-          String(this.#maxFinishedPerOwner),
-          ...page.members,
-        ],
-      )) as string[];
-      if (ids.length > 0) await this.#replicated(this.#key('active'));
-      failed.push(...ids);
-    } while (cursor !== '0');
+    const swept = await Promise.all(
+      this.#allBuckets().map((bucket) => this.#sweepBucket(bucket, 0)),
+    );
+    const failed = swept.flatMap(({ failed }) => failed);
     if (failed.length > 0 && this.#workerLostListeners.size > 0)
       await this.#reportWorkerLost(failed);
     return failed;
@@ -415,22 +420,120 @@ export class RedisJobStore implements JobStore {
    * const reported = await store.sweepUnannounced();
    */
   async sweepUnannounced(): Promise<string[]> {
+    const reported = await Promise.all(
+      this.#allBuckets().map((bucket) => this.#sweepUnannouncedBucket(bucket)),
+    );
+    return reported.flat();
+  }
+
+  /**
+   * One bucket's lease sweep, page by page. With `claimMs` > 0 (the sweeper), it first takes the
+   * bucket's sweep claim for `claimMs`, and sweeps nothing when another instance holds it.
+   */
+  async #sweepBucket(
+    bucket: number,
+    claimMs: number,
+  ): Promise<{
+    readonly claimed: boolean;
+    readonly failed: string[];
+    readonly unannounced: number;
+  }> {
+    const error: GatewayError = {
+      code: 'worker_lost',
+      message: 'The gateway instance running this job stopped before it finished.',
+      retryable: true,
+    };
+    const base = this.#keys.base(bucket);
+    const failed: string[] = [];
+    let cursor = '0';
+    let unannounced = 0;
+    do {
+      const [next, pairs, claimed, waiting] = (await this.#redis.script(
+        SWEEP_LEASES,
+        [
+          `${base}active`,
+          `${base}running`,
+          `${base}finished`,
+          `${base}seq`,
+          `${base}unannounced`,
+          `${base}sweep`,
+        ],
+        [
+          base,
+          String(this.#retentionMs),
+          JSON.stringify(error),
+          String(this.#leaseMs),
+          String(this.#maxFinishedPerOwner),
+          this.instanceId,
+          String(claimMs),
+          cursor,
+          String(SWEEP_BATCH),
+        ],
+      )) as [string, string[], number, number];
+      if (claimed === 0) return { claimed: false, failed, unannounced: 0 };
+      unannounced = waiting;
+      cursor = String(next);
+      if (pairs.length === 0) continue;
+      await this.#replicated(`${base}active`);
+      for (let i = 0; i + 1 < pairs.length; i += 2) {
+        failed.push(pairs[i]!);
+        await this.#keepGroup(pairs[i]!, pairs[i + 1]!);
+      }
+    } while (cursor !== '0');
+    return { claimed: true, failed, unannounced };
+  }
+
+  async #sweepUnannouncedBucket(bucket: number): Promise<string[]> {
     // Without a listener (no gateway on this instance) nothing is claimed: another instance may
     // report it; entries of jobs that expired are still dropped, so the set stays bounded.
     const claim = this.#workerLostListeners.size > 0;
+    const base = this.#keys.base(bucket);
     const reported: string[] = [];
     // Bounded work per sweep; what is left is due at the next one.
     for (let page = 0; page < UNANNOUNCED_PAGES; page++) {
       const [ids, seen] = (await this.#redis.script(
         CLAIM_UNANNOUNCED,
-        [this.#key('unannounced')],
-        [`${this.#prefix}job:`, String(this.#leaseMs), String(SWEEP_BATCH), claim ? '1' : '0'],
+        [`${base}unannounced`],
+        [`${base}job:`, String(this.#leaseMs), String(SWEEP_BATCH), claim ? '1' : '0'],
       )) as [string[], number];
       reported.push(...ids);
       if (ids.length > 0) await this.#reportWorkerLost(ids);
       if (seen < SWEEP_BATCH || !claim) break;
     }
     return reported;
+  }
+
+  #allBuckets(): number[] {
+    return Array.from({ length: this.#keys.buckets }, (_, bucket) => bucket);
+  }
+
+  /**
+   * After a job's terminal write: the job joins its retention group's index (exact per principal,
+   * across buckets), and the group's earliest-finished jobs past `maxFinishedPerOwner` are
+   * deleted. Never throws: the terminal write stands; a job this step missed (Redis unreachable,
+   * the instance died) still expires after `retentionMs`.
+   */
+  async #keepFinished(job: StoredJob): Promise<void> {
+    const owner = job.ownerId === undefined ? '' : JSON.stringify(job.ownerId);
+    await this.#keepGroup(job.jobId, job.approvalId === undefined ? owner : `${owner}:approved`);
+  }
+
+  async #keepGroup(jobId: string, group: string): Promise<void> {
+    try {
+      const evicted = (await this.#redis.script(
+        KEEP_FINISHED,
+        [this.#keys.kept(group)],
+        [jobId, String(this.#maxFinishedPerOwner), String(this.#retentionMs)],
+      )) as string[];
+      for (const id of evicted)
+        await this.#redis.script(
+          EVICT_FINISHED,
+          [this.#keys.job(id), `${this.#keys.baseOf(id)}finished`],
+          [id, group],
+        );
+    } catch (error) {
+      this.#redis.report(error);
+    }
   }
 
   /**
@@ -441,7 +544,9 @@ export class RedisJobStore implements JobStore {
    * await store.announced(job.jobId);
    */
   async announced(jobId: string): Promise<void> {
-    await this.#redis.call((client) => client.zRem(this.#key('unannounced'), jobId));
+    await this.#redis.call((client) =>
+      client.zRem(`${this.#keys.baseOf(jobId)}unannounced`, jobId),
+    );
   }
 
   /**
@@ -503,35 +608,29 @@ export class RedisJobStore implements JobStore {
     jobId: string,
     args: string[],
   ): Promise<{ status: ScriptStatus; job?: StoredJob }> {
+    const base = this.#keys.baseOf(jobId);
     const keys = [
-      this.#jobKey(jobId),
-      this.#key('active'),
-      this.#key('running'),
-      this.#key('finished'),
-      this.#key('seq'),
-      `${this.#prefix}lease:${jobId}`,
-      this.#key('unannounced'),
+      `${base}job:${jobId}`,
+      `${base}active`,
+      `${base}running`,
+      `${base}finished`,
+      `${base}seq`,
+      `${base}lease:${jobId}`,
+      `${base}unannounced`,
     ];
     const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
     const [status, flat] = reply;
     return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
   }
 
-  #key(name: string): string {
-    return `${this.#prefix}${name}`;
-  }
-
-  #jobKey(jobId: string): string {
-    return `${this.#prefix}job:${jobId}`;
-  }
-
+  /** One node: one channel, PUBLISHed inside the cancel script. */
   #channel(): string {
-    return `${this.#prefix}cancel`;
+    return `${this.#keys.prefix}cancel`;
   }
 
   /** On a cluster, cancels go out on one sharded channel per bucket (jobs of the bucket). */
   #cancelChannel(bucket: number): string {
-    return `${this.#prefix}cancel:{${BUCKET_TAGS[bucket]}}`;
+    return `${this.#keys.base(bucket)}cancel`;
   }
 
   #lease(jobId: string): void {
@@ -547,33 +646,53 @@ export class RedisJobStore implements JobStore {
       this.#renewTimer = undefined;
       return;
     }
-    try {
-      const done = (await this.#redis.script(
-        RENEW_LEASES,
-        // Routes the script to the node of this store's keys (the script reads per-job keys).
-        [this.#key('active')],
-        [this.#prefix, this.instanceId, String(this.#leaseMs), ...this.#leased],
-      )) as string[];
-      for (const jobId of done) this.#leased.delete(jobId);
-    } catch (error) {
-      // Retried on the next tick; the lease is three renewals long.
-      if (!this.#closed) this.#redis.report(error);
+    const byBucket = new Map<number, string[]>();
+    for (const jobId of this.#leased) {
+      const bucket = this.#keys.bucketOf(jobId);
+      const ids = byBucket.get(bucket);
+      if (ids) ids.push(jobId);
+      else byBucket.set(bucket, [jobId]);
     }
+    await Promise.all(
+      [...byBucket].map(async ([bucket, ids]) => {
+        const base = this.#keys.base(bucket);
+        try {
+          const done = (await this.#redis.script(
+            RENEW_LEASES,
+            [`${base}active`],
+            [base, this.instanceId, String(this.#leaseMs), ...ids],
+          )) as string[];
+          for (const jobId of done) this.#leased.delete(jobId);
+        } catch (error) {
+          // Retried on the next tick; the lease is three renewals long.
+          if (!this.#closed) this.#redis.report(error);
+        }
+      }),
+    );
   }
 
   async #sweepQuietly(): Promise<void> {
-    try {
-      await this.sweepExpiredLeases();
-      await this.sweepUnannounced();
-    } catch (error) {
-      if (!this.#closed) this.#redis.report(error);
-    }
+    // Each bucket is swept by the instance that takes its claim (for half an interval), so with
+    // several instances every bucket is swept about once per interval, not once per instance.
+    const claimMs = Math.max(1, Math.floor(this.#sweepIntervalMs / 2));
+    await Promise.all(
+      this.#allBuckets().map(async (bucket) => {
+        try {
+          const { claimed, failed, unannounced } = await this.#sweepBucket(bucket, claimMs);
+          if (failed.length > 0 && this.#workerLostListeners.size > 0)
+            await this.#reportWorkerLost(failed);
+          if (claimed && unannounced > 0) await this.#sweepUnannouncedBucket(bucket);
+        } catch (error) {
+          if (!this.#closed) this.#redis.report(error);
+        }
+      }),
+    );
   }
 
   /** Subscribes once per store; resolves when the subscription is active. */
   #subscribe(): Promise<void> {
     const channels = this.#redis.cluster
-      ? BUCKET_TAGS.map((_, bucket) => this.#cancelChannel(bucket))
+      ? this.#allBuckets().map((bucket) => this.#cancelChannel(bucket))
       : [this.#channel()];
     this.#subscribed ??= this.#redis.subscribe(
       channels,
@@ -597,7 +716,7 @@ export class RedisJobStore implements JobStore {
     try {
       states = await this.#redis.call((client) =>
         Promise.all(
-          jobIds.map((jobId) => client.hmGet(this.#jobKey(jobId), ['status', 'cancelRequested'])),
+          jobIds.map((jobId) => client.hmGet(this.#keys.job(jobId), ['status', 'cancelRequested'])),
         ),
       );
     } catch {
