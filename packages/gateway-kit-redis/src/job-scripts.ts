@@ -251,39 +251,61 @@ return {page[1], failed, 1, redis.call('ZCARD', KEYS[5])}
 `);
 
 /**
- * A finished job joins its retention group's index (in the group's bucket: a principal's finished
- * jobs are spread over the buckets of their ids), after its terminal write; past the share the
- * group's earliest-finished jobs leave the index and are returned for {@link EVICT_FINISHED}.
- * Idempotent (ZADD NX): a retry keeps the first score.
- * KEYS: 1 the group's index. ARGV: 1 jobId, 2 share, 3 ttl ms. Returns the evicted ids.
+ * Finished jobs join their retention groups' indexes (in the groups' bucket: a principal's
+ * finished jobs are spread over the buckets of their ids), after their terminal writes; past the
+ * share a group's earliest-finished jobs leave its index and are returned for
+ * {@link EVICT_FINISHED}. Idempotent (ZADD NX): a retry keeps the first score.
+ * KEYS: the groups' indexes (one bucket). ARGV: 1 share, 2 ttl ms, then per key its group name,
+ * then pairs (key index, jobId). Returns {jobId, group, …} evicted.
  */
 export const KEEP_FINISHED: LuaScript = lua(`
 local t = redis.call('TIME')
-redis.call('ZADD', KEYS[1], 'NX', tonumber(t[1]) * 1000000 + tonumber(t[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
-if over <= 0 then return {} end
--- ZPOPMIN answers member, score, member, score, …
-local popped = redis.call('ZPOPMIN', KEYS[1], over)
-local ids = {}
-for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
-return ids
+-- Microseconds of Redis' clock, plus the position in this batch: finish order.
+local base = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local first = 3 + #KEYS
+local n = 0
+for i = first, #ARGV, 2 do
+  redis.call('ZADD', KEYS[tonumber(ARGV[i])], 'NX', base + n, ARGV[i + 1])
+  n = n + 1
+end
+local evicted = {}
+for k = 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[k], ARGV[2])
+  local over = redis.call('ZCARD', KEYS[k]) - tonumber(ARGV[1])
+  if over > 0 then
+    -- ZPOPMIN answers member, score, member, score, …
+    local popped = redis.call('ZPOPMIN', KEYS[k], over)
+    for i = 1, #popped, 2 do
+      evicted[#evicted + 1] = popped[i]
+      evicted[#evicted + 1] = ARGV[2 + k]
+    end
+  end
+end
+return evicted
 `);
 
 /**
- * Deletes a finished job its group's index evicted, if it is still finished (in its own bucket).
- * KEYS: 1 job hash, 2 finished zset. ARGV: 1 jobId, 2 retention group. Returns 1 if deleted.
+ * Deletes finished jobs their groups' indexes evicted, if still finished (one job bucket).
+ * KEYS: 1 the bucket's finished zset. ARGV: 1 bucket key prefix, then pairs (jobId, group).
+ * Returns how many it deleted.
  */
 export const EVICT_FINISHED: LuaScript = lua(`${PRELUDE}
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status or not TERMINAL[status] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-local mine = KEYS[2] .. ':' .. ARGV[2]
-if redis.call('ZREM', mine, ARGV[1]) == 1 then
-  redis.call('ZADD', KEYS[2] .. ':owners', redis.call('ZCARD', mine), ARGV[2])
+local deleted = 0
+for i = 2, #ARGV, 2 do
+  local id = ARGV[i]
+  local job = ARGV[1] .. 'job:' .. id
+  local status = redis.call('HGET', job, 'status')
+  if status and TERMINAL[status] then
+    redis.call('DEL', job)
+    redis.call('ZREM', KEYS[1], id)
+    local mine = KEYS[1] .. ':' .. ARGV[i + 1]
+    if redis.call('ZREM', mine, id) == 1 then
+      redis.call('ZADD', KEYS[1] .. ':owners', redis.call('ZCARD', mine), ARGV[i + 1])
+    end
+    deleted = deleted + 1
+  end
 end
-return 1
+return deleted
 `);
 
 /**

@@ -23,7 +23,8 @@ export interface RedisCallbackShareOptions {
   /**
    * Callbacks one principal may have pending in the outbox, across all instances; beyond it that
    * principal's callback ends as `overflow` (reported through `onDeliveryFailed`). `0` means
-   * unbounded. Default 10 000.
+   * unbounded. Default 1 000: below a bucket's share of `maxPendingCallbacks` (1 562 with the
+   * defaults), so one principal cannot fill its bucket alone.
    */
   readonly maxPendingCallbacksPerPrincipal?: number;
   /**
@@ -37,7 +38,7 @@ export interface RedisCallbackShareOptions {
  * The validated shares of {@link RedisCallbackShareOptions}, with their defaults.
  *
  * @example
- * callbackShares({}); // { maxEntriesPerPrincipal: 10_000, maxBytesPerPrincipal: 33_554_432 }
+ * callbackShares({}); // { maxEntriesPerPrincipal: 1_000, maxBytesPerPrincipal: 33_554_432 }
  * @throws {RangeError} when a share is not an integer ≥ 0.
  */
 export function callbackShares(options: RedisCallbackShareOptions): {
@@ -51,7 +52,7 @@ export function callbackShares(options: RedisCallbackShareOptions): {
     return value;
   };
   return {
-    maxEntriesPerPrincipal: share('maxPendingCallbacksPerPrincipal', 10_000),
+    maxEntriesPerPrincipal: share('maxPendingCallbacksPerPrincipal', 1_000),
     maxBytesPerPrincipal: share('maxPendingCallbackBytesPerPrincipal', 32 * 1024 * 1024),
   };
 }
@@ -106,10 +107,26 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     const bucket = this.#keys.bucketOf(entry.principal ?? '');
     // The claim names the bucket, so complete and reschedule find the entry from it.
     const claim = `${bucket}.${randomUUID()}`;
-    const reply = await this.#redis.script(
-      ENQUEUE_CALLBACK,
-      this.#entryKeys(bucket, entry.webhookId),
-      [
+    const reply = await this.#store(bucket, entry, claim);
+    if (reply !== 'ok') return reply as 'exists' | 'full';
+    await this.#settings.replicated?.(`${this.#keys.outbox(bucket)}all`);
+    return { claim };
+  }
+
+  /**
+   * The enqueue script. When it fails, the caller delivers the callback in process, yet the
+   * script may still have run (a reply lost to a deadline or a failover): the entry, claimed by
+   * this instance, would be delivered a second time once its claim lapses. So a failed enqueue is
+   * retracted in the background (deleted if this claim still holds), retried until Redis answers,
+   * for `leaseMs` at most.
+   */
+  async #store(
+    bucket: number,
+    entry: Omit<OutboxEntry, 'attempts'>,
+    claim: string,
+  ): Promise<unknown> {
+    try {
+      return await this.#redis.script(ENQUEUE_CALLBACK, this.#entryKeys(bucket, entry.webhookId), [
         this.#keys.outbox(bucket),
         entry.webhookId,
         claim,
@@ -123,11 +140,11 @@ export class RedisCallbackOutbox implements CallbackOutbox {
         entry.principal ?? '',
         String(this.#settings.maxEntriesPerPrincipal),
         String(this.#settings.maxBytesPerPrincipal),
-      ],
-    );
-    if (reply !== 'ok') return reply as 'exists' | 'full';
-    await this.#settings.replicated?.(`${this.#keys.outbox(bucket)}all`);
-    return { claim };
+      ]);
+    } catch (error) {
+      void this.#retryComplete(entry.webhookId, claim, this.leaseMs);
+      throw error;
+    }
   }
 
   /**
@@ -212,7 +229,22 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     }));
   }
 
+  /**
+   * Deletes a delivered or abandoned entry if `claim` still holds. When Redis cannot be reached
+   * (a failover, a lost reply), it rejects, and keeps trying in the background while the claim
+   * lasts: a completion that never lands would have the entry delivered again once the claim
+   * lapses.
+   */
   async complete(webhookId: string, claim: string): Promise<void> {
+    try {
+      await this.#complete(webhookId, claim);
+    } catch (error) {
+      void this.#retryComplete(webhookId, claim, this.leaseMs / 2);
+      throw error;
+    }
+  }
+
+  async #complete(webhookId: string, claim: string): Promise<void> {
     const bucket = this.#bucketOfClaim(claim);
     if (bucket === undefined) return;
     const done = await this.#redis.script(COMPLETE_CALLBACK, this.#entryKeys(bucket, webhookId), [
@@ -222,6 +254,21 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     ]);
     // A completion lost in a failover would send the callback again.
     if (Number(done) === 1) await this.#settings.replicated?.(`${this.#keys.outbox(bucket)}all`);
+  }
+
+  /** Retries a completion (or a retraction) until Redis answers, for `forMs` at most. */
+  async #retryComplete(webhookId: string, claim: string, forMs: number): Promise<void> {
+    const until = Date.now() + forMs;
+    for (let delay = 100; Date.now() < until; delay = Math.min(2 * delay, 1_000)) {
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      if (this.#redis.closed) return;
+      try {
+        await this.#complete(webhookId, claim);
+        return;
+      } catch {
+        // Redis still unreachable: the next try.
+      }
+    }
   }
 
   async reschedule(

@@ -121,7 +121,9 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * primary acknowledged but had not sent to a replica when it died is lost once the replica is
    * promoted. With this option the store waits (Redis `WAIT`) after the writes a lost one would
    * break a promise for: a job's creation, its terminal write, and a callback's outbox entry
-   * (queued, claimed and completed: a lost claim or completion would send a callback twice), until `replicas` replicas acknowledged it, for `timeoutMs` at most.
+   * (queued, claimed and completed: a lost claim or completion would send a callback twice), and
+   * `announced` (a lost one would have another instance report the job again), until `replicas`
+   * replicas acknowledged it, for `timeoutMs` at most.
    * Cost: one round trip to the replica per such write (see docs/redis.md for measured figures).
    * When fewer replicas answer in time, the write stands (it is on the primary) and `onError`
    * receives a warning: that write had the window open; the store then skips the wait on that
@@ -207,6 +209,8 @@ export class RedisJobStore implements JobStore {
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   /** Jobs this instance created or moved to `running` and keeps leased until they end. */
   readonly #leased = new Set<string>();
+  /** Finished jobs waiting for their group's index, per owner bucket (see #keepGroup). */
+  readonly #keeping = new Map<number, { entries: [string, string][]; done: Promise<void> }>();
   #subscribed: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
   #pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -475,10 +479,12 @@ export class RedisJobStore implements JobStore {
       cursor = String(next);
       if (pairs.length === 0) continue;
       await this.#replicated(`${base}active`);
+      const kept: Promise<void>[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {
         failed.push(pairs[i]!);
-        await this.#keepGroup(pairs[i]!, pairs[i + 1]!);
+        kept.push(this.#keepGroup(pairs[i]!, pairs[i + 1]!));
       }
+      await Promise.all(kept);
     } while (cursor !== '0');
     return { claimed: true, failed, unannounced };
   }
@@ -518,20 +524,60 @@ export class RedisJobStore implements JobStore {
     await this.#keepGroup(job.jobId, job.approvalId === undefined ? owner : `${owner}:approved`);
   }
 
-  async #keepGroup(jobId: string, group: string): Promise<void> {
+  /**
+   * Batches the finished jobs of one owner bucket that end within one turn of the event loop into
+   * one script (and their evictions into one script per job bucket); resolves once its batch is
+   * done. Never rejects.
+   */
+  #keepGroup(jobId: string, group: string): Promise<void> {
+    const bucket = this.#keys.bucketOf(group);
+    let batch = this.#keeping.get(bucket);
+    if (!batch) {
+      const entries: [string, string][] = [];
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#keeping.delete(bucket);
+        return this.#keepBatch(entries);
+      });
+      batch = { entries, done };
+      this.#keeping.set(bucket, batch);
+    }
+    batch.entries.push([jobId, group]);
+    return batch.done;
+  }
+
+  async #keepBatch(entries: readonly [string, string][]): Promise<void> {
     try {
+      const groups = [...new Set(entries.map(([, group]) => group))];
+      const index = new Map(groups.map((group, i) => [group, i + 1]));
       const evicted = (await this.#redis.script(
         KEEP_FINISHED,
-        [this.#keys.kept(group)],
-        [jobId, String(this.#maxFinishedPerOwner), String(this.#retentionMs)],
+        groups.map((group) => this.#keys.kept(group)),
+        [
+          String(this.#maxFinishedPerOwner),
+          String(this.#retentionMs),
+          ...groups,
+          ...entries.flatMap(([jobId, group]) => [String(index.get(group)), jobId]),
+        ],
       )) as string[];
-      for (const id of evicted)
-        await this.#redis.script(
-          EVICT_FINISHED,
-          [this.#keys.job(id), `${this.#keys.baseOf(id)}finished`],
-          [id, group],
-        );
+      if (evicted.length === 0) return;
+      const byBucket = new Map<number, string[]>();
+      for (let i = 0; i + 1 < evicted.length; i += 2) {
+        const bucket = this.#keys.bucketOf(evicted[i]!);
+        const pairs = byBucket.get(bucket) ?? [];
+        pairs.push(evicted[i]!, evicted[i + 1]!);
+        byBucket.set(bucket, pairs);
+      }
+      await Promise.all(
+        [...byBucket].map(([bucket, pairs]) =>
+          this.#redis.script(
+            EVICT_FINISHED,
+            [`${this.#keys.base(bucket)}finished`],
+            [this.#keys.base(bucket), ...pairs],
+          ),
+        ),
+      );
     } catch (error) {
+      // The terminal writes stand; a job left out expires after retentionMs.
       this.#redis.report(error);
     }
   }
@@ -544,9 +590,11 @@ export class RedisJobStore implements JobStore {
    * await store.announced(job.jobId);
    */
   async announced(jobId: string): Promise<void> {
-    await this.#redis.call((client) =>
-      client.zRem(`${this.#keys.baseOf(jobId)}unannounced`, jobId),
-    );
+    const unannounced = `${this.#keys.baseOf(jobId)}unannounced`;
+    await this.#redis.call((client) => client.zRem(unannounced, jobId));
+    // Lost in a failover, the entry would make another instance report the job (and send its
+    // callback) again: the job and its callback's outbox entry are on different primaries.
+    await this.#replicated(unannounced);
   }
 
   /**
