@@ -21,7 +21,9 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * running: a queued job is about to run on the instance that created it; historically "running"),
  * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
  * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
- * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED).
+ * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED). The job hash's
+ * `kept` field names its principal's index of finished jobs (see KEEP_FINISHED); on one node the
+ * terminal scripts update it themselves ('inline').
  */
 const PRELUDE = `
 local LEGAL = {${legal.join(',')}}
@@ -61,11 +63,42 @@ local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
   redis.call('ZADD', finished .. ':owners', count, owner)
   redis.call('PEXPIRE', finished .. ':owners', ttl_ms)
 end
+-- A principal's index of finished jobs across buckets (members: job keys, score: Redis µs): past
+-- share its earliest leave it and are returned.
+local function kept_add(kept, member, share, ttl_ms, score)
+  redis.call('ZADD', kept, 'NX', score, member)
+  redis.call('PEXPIRE', kept, ttl_ms)
+  local over = redis.call('ZCARD', kept) - share
+  if over <= 0 then return {} end
+  local popped = redis.call('ZPOPMIN', kept, over)
+  local members = {}
+  for i = 1, #popped, 2 do members[#members + 1] = popped[i] end
+  return members
+end
+-- Deletes a job its principal's index evicted, if it is still finished; member is its key
+-- (<prefix>{tag}:job:<id>: the prefix holds no braces).
+local function evict_kept(member, group)
+  local open = string.find(member, '{', 1, true)
+  local close = open and string.find(member, '}', open, true)
+  if not close then return 0 end
+  local status = redis.call('HGET', member, 'status')
+  if not status or not TERMINAL[status] then return 0 end
+  local base = string.sub(member, 1, close + 1)
+  local id = string.sub(member, close + 6)
+  redis.call('DEL', member)
+  local finished = base .. 'finished'
+  redis.call('ZREM', finished, id)
+  local mine = finished .. ':' .. group
+  if redis.call('ZREM', mine, id) == 1 then
+    redis.call('ZADD', finished .. ':owners', redis.call('ZCARD', mine), group)
+  end
+  return 1
+end
 -- A finished job leaves the active and running sets, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
-local function finish(id, retention_ms, grace_ms, share)
+local function finish(id, retention_ms, grace_ms, share, inline)
   redis.call('HDEL', KEYS[1], 'request')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
@@ -73,9 +106,20 @@ local function finish(id, retention_ms, grace_ms, share)
   redis.call('DEL', KEYS[6])
   local seq = redis.call('INCR', KEYS[5])
   redis.call('ZADD', KEYS[4], seq, id)
-  redis.call('ZADD', KEYS[7], now_ms(nil) + tonumber(grace_ms), id)
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[7], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(grace_ms), id)
   local owner = retention_group(KEYS[1])
   keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
+  -- On one node (inline '1') the principal's share across buckets is kept here, in the index
+  -- named by the job's 'kept' field; on a cluster that index is in another slot, and the store
+  -- runs KEEP_FINISHED after this script.
+  local kept = inline == '1' and redis.call('HGET', KEYS[1], 'kept')
+  if kept then
+    local score = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    for _, member in ipairs(kept_add(kept, KEYS[1], tonumber(share), retention_ms, score)) do
+      evict_kept(member, owner)
+    end
+  end
 end
 local function append(target, from)
   for i = from, #ARGV do target[#target + 1] = ARGV[i] end
@@ -133,7 +177,8 @@ return {'created', redis.call('HGETALL', KEYS[1])}
 
 /**
  * Compare-and-set. ARGV: 1 jobId, 2 expected version, 3 new status or '', 4 retention ms,
- * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8… field/value pairs.
+ * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8 inline ('1' on one node), 9…
+ * field/value pairs.
  * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
@@ -151,17 +196,17 @@ else
   allowed = LEGAL[from .. '>' .. to] == true
 end
 if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
-local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 8)
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 9)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7]) end
+if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7], ARGV[8]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
  * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
  * ARGV: 1 jobId, 2 retention ms, 3 cancel channel ('' for none), 4 grace ms (unannounced),
- * 5 finished jobs kept per owner.
+ * 5 finished jobs kept per owner, 6 inline ('1' on one node).
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
@@ -170,7 +215,7 @@ if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
-finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5])
+finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[6])
 -- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
@@ -251,20 +296,19 @@ return {page[1], failed, 1, redis.call('ZCARD', KEYS[5])}
 `);
 
 /**
- * Finished jobs join their retention groups' indexes (in the groups' bucket: a principal's
- * finished jobs are spread over the buckets of their ids), after their terminal writes; past the
- * share a group's earliest-finished jobs leave its index and are returned for
+ * On a cluster, after their terminal writes: finished jobs join their retention groups' indexes
+ * (in the groups' bucket; a principal's finished jobs are spread over the buckets of their ids);
+ * past the share a group's earliest-finished jobs leave its index and are returned for
  * {@link EVICT_FINISHED}. Idempotent (ZADD NX): a retry keeps the first score.
  * KEYS: the groups' indexes (one bucket). ARGV: 1 share, 2 ttl ms, then per key its group name,
- * then pairs (key index, jobId). Returns {jobId, group, …} evicted.
+ * then pairs (key index, job key). Returns {job key, group, …} evicted.
  */
 export const KEEP_FINISHED: LuaScript = lua(`
 local t = redis.call('TIME')
 -- Microseconds of Redis' clock, plus the position in this batch: finish order.
 local base = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local first = 3 + #KEYS
 local n = 0
-for i = first, #ARGV, 2 do
+for i = 3 + #KEYS, #ARGV, 2 do
   redis.call('ZADD', KEYS[tonumber(ARGV[i])], 'NX', base + n, ARGV[i + 1])
   n = n + 1
 end
@@ -286,25 +330,12 @@ return evicted
 
 /**
  * Deletes finished jobs their groups' indexes evicted, if still finished (one job bucket).
- * KEYS: 1 the bucket's finished zset. ARGV: 1 bucket key prefix, then pairs (jobId, group).
+ * KEYS: 1 the bucket's finished zset (routes the script). ARGV: pairs (job key, group).
  * Returns how many it deleted.
  */
 export const EVICT_FINISHED: LuaScript = lua(`${PRELUDE}
 local deleted = 0
-for i = 2, #ARGV, 2 do
-  local id = ARGV[i]
-  local job = ARGV[1] .. 'job:' .. id
-  local status = redis.call('HGET', job, 'status')
-  if status and TERMINAL[status] then
-    redis.call('DEL', job)
-    redis.call('ZREM', KEYS[1], id)
-    local mine = KEYS[1] .. ':' .. ARGV[i + 1]
-    if redis.call('ZREM', mine, id) == 1 then
-      redis.call('ZADD', KEYS[1] .. ':owners', redis.call('ZCARD', mine), ARGV[i + 1])
-    end
-    deleted = deleted + 1
-  end
-end
+for i = 1, #ARGV, 2 do deleted = deleted + evict_kept(ARGV[i], ARGV[i + 1]) end
 return deleted
 `);
 

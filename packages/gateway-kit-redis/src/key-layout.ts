@@ -166,12 +166,13 @@ export function defaultPrefix(): string {
 }
 
 /**
- * On a cluster a prefix must not hold a hash tag: its `{…}` would win over the buckets' tags and
- * put every key of the store in one slot. Throws a TypeError naming the fix.
+ * A prefix must not hold a hash tag: on a cluster its `{…}` would win over the buckets' tags and
+ * put every key of the store in one slot, and the scripts find a key's bucket by its first `{`.
+ * Throws a TypeError naming the fix.
  */
-export function checkClusterPrefix(prefix: string): void {
+export function checkPrefix(prefix: string): void {
   if (prefix.includes('{') || prefix.includes('}'))
     throw new TypeError(
-      `On a Redis Cluster the key prefix must not contain '{' or '}' (the store adds a hash tag per bucket so its keys spread over the cluster), e.g. '${prefix.replace(/[{}]/g, '') || 'gw:'}', got '${prefix}'.`,
+      `The key prefix must not contain '{' or '}' (the store adds a hash tag per bucket so its keys spread over a Redis Cluster), e.g. '${prefix.replace(/[{}]/g, '') || 'gw:'}', got '${prefix}'.`,
     );
 }

@@ -25,7 +25,7 @@ import {
 import {
   bucketShare,
   checkBuckets,
-  checkClusterPrefix,
+  checkPrefix,
   DEFAULT_BUCKETS,
   defaultPrefix,
   KeyLayout,
@@ -56,8 +56,8 @@ import {
 export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
   /**
    * Prefix of every key and channel. Instances that share jobs use the same prefix. Default
-   * `svc:gw:`. On a Redis Cluster it must not contain `{` or `}`: the store adds a hash tag per
-   * bucket (see `buckets`).
+   * `svc:gw:`. It must not contain `{` or `}`: the store adds a hash tag per bucket (see
+   * `buckets`).
    */
   readonly prefix?: string;
   /**
@@ -198,6 +198,8 @@ export class RedisJobStore implements JobStore {
   readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
   readonly #keys: KeyLayout;
+  /** '1' on one node: terminal scripts keep the principal's finished-jobs index themselves. */
+  readonly #inline: '0' | '1';
   readonly #retentionMs: number;
   readonly #maxJobs: number;
   readonly #maxFinishedPerOwner: number;
@@ -216,6 +218,7 @@ export class RedisJobStore implements JobStore {
   #pollTimer: ReturnType<typeof setInterval> | undefined;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #sweeping = false;
   /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
   readonly #replicated: (key: string) => Promise<void> = async () => {};
 
@@ -260,10 +263,10 @@ export class RedisJobStore implements JobStore {
     checkBuckets(buckets, { maxJobs, maxPendingCallbacks });
     const prefix = options.prefix ?? defaultPrefix();
     // Before connecting: a refused store must leave no connection behind.
-    if (options.cluster) checkClusterPrefix(prefix);
+    checkPrefix(prefix);
     this.#redis = new RedisConnection(options);
-    if (this.#redis.cluster) checkClusterPrefix(prefix);
     this.#keys = new KeyLayout(prefix, buckets);
+    this.#inline = this.#redis.cluster ? '0' : '1';
     if (options.waitForReplicas) {
       const { replicas, timeoutMs } = options.waitForReplicas;
       positiveInteger('waitForReplicas.replicas', replicas);
@@ -311,6 +314,9 @@ export class RedisJobStore implements JobStore {
       this.instanceId,
       String(this.#leaseMs),
       ...fields,
+      // Where the job's principal's finished jobs are indexed (read by the terminal scripts).
+      'kept',
+      this.#keys.kept(retentionGroup(input)),
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
@@ -335,12 +341,13 @@ export class RedisJobStore implements JobStore {
       this.instanceId,
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
+      this.#inline,
       ...fields,
     ]);
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
       await this.#replicated(this.#keys.job(jobId));
-      await this.#keepFinished(result.job);
+      if (this.#redis.cluster) await this.#keepFinished(result.job);
     }
     if (result.ok) {
       if (!isTerminal(result.job.status)) this.#lease(jobId);
@@ -361,6 +368,7 @@ export class RedisJobStore implements JobStore {
       sharded ? '' : this.#channel(),
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
+      this.#inline,
     ]);
     const result = toWriteResult(reply);
     if (result.ok) await this.#replicated(this.#keys.job(jobId));
@@ -368,7 +376,7 @@ export class RedisJobStore implements JobStore {
       await this.#redis
         .publish(this.#cancelChannel(this.#keys.bucketOf(jobId)), jobId)
         .catch((error: unknown) => this.#redis.report(error));
-    if (result.ok) await this.#keepFinished(result.job);
+    if (result.ok && this.#redis.cluster) await this.#keepFinished(result.job);
     if (result.ok) {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
@@ -482,7 +490,7 @@ export class RedisJobStore implements JobStore {
       const kept: Promise<void>[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {
         failed.push(pairs[i]!);
-        kept.push(this.#keepGroup(pairs[i]!, pairs[i + 1]!));
+        kept.push(this.#keepGroup(`${base}job:${pairs[i]}`, pairs[i + 1]!));
       }
       await Promise.all(kept);
     } while (cursor !== '0');
@@ -520,8 +528,7 @@ export class RedisJobStore implements JobStore {
    * the instance died) still expires after `retentionMs`.
    */
   async #keepFinished(job: StoredJob): Promise<void> {
-    const owner = job.ownerId === undefined ? '' : JSON.stringify(job.ownerId);
-    await this.#keepGroup(job.jobId, job.approvalId === undefined ? owner : `${owner}:approved`);
+    await this.#keepGroup(this.#keys.job(job.jobId), retentionGroup(job));
   }
 
   /**
@@ -529,7 +536,7 @@ export class RedisJobStore implements JobStore {
    * one script (and their evictions into one script per job bucket); resolves once its batch is
    * done. Never rejects.
    */
-  #keepGroup(jobId: string, group: string): Promise<void> {
+  #keepGroup(jobKey: string, group: string): Promise<void> {
     const bucket = this.#keys.bucketOf(group);
     let batch = this.#keeping.get(bucket);
     if (!batch) {
@@ -541,7 +548,7 @@ export class RedisJobStore implements JobStore {
       batch = { entries, done };
       this.#keeping.set(bucket, batch);
     }
-    batch.entries.push([jobId, group]);
+    batch.entries.push([jobKey, group]);
     return batch.done;
   }
 
@@ -556,24 +563,22 @@ export class RedisJobStore implements JobStore {
           String(this.#maxFinishedPerOwner),
           String(this.#retentionMs),
           ...groups,
-          ...entries.flatMap(([jobId, group]) => [String(index.get(group)), jobId]),
+          ...entries.flatMap(([jobKey, group]) => [String(index.get(group)), jobKey]),
         ],
       )) as string[];
       if (evicted.length === 0) return;
-      const byBucket = new Map<number, string[]>();
+      // Evicted members are job keys: `<prefix>{tag}:job:<id>`, grouped by bucket base.
+      const byBase = new Map<string, string[]>();
       for (let i = 0; i + 1 < evicted.length; i += 2) {
-        const bucket = this.#keys.bucketOf(evicted[i]!);
-        const pairs = byBucket.get(bucket) ?? [];
-        pairs.push(evicted[i]!, evicted[i + 1]!);
-        byBucket.set(bucket, pairs);
+        const member = evicted[i]!;
+        const base = member.slice(0, member.indexOf('}', member.indexOf('{')) + 2);
+        const pairs = byBase.get(base) ?? [];
+        pairs.push(member, evicted[i + 1]!);
+        byBase.set(base, pairs);
       }
       await Promise.all(
-        [...byBucket].map(([bucket, pairs]) =>
-          this.#redis.script(
-            EVICT_FINISHED,
-            [`${this.#keys.base(bucket)}finished`],
-            [this.#keys.base(bucket), ...pairs],
-          ),
+        [...byBase].map(([base, pairs]) =>
+          this.#redis.script(EVICT_FINISHED, [`${base}finished`], pairs),
         ),
       );
     } catch (error) {
@@ -720,6 +725,17 @@ export class RedisJobStore implements JobStore {
   }
 
   async #sweepQuietly(): Promise<void> {
+    // One sweep at a time: a slow Redis must not pile sweeps (a script per bucket each) up.
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      await this.#sweepBuckets();
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  async #sweepBuckets(): Promise<void> {
     // Each bucket is swept by the instance that takes its claim (for half an interval), so with
     // several instances every bucket is swept about once per interval, not once per instance.
     const claimMs = Math.max(1, Math.floor(this.#sweepIntervalMs / 2));
@@ -865,6 +881,15 @@ function encodeFields<T extends object, K extends keyof T & string>(
   return fields;
 }
 
+/** Whose share a finished job counts in: its owner's (as stored: JSON), apart for approved jobs. */
+function retentionGroup(job: {
+  readonly ownerId?: unknown;
+  readonly approvalId?: unknown;
+}): string {
+  const owner = job.ownerId === undefined ? '' : JSON.stringify(job.ownerId);
+  return job.approvalId === undefined ? owner : `${owner}:approved`;
+}
+
 function pairsToObject(flat: string[]): Record<string, string> {
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
@@ -874,6 +899,8 @@ function pairsToObject(flat: string[]): Record<string, string> {
 function decodeJob(fields: Record<string, string>): StoredJob {
   const job: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
+    // The store's own field (the principal's finished-jobs index), not part of the job.
+    if (key === 'kept') continue;
     if (key === 'status' || key === 'request') job[key] = value;
     else if (key === 'version') job[key] = Number(value);
     else if (key === 'cancelRequested') job[key] = value === '1';

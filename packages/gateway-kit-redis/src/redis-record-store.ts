@@ -7,7 +7,7 @@ import {
 import {
   bucketShare,
   checkBuckets,
-  checkClusterPrefix,
+  checkPrefix,
   DEFAULT_BUCKETS,
   defaultPrefix,
   KeyLayout,
@@ -29,8 +29,8 @@ import { RedisConnection, type RedisConnectionOptions } from './redis-connection
  */
 export interface RedisRecordStoreOptions extends RedisConnectionOptions {
   /**
-   * Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`. On
-   * a Redis Cluster it must not contain `{` or `}`: the store adds a hash tag per bucket.
+   * Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`. It
+   * must not contain `{` or `}`: the store adds a hash tag per bucket.
    */
   readonly prefix?: string;
   /**
@@ -74,9 +74,8 @@ export class RedisRecordStore implements RecordStore {
     checkBuckets(buckets, { maxRecords });
     const prefix = options.prefix ?? defaultPrefix();
     // Before connecting: a refused store must leave no connection behind.
-    if (options.cluster) checkClusterPrefix(prefix);
+    checkPrefix(prefix);
     this.#redis = new RedisConnection(options);
-    if (this.#redis.cluster) checkClusterPrefix(prefix);
     this.#keys = new KeyLayout(prefix, buckets);
   }
 

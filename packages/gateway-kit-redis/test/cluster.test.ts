@@ -96,6 +96,34 @@ describe('conformance on a Redis Cluster', () => {
   });
 });
 
+describe('per-principal bounds on a Redis Cluster', () => {
+  const job = (jobId: string, ownerId: string) => ({
+    jobId,
+    ownerId,
+    invocationId: `inv-${jobId}`,
+    actionId: 'export',
+    actionName: 'Export',
+    status: 'queued' as const,
+    createdAt: new Date().toISOString(),
+  });
+
+  it('a principal keeps exactly its newest maxFinishedPerOwner finished jobs, spread over the primaries; another principal’s survive', async () => {
+    const store = jobStore({ maxFinishedPerOwner: 10, sweepIntervalMs: 0 });
+    await store.create(job('b-1', 'b'));
+    await store.requestCancel('b-1');
+    for (let i = 0; i < 100; i++) {
+      await store.create(job(`a-${i}`, 'a'));
+      await store.requestCancel(`a-${i}`);
+    }
+    const kept = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => store.get(`a-${i}`).then(Boolean)),
+    );
+    expect(kept.slice(0, 90).some(Boolean)).toBe(false);
+    expect(kept.slice(90).every(Boolean)).toBe(true);
+    expect(await store.get('b-1')).toMatchObject({ status: 'cancelled' });
+  });
+});
+
 const outboxes = new Map<CallbackOutbox, RedisJobStore>();
 describe('the callback outbox on a Redis Cluster', () => {
   callbackOutboxConformance({

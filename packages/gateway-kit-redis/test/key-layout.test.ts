@@ -59,5 +59,6 @@ describe('the key layout', () => {
           prefix: '{gw}:',
         }),
     ).toThrow(/must not contain/);
+    expect(() => new RedisRecordStore({ prefix: 'a{b}:' })).toThrow(TypeError);
   });
 });
