@@ -157,15 +157,24 @@ export class RedisCallbackOutbox implements CallbackOutbox {
     const claimed: ClaimedOutboxEntry[] = [];
     for (let round = 0; round < MAX_CLAIM_ROUNDS && claimed.length < wanted; round++) {
       const remaining = wanted - claimed.length;
-      const heads = await this.#redis.call((client) =>
-        Promise.all(
+      // A bucket whose primary is down (a failover) is skipped; the others are still served.
+      const heads = await this.#redis.call(async (client) => {
+        const settled = await Promise.allSettled(
           Array.from({ length: this.#keys.buckets }, (_, bucket) =>
             client.zRangeWithScores(`${this.#keys.outbox(bucket)}ready`, 0, remaining - 1),
           ),
-        ),
-      );
+        );
+        // Every bucket failing is an outage (StoreUnavailableError from `call`).
+        const failed = settled.find((head) => head.status === 'rejected');
+        if (failed && settled.every((head) => head.status === 'rejected')) throw failed.reason;
+        return settled;
+      });
       const candidates = heads
-        .flatMap((rows, bucket) => rows.map(({ value, score }) => ({ bucket, value, score })))
+        .flatMap((head, bucket) =>
+          head.status === 'fulfilled'
+            ? head.value.map(({ value, score }) => ({ bucket, value, score }))
+            : [],
+        )
         .sort((x, y) => x.score - y.score || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0))
         .slice(0, remaining);
       if (candidates.length === 0) break;
@@ -183,7 +192,7 @@ export class RedisCallbackOutbox implements CallbackOutbox {
       const results = await Promise.all(
         [...perBucket].map(async ([bucket, count]) => ({
           count,
-          rows: await this.#claimIn(bucket, count),
+          rows: await this.#claimIn(bucket, count).catch(() => []),
         })),
       );
       // In turns: every principal's first entry (least recently served first), then the seconds…
