@@ -7,6 +7,7 @@
 //     (WAIT 1 after creation, terminal write and outbox writes): the cost of the durability option.
 // Starts its own servers on free loopback ports (no persistence) and stops them.
 // Usage: node bench/cluster.mjs [--smoke]   (BENCH_JOBS, BENCH_PRINCIPALS, BENCH_CONCURRENCY override)
+import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { createClient } from 'redis';
 import { RedisJobStore } from '../dist/index.js';
@@ -30,12 +31,13 @@ const newJob = (jobId, i) => ({
 });
 
 /** Drives JOBS jobs through create → running → completed with CONCURRENCY in flight; jobs/s. */
-async function throughput(store, label) {
+async function throughput(store) {
   let next = 0;
   const worker = async () => {
     while (next < JOBS) {
       const i = next++;
-      const { job } = await store.create(newJob(`${label}-${i}`, i));
+      // Ids as the gateway makes them: job_<32 random hex>.
+      const { job } = await store.create(newJob(`job_${randomBytes(16).toString('hex')}`, i));
       const running = await store.update(job.jobId, job.version, { status: 'running' });
       await store.update(job.jobId, running.job.version, {
         status: 'completed',
@@ -73,7 +75,7 @@ try {
   const primaries = await cluster.primaries();
   const before = await Promise.all(primaries.map(({ node }) => nodeStats(node.url)));
   const store = new RedisJobStore({ ...seeds, sweepIntervalMs: 0, onError: quiet });
-  const clusterRate = await throughput(store, 'cluster');
+  const clusterRate = await throughput(store);
   await store.close();
   const after = await Promise.all(primaries.map(({ node }) => nodeStats(node.url)));
   const keys = after.map((stats) => stats.keys);
@@ -94,16 +96,16 @@ try {
 
   // 2. Throughput: one node vs the cluster, and the cost of waitForReplicas.
   const singleStore = new RedisJobStore({ url: single.url, sweepIntervalMs: 0, onError: quiet });
-  const singleRate = await throughput(singleStore, 'single');
+  const singleRate = await throughput(singleStore);
   await singleStore.close();
   const durable = new RedisJobStore({
     ...seeds,
-    prefix: '{svc:gw:durable}:',
+    prefix: 'svc:gw:durable:',
     sweepIntervalMs: 0,
     onError: quiet,
     waitForReplicas: { replicas: 1, timeoutMs: 500 },
   });
-  const durableRate = await throughput(durable, 'durable');
+  const durableRate = await throughput(durable);
   await durable.close();
   console.log('\nstore                                   jobs/s   vs one node');
   const row = (label, rate) =>

@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { MemoryJobStore } from '@svc/gateway-kit';
 import { createClient } from 'redis';
 import { RedisJobStore } from '../dist/index.js';
+import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 
 const smoke = process.argv.includes('--smoke');
 const JOBS = Number(process.env.BENCH_JOBS ?? (smoke ? 300 : 20_000));
@@ -127,7 +128,7 @@ try {
 
   const raw = createClient({ url: redis.url });
   await raw.connect();
-  const perJob = await raw.memoryUsage(`${prefix}job:redis-0`);
+  const perJob = await raw.memoryUsage(new KeyLayout(prefix, DEFAULT_BUCKETS).job('redis-0'));
   const info = await raw.info('memory');
   const used = /used_memory:(\d+)/.exec(info)?.[1];
   raw.destroy();

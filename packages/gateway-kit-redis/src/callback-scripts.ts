@@ -14,8 +14,8 @@ import { type LuaScript, lua } from './redis-connection.ts';
  *   that claims go round the principals with due entries, least recently served first;
  * - `cb:served` hash: principal → when a claim last served it.
  * A claim is a score in the future: if its holder neither completes nor reschedules the entry by
- * then, the entry is simply due again. `cb:due` is the single sorted set of earlier versions: its
- * due entries are adopted (as principal '') by the next claim.
+ * then, the entry is simply due again. All these keys are in the bucket of their principal (the
+ * prefix ARGV[1] holds the bucket's hash tag): `cb:all` counts the bucket's entries.
  *
  * KEYS of every script: 1 cb:all, 2 cb:ready, 3 cb:bytes, 4 cb:served, then per script.
  * ARGV of every script: 1 key prefix ('<prefix>cb:'), then per script.
@@ -94,19 +94,6 @@ return 'ok'
 export const CLAIM_CALLBACKS: LuaScript = lua(`${NOW}${REFRESH}${FORGET}
 local limit = tonumber(ARGV[4])
 local lease = now + tonumber(ARGV[3])
--- Entries queued by an earlier version (one sorted set, no principal) join principal ''.
-local legacy = ARGV[1] .. 'due'
-local adopted = redis.call('ZRANGEBYSCORE', legacy, '-inf', now, 'LIMIT', 0, limit)
-for _, id in ipairs(adopted) do
-  redis.call('ZREM', legacy, id)
-  local key = ARGV[1] .. 'entry:' .. id
-  if redis.call('EXISTS', key) == 1 then
-    redis.call('HSET', key, 'principal', '', 'bytes', '0')
-    redis.call('ZADD', KEYS[1], now, id)
-    redis.call('ZADD', ARGV[1] .. 'q:', now, id)
-  end
-end
-if #adopted > 0 then refresh('') end
 -- Served principals are scored half a millisecond after now: after every principal with an entry
 -- due by now, yet still eligible within this millisecond.
 local principals = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now + 0.5, 'LIMIT', 0, limit)

@@ -16,11 +16,14 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * StoredJob field, written by JavaScript and never parsed in Lua (cjson would round numbers and
  * turn empty arrays into objects).
  *
- * Job scripts share KEYS: 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
+ * Every key of a job script is in the job's bucket (see key-layout.ts). Job scripts share KEYS:
+ * 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
  * running: a queued job is about to run on the instance that created it; historically "running"),
  * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
  * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
- * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED).
+ * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED). The job hash's
+ * `kept` field names its principal's index of finished jobs (see KEEP_FINISHED); on one node the
+ * terminal scripts update it themselves ('inline').
  */
 const PRELUDE = `
 local LEGAL = {${legal.join(',')}}
@@ -60,11 +63,42 @@ local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
   redis.call('ZADD', finished .. ':owners', count, owner)
   redis.call('PEXPIRE', finished .. ':owners', ttl_ms)
 end
+-- A principal's index of finished jobs across buckets (members: job keys, score: Redis µs): past
+-- share its earliest leave it and are returned.
+local function kept_add(kept, member, share, ttl_ms, score)
+  redis.call('ZADD', kept, 'NX', score, member)
+  redis.call('PEXPIRE', kept, ttl_ms)
+  local over = redis.call('ZCARD', kept) - share
+  if over <= 0 then return {} end
+  local popped = redis.call('ZPOPMIN', kept, over)
+  local members = {}
+  for i = 1, #popped, 2 do members[#members + 1] = popped[i] end
+  return members
+end
+-- Deletes a job its principal's index evicted, if it is still finished; member is its key
+-- (<prefix>{tag}:job:<id>: the prefix holds no braces).
+local function evict_kept(member, group)
+  local open = string.find(member, '{', 1, true)
+  local close = open and string.find(member, '}', open, true)
+  if not close then return 0 end
+  local status = redis.call('HGET', member, 'status')
+  if not status or not TERMINAL[status] then return 0 end
+  local base = string.sub(member, 1, close + 1)
+  local id = string.sub(member, close + 6)
+  redis.call('DEL', member)
+  local finished = base .. 'finished'
+  redis.call('ZREM', finished, id)
+  local mine = finished .. ':' .. group
+  if redis.call('ZREM', mine, id) == 1 then
+    redis.call('ZADD', finished .. ':owners', redis.call('ZCARD', mine), group)
+  end
+  return 1
+end
 -- A finished job leaves the active and running sets, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
-local function finish(id, retention_ms, grace_ms, share)
+local function finish(id, retention_ms, grace_ms, share, inline)
   redis.call('HDEL', KEYS[1], 'request')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
@@ -72,9 +106,20 @@ local function finish(id, retention_ms, grace_ms, share)
   redis.call('DEL', KEYS[6])
   local seq = redis.call('INCR', KEYS[5])
   redis.call('ZADD', KEYS[4], seq, id)
-  redis.call('ZADD', KEYS[7], now_ms(nil) + tonumber(grace_ms), id)
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[7], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(grace_ms), id)
   local owner = retention_group(KEYS[1])
   keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
+  -- On one node (inline '1') the principal's share across buckets is kept here, in the index
+  -- named by the job's 'kept' field; on a cluster that index is in another slot, and the store
+  -- runs KEEP_FINISHED after this script.
+  local kept = inline == '1' and redis.call('HGET', KEYS[1], 'kept')
+  if kept then
+    local score = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    for _, member in ipairs(kept_add(kept, KEYS[1], tonumber(share), retention_ms, score)) do
+      evict_kept(member, owner)
+    end
+  end
 end
 local function append(target, from)
   for i = from, #ARGV do target[#target + 1] = ARGV[i] end
@@ -83,7 +128,8 @@ end
 `;
 
 /**
- * Create-if-absent. ARGV: 1 jobId, 2 status, 3 maxJobs (0 = unbounded), 4 job key prefix,
+ * Create-if-absent. ARGV: 1 jobId, 2 status, 3 the bucket's share of maxJobs (0 = unbounded),
+ * 4 job key prefix of the bucket,
  * 5 lease owner, 6 lease ms, 7… field/value pairs.
  * Returns {'exists', fields} | {'created', fields} | {'full'}.
  */
@@ -131,7 +177,8 @@ return {'created', redis.call('HGETALL', KEYS[1])}
 
 /**
  * Compare-and-set. ARGV: 1 jobId, 2 expected version, 3 new status or '', 4 retention ms,
- * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8… field/value pairs.
+ * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8 inline ('1' on one node), 9…
+ * field/value pairs.
  * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
@@ -149,17 +196,17 @@ else
   allowed = LEGAL[from .. '>' .. to] == true
 end
 if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
-local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 8)
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 9)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7]) end
+if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7], ARGV[8]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
  * Cancels a queued or running job and PUBLISHes its id on the cancel channel, atomically.
  * ARGV: 1 jobId, 2 retention ms, 3 cancel channel ('' for none), 4 grace ms (unannounced),
- * 5 finished jobs kept per owner.
+ * 5 finished jobs kept per owner, 6 inline ('1' on one node).
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
@@ -168,14 +215,15 @@ if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
-finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5])
+finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[6])
 -- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
- * Renews this instance's leases. ARGV: 1 key prefix, 2 owner, 3 lease ms, 4… jobIds.
+ * Renews this instance's leases of one bucket. KEYS: 1 the bucket's active set (routes the script
+ * to the bucket's node). ARGV: 1 bucket key prefix, 2 owner, 3 lease ms, 4… jobIds of the bucket.
  * Returns the ids this instance should stop renewing (no longer running, or leased by another).
  */
 export const RENEW_LEASES: LuaScript = lua(`
@@ -202,17 +250,26 @@ return done
 `);
 
 /**
- * Fails queued or running jobs whose lease expired (their instance died) with the given error.
- * KEYS: 1 active set, 2 running set, 3 finished zset, 4 finish sequence, 5 unannounced zset.
- * ARGV: 1 key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished jobs kept per owner,
- * 6… jobIds. Returns the failed ids.
+ * Fails queued or running jobs of one bucket whose lease expired (their instance died) with the
+ * given error: one SSCAN page of the bucket's leased set per call.
+ * KEYS: 1 active set, 2 leased set, 3 finished zset, 4 finish sequence, 5 unannounced zset,
+ * 6 sweep claim. ARGV: 1 bucket key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished
+ * jobs kept per owner, 6 claim owner, 7 claim ms ('0': sweep without claiming), 8 cursor, 9 page.
+ * With a claim, the first page (cursor '0') takes the bucket's sweep claim (SET NX PX) and sweeps
+ * nothing when another instance holds it. Returns {next cursor, {id, retention group, …}, claimed,
+ * entries in the unannounced set}.
  */
 export const SWEEP_LEASES: LuaScript = lua(`${PRELUDE}
+if ARGV[8] == '0' and tonumber(ARGV[7]) > 0 then
+  -- Nothing to sweep: no claim taken, nothing written.
+  if redis.call('EXISTS', KEYS[2], KEYS[5]) == 0 then return {'0', {}, 1, 0} end
+  if not redis.call('SET', KEYS[6], ARGV[6], 'NX', 'PX', ARGV[7]) then return {'0', {}, 0, 0} end
+end
+local page = redis.call('SSCAN', KEYS[2], ARGV[8], 'COUNT', tonumber(ARGV[9]))
 local failed = {}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 6, #ARGV do
-  local id = ARGV[i]
+for _, id in ipairs(page[2]) do
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
   if current[1] ~= 'running' and current[1] ~= 'queued' then
@@ -232,9 +289,54 @@ for i = 6, #ARGV do
     local owner = retention_group(job)
     keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
+    failed[#failed + 1] = owner
   end
 end
-return failed
+return {page[1], failed, 1, redis.call('ZCARD', KEYS[5])}
+`);
+
+/**
+ * On a cluster, after their terminal writes: finished jobs join their retention groups' indexes
+ * (in the groups' bucket; a principal's finished jobs are spread over the buckets of their ids);
+ * past the share a group's earliest-finished jobs leave its index and are returned for
+ * {@link EVICT_FINISHED}. Idempotent (ZADD NX): a retry keeps the first score.
+ * KEYS: the groups' indexes (one bucket). ARGV: 1 share, 2 ttl ms, then per key its group name,
+ * then pairs (key index, job key). Returns {job key, group, …} evicted.
+ */
+export const KEEP_FINISHED: LuaScript = lua(`
+local t = redis.call('TIME')
+-- Microseconds of Redis' clock, plus the position in this batch: finish order.
+local base = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local n = 0
+for i = 3 + #KEYS, #ARGV, 2 do
+  redis.call('ZADD', KEYS[tonumber(ARGV[i])], 'NX', base + n, ARGV[i + 1])
+  n = n + 1
+end
+local evicted = {}
+for k = 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[k], ARGV[2])
+  local over = redis.call('ZCARD', KEYS[k]) - tonumber(ARGV[1])
+  if over > 0 then
+    -- ZPOPMIN answers member, score, member, score, …
+    local popped = redis.call('ZPOPMIN', KEYS[k], over)
+    for i = 1, #popped, 2 do
+      evicted[#evicted + 1] = popped[i]
+      evicted[#evicted + 1] = ARGV[2 + k]
+    end
+  end
+end
+return evicted
+`);
+
+/**
+ * Deletes finished jobs their groups' indexes evicted, if still finished (one job bucket).
+ * KEYS: 1 the bucket's finished zset (routes the script). ARGV: pairs (job key, group).
+ * Returns how many it deleted.
+ */
+export const EVICT_FINISHED: LuaScript = lua(`${PRELUDE}
+local deleted = 0
+for i = 1, #ARGV, 2 do deleted = deleted + evict_kept(ARGV[i], ARGV[i + 1]) end
+return deleted
 `);
 
 /**
@@ -242,7 +344,7 @@ return failed
  * terminal write and handing the callback over): each due entry's time moves `grace ms` ahead, so
  * one instance at a time reports it; entries of jobs that no longer exist are dropped.
  * With ARGV[4] = '0' (an instance with nobody to report to) it only drops the vanished entries.
- * KEYS: 1 unannounced zset. ARGV: 1 job key prefix, 2 grace ms, 3 limit, 4 claim ('1' or '0').
+ * KEYS: 1 the bucket's unannounced zset. ARGV: 1 job key prefix of the bucket, 2 grace ms, 3 limit, 4 claim ('1' or '0').
  * Returns the claimed ids, and how many due entries it looked at.
  */
 export const CLAIM_UNANNOUNCED: LuaScript = lua(`

@@ -400,7 +400,9 @@ export class RedisConnection {
     if (this.#closed) return;
     this.#closed = true;
     const clients = [this.#subscriber, this.#owned ? this.client : undefined];
-    await Promise.all(clients.map((client) => (client ? shutDown(client) : undefined)));
+    await Promise.all(
+      clients.map((client) => (client ? shutDown(client, this.#commandTimeoutMs) : undefined)),
+    );
   }
 
   async #awaitFirstConnection(): Promise<void> {
@@ -446,16 +448,25 @@ export class RedisConnection {
   }
 }
 
-async function shutDown(client: RedisClient): Promise<void> {
+async function shutDown(client: RedisClient, timeoutMs: number): Promise<void> {
   if (!client.isOpen) return;
   if (!client.isReady) {
     client.destroy();
     return;
   }
+  // A graceful close waits for pending replies; a Redis that dies meanwhile must not hold it.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await client.close();
+    await Promise.race([
+      client.close(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('close timed out')), timeoutMs);
+      }),
+    ]);
   } catch {
     client.destroy();
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -18,11 +18,20 @@ import {
   CANCEL_JOB,
   CLAIM_UNANNOUNCED,
   CREATE_JOB,
+  EVICT_FINISHED,
+  KEEP_FINISHED,
   RENEW_LEASES,
   SWEEP_LEASES,
   UPDATE_JOB,
 } from './job-scripts.ts';
-import { BUCKET_TAGS, bucketOf, checkClusterPrefix, defaultPrefix } from './key-layout.ts';
+import {
+  bucketShare,
+  checkBuckets,
+  checkPrefix,
+  DEFAULT_BUCKETS,
+  defaultPrefix,
+  KeyLayout,
+} from './key-layout.ts';
 import {
   callbackShares,
   RedisCallbackOutbox,
@@ -49,15 +58,29 @@ import {
 export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallbackShareOptions {
   /**
    * Prefix of every key and channel. Instances that share jobs use the same prefix. Default
-   * `svc:gw:`; on a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
+   * `svc:gw:`. It must not contain `{` or `}`: the store adds a hash tag per bucket (see
+   * `buckets`).
    */
   readonly prefix?: string;
+  /**
+   * How many buckets the store's keys are spread over (1 … 1024). A job, its lease and the indexes
+   * its scripts touch live in the bucket of its id; a principal's callback queue and finished-jobs
+   * index in the bucket of the principal; on a Redis Cluster each bucket is one hash slot, so the
+   * buckets spread the keys and the load over the primaries. Store-wide bounds (`maxJobs`,
+   * `maxPendingCallbacks`) are split into equal per-bucket shares, so they must be 0 or at least
+   * `buckets`; per-principal bounds stay exact. Part of the key layout: every instance of a
+   * deployment uses the same value, and changing it moves keys (see docs/migration.md).
+   * `buckets: 1` puts a store in one slot (exact store-wide bounds, no spread). Default 64.
+   */
+  readonly buckets?: number;
   /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
   readonly retentionMs?: number;
   /**
-   * Most jobs kept at once (active and finished, across all instances). When full, the
-   * earliest-finished job is evicted; if every job is active, `create` rejects with
-   * `JobStoreFullError` (503). A positive integer. Default 100 000.
+   * Most jobs kept at once (active and finished, across all instances), split into equal shares
+   * per bucket (`maxJobs / buckets` each: the total never exceeds `maxJobs`). When a job's bucket
+   * is full, the earliest-finished job of the principal keeping the most in that bucket is
+   * evicted; if every job of the bucket is active, `create` rejects with `JobStoreFullError`
+   * (503). A positive integer, at least `buckets`. Default 100 000.
    */
   readonly maxJobs?: number;
   /**
@@ -89,8 +112,10 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    */
   readonly callbackPollIntervalMs?: number;
   /**
-   * Pending callbacks kept at most in the outbox, across all instances; beyond it a callback ends
-   * as `overflow`. A positive integer. Default 100 000. Entries also expire after `retentionMs`.
+   * Pending callbacks kept at most in the outbox, across all instances, split into equal shares
+   * per bucket (a principal's callbacks are in its bucket); beyond its bucket's share a callback
+   * ends as `overflow`. A positive integer, at least `buckets`. Default 100 000. Entries also
+   * expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
   /**
@@ -98,7 +123,9 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * primary acknowledged but had not sent to a replica when it died is lost once the replica is
    * promoted. With this option the store waits (Redis `WAIT`) after the writes a lost one would
    * break a promise for: a job's creation, its terminal write, and a callback's outbox entry
-   * (queued and completed), until `replicas` replicas acknowledged it, for `timeoutMs` at most.
+   * (queued, claimed and completed: a lost claim or completion would send a callback twice), and
+   * `announced` (a lost one would have another instance report the job again), until `replicas`
+   * replicas acknowledged it, for `timeoutMs` at most.
    * Cost: one round trip to the replica per such write (see docs/redis.md for measured figures).
    * When fewer replicas answer in time, the write stands (it is on the primary) and `onError`
    * receives a warning: that write had the window open; the store then skips the wait on that
@@ -172,7 +199,9 @@ export class RedisJobStore implements JobStore {
    */
   readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
-  readonly #prefix: string;
+  readonly #keys: KeyLayout;
+  /** '1' on one node: terminal scripts keep the principal's finished-jobs index themselves. */
+  readonly #inline: '0' | '1';
   readonly #retentionMs: number;
   readonly #maxJobs: number;
   readonly #maxFinishedPerOwner: number;
@@ -184,11 +213,14 @@ export class RedisJobStore implements JobStore {
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   /** Jobs this instance created or moved to `running` and keeps leased until they end. */
   readonly #leased = new Set<string>();
+  /** Finished jobs waiting for their group's index, per owner bucket (see #keepGroup). */
+  readonly #keeping = new Map<number, { entries: [string, string][]; done: Promise<void> }>();
   #subscribed: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
   #pollTimer: ReturnType<typeof setInterval> | undefined;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #sweeping = false;
   /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
   readonly #replicated: (key: string) => Promise<void> = async () => {};
 
@@ -223,9 +255,14 @@ export class RedisJobStore implements JobStore {
     this.#onListenerError =
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    const buckets = options.buckets ?? DEFAULT_BUCKETS;
+    checkBuckets(refuse, buckets, { maxJobs, maxPendingCallbacks });
+    const prefix = options.prefix ?? defaultPrefix();
+    // Before connecting: a refused store must leave no connection behind.
+    checkPrefix(refuse, prefix);
     this.#redis = new RedisConnection(options, 'new RedisJobStore');
-    this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
-    if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
+    this.#keys = new KeyLayout(prefix, buckets);
+    this.#inline = this.#redis.cluster ? '0' : '1';
     if (options.waitForReplicas) {
       const { replicas, timeoutMs } = options.waitForReplicas;
       positiveInteger('waitForReplicas.replicas', replicas);
@@ -234,7 +271,7 @@ export class RedisJobStore implements JobStore {
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
       replicated: this.#replicated,
-      prefix: this.#prefix,
+      keys: this.#keys,
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
@@ -264,25 +301,29 @@ export class RedisJobStore implements JobStore {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }
     const fields = encodeFields(input, NEW_JOB_FIELDS);
+    const bucket = this.#keys.bucketOf(input.jobId);
     const reply = await this.#run(CREATE_JOB, input.jobId, [
       input.jobId,
       input.status,
-      String(this.#maxJobs),
-      `${this.#prefix}job:`,
+      String(bucketShare(this.#maxJobs, this.#keys.buckets, bucket)),
+      `${this.#keys.base(bucket)}job:`,
       this.instanceId,
       String(this.#leaseMs),
       ...fields,
+      // Where the job's principal's finished jobs are indexed (read by the terminal scripts).
+      'kept',
+      this.#keys.kept(retentionGroup(input)),
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
-    if (reply.status === 'created') await this.#replicated(this.#jobKey(job.jobId));
+    if (reply.status === 'created') await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     if (reply.status === 'created') this.#lease(job.jobId);
     return { created: reply.status === 'created', job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
-    const fields = await this.#redis.call((client) => client.hGetAll(this.#jobKey(jobId)));
+    const fields = await this.#redis.call((client) => client.hGetAll(this.#keys.job(jobId)));
     return Object.keys(fields).length === 0 ? undefined : decodeJob(fields);
   }
 
@@ -296,10 +337,14 @@ export class RedisJobStore implements JobStore {
       this.instanceId,
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
+      this.#inline,
       ...fields,
     ]);
     const result = toWriteResult(reply);
-    if (result.ok && isTerminal(result.job.status)) await this.#replicated(this.#jobKey(jobId));
+    if (result.ok && isTerminal(result.job.status)) {
+      await this.#replicated(this.#keys.job(jobId));
+      if (this.#redis.cluster) await this.#keepFinished(result.job);
+    }
     if (result.ok) {
       if (!isTerminal(result.job.status)) this.#lease(jobId);
       else this.#leased.delete(jobId);
@@ -319,13 +364,15 @@ export class RedisJobStore implements JobStore {
       sharded ? '' : this.#channel(),
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
+      this.#inline,
     ]);
     const result = toWriteResult(reply);
-    if (result.ok) await this.#replicated(this.#jobKey(jobId));
+    if (result.ok) await this.#replicated(this.#keys.job(jobId));
     if (result.ok && sharded)
       await this.#redis
-        .publish(this.#cancelChannel(bucketOf(jobId)), jobId)
+        .publish(this.#cancelChannel(this.#keys.bucketOf(jobId)), jobId)
         .catch((error: unknown) => this.#redis.report(error));
+    if (result.ok && this.#redis.cluster) await this.#keepFinished(result.job);
     if (result.ok) {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
@@ -362,40 +409,10 @@ export class RedisJobStore implements JobStore {
    * const failed = await store.sweepExpiredLeases();
    */
   async sweepExpiredLeases(): Promise<string[]> {
-    const error: GatewayError = {
-      code: 'worker_lost',
-      message: 'The gateway instance running this job stopped before it finished.',
-      retryable: true,
-    };
-    const failed: string[] = [];
-    let cursor = '0';
-    do {
-      const page = await this.#redis.call((client) =>
-        client.sScan(this.#key('running'), cursor, { COUNT: SWEEP_BATCH }),
-      );
-      cursor = String(page.cursor);
-      if (page.members.length === 0) continue;
-      const ids = (await this.#redis.script(
-        SWEEP_LEASES,
-        [
-          this.#key('active'),
-          this.#key('running'),
-          this.#key('finished'),
-          this.#key('seq'),
-          this.#key('unannounced'),
-        ],
-        [
-          this.#prefix,
-          String(this.#retentionMs),
-          JSON.stringify(error),
-          String(this.#leaseMs),
-          String(this.#maxFinishedPerOwner),
-          ...page.members,
-        ],
-      )) as string[];
-      if (ids.length > 0) await this.#replicated(this.#key('active'));
-      failed.push(...ids);
-    } while (cursor !== '0');
+    const swept = await Promise.all(
+      this.#allBuckets().map((bucket) => this.#sweepBucket(bucket, 0)),
+    );
+    const failed = swept.flatMap(({ failed }) => failed);
     if (failed.length > 0 && this.#workerLostListeners.size > 0)
       await this.#reportWorkerLost(failed);
     return failed;
@@ -411,22 +428,159 @@ export class RedisJobStore implements JobStore {
    * const reported = await store.sweepUnannounced();
    */
   async sweepUnannounced(): Promise<string[]> {
+    const reported = await Promise.all(
+      this.#allBuckets().map((bucket) => this.#sweepUnannouncedBucket(bucket)),
+    );
+    return reported.flat();
+  }
+
+  /**
+   * One bucket's lease sweep, page by page. With `claimMs` > 0 (the sweeper), it first takes the
+   * bucket's sweep claim for `claimMs`, and sweeps nothing when another instance holds it.
+   */
+  async #sweepBucket(
+    bucket: number,
+    claimMs: number,
+  ): Promise<{
+    readonly claimed: boolean;
+    readonly failed: string[];
+    readonly unannounced: number;
+  }> {
+    const error: GatewayError = {
+      code: 'worker_lost',
+      message: 'The gateway instance running this job stopped before it finished.',
+      retryable: true,
+    };
+    const base = this.#keys.base(bucket);
+    const failed: string[] = [];
+    let cursor = '0';
+    let unannounced = 0;
+    do {
+      const [next, pairs, claimed, waiting] = (await this.#redis.script(
+        SWEEP_LEASES,
+        [
+          `${base}active`,
+          `${base}running`,
+          `${base}finished`,
+          `${base}seq`,
+          `${base}unannounced`,
+          `${base}sweep`,
+        ],
+        [
+          base,
+          String(this.#retentionMs),
+          JSON.stringify(error),
+          String(this.#leaseMs),
+          String(this.#maxFinishedPerOwner),
+          this.instanceId,
+          String(claimMs),
+          cursor,
+          String(SWEEP_BATCH),
+        ],
+      )) as [string, string[], number, number];
+      if (claimed === 0) return { claimed: false, failed, unannounced: 0 };
+      unannounced = waiting;
+      cursor = String(next);
+      if (pairs.length === 0) continue;
+      await this.#replicated(`${base}active`);
+      const kept: Promise<void>[] = [];
+      for (let i = 0; i + 1 < pairs.length; i += 2) {
+        failed.push(pairs[i]!);
+        kept.push(this.#keepGroup(`${base}job:${pairs[i]}`, pairs[i + 1]!));
+      }
+      await Promise.all(kept);
+    } while (cursor !== '0');
+    return { claimed: true, failed, unannounced };
+  }
+
+  async #sweepUnannouncedBucket(bucket: number): Promise<string[]> {
     // Without a listener (no gateway on this instance) nothing is claimed: another instance may
     // report it; entries of jobs that expired are still dropped, so the set stays bounded.
     const claim = this.#workerLostListeners.size > 0;
+    const base = this.#keys.base(bucket);
     const reported: string[] = [];
     // Bounded work per sweep; what is left is due at the next one.
     for (let page = 0; page < UNANNOUNCED_PAGES; page++) {
       const [ids, seen] = (await this.#redis.script(
         CLAIM_UNANNOUNCED,
-        [this.#key('unannounced')],
-        [`${this.#prefix}job:`, String(this.#leaseMs), String(SWEEP_BATCH), claim ? '1' : '0'],
+        [`${base}unannounced`],
+        [`${base}job:`, String(this.#leaseMs), String(SWEEP_BATCH), claim ? '1' : '0'],
       )) as [string[], number];
       reported.push(...ids);
       if (ids.length > 0) await this.#reportWorkerLost(ids);
       if (seen < SWEEP_BATCH || !claim) break;
     }
     return reported;
+  }
+
+  #allBuckets(): number[] {
+    return Array.from({ length: this.#keys.buckets }, (_, bucket) => bucket);
+  }
+
+  /**
+   * After a job's terminal write: the job joins its retention group's index (exact per principal,
+   * across buckets), and the group's earliest-finished jobs past `maxFinishedPerOwner` are
+   * deleted. Never throws: the terminal write stands; a job this step missed (Redis unreachable,
+   * the instance died) still expires after `retentionMs`.
+   */
+  async #keepFinished(job: StoredJob): Promise<void> {
+    await this.#keepGroup(this.#keys.job(job.jobId), retentionGroup(job));
+  }
+
+  /**
+   * Batches the finished jobs of one owner bucket that end within one turn of the event loop into
+   * one script (and their evictions into one script per job bucket); resolves once its batch is
+   * done. Never rejects.
+   */
+  #keepGroup(jobKey: string, group: string): Promise<void> {
+    const bucket = this.#keys.bucketOf(group);
+    let batch = this.#keeping.get(bucket);
+    if (!batch) {
+      const entries: [string, string][] = [];
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#keeping.delete(bucket);
+        return this.#keepBatch(entries);
+      });
+      batch = { entries, done };
+      this.#keeping.set(bucket, batch);
+    }
+    batch.entries.push([jobKey, group]);
+    return batch.done;
+  }
+
+  async #keepBatch(entries: readonly [string, string][]): Promise<void> {
+    try {
+      const groups = [...new Set(entries.map(([, group]) => group))];
+      const index = new Map(groups.map((group, i) => [group, i + 1]));
+      const evicted = (await this.#redis.script(
+        KEEP_FINISHED,
+        groups.map((group) => this.#keys.kept(group)),
+        [
+          String(this.#maxFinishedPerOwner),
+          String(this.#retentionMs),
+          ...groups,
+          ...entries.flatMap(([jobKey, group]) => [String(index.get(group)), jobKey]),
+        ],
+      )) as string[];
+      if (evicted.length === 0) return;
+      // Evicted members are job keys: `<prefix>{tag}:job:<id>`, grouped by bucket base.
+      const byBase = new Map<string, string[]>();
+      for (let i = 0; i + 1 < evicted.length; i += 2) {
+        const member = evicted[i]!;
+        const base = member.slice(0, member.indexOf('}', member.indexOf('{')) + 2);
+        const pairs = byBase.get(base) ?? [];
+        pairs.push(member, evicted[i + 1]!);
+        byBase.set(base, pairs);
+      }
+      await Promise.all(
+        [...byBase].map(([base, pairs]) =>
+          this.#redis.script(EVICT_FINISHED, [`${base}finished`], pairs),
+        ),
+      );
+    } catch (error) {
+      // The terminal writes stand; a job left out expires after retentionMs.
+      this.#redis.report(error);
+    }
   }
 
   /**
@@ -437,7 +591,11 @@ export class RedisJobStore implements JobStore {
    * await store.announced(job.jobId);
    */
   async announced(jobId: string): Promise<void> {
-    await this.#redis.call((client) => client.zRem(this.#key('unannounced'), jobId));
+    const unannounced = `${this.#keys.baseOf(jobId)}unannounced`;
+    await this.#redis.call((client) => client.zRem(unannounced, jobId));
+    // Lost in a failover, the entry would make another instance report the job (and send its
+    // callback) again: the job and its callback's outbox entry are on different primaries.
+    await this.#replicated(unannounced);
   }
 
   /**
@@ -499,35 +657,29 @@ export class RedisJobStore implements JobStore {
     jobId: string,
     args: string[],
   ): Promise<{ status: ScriptStatus; job?: StoredJob }> {
+    const base = this.#keys.baseOf(jobId);
     const keys = [
-      this.#jobKey(jobId),
-      this.#key('active'),
-      this.#key('running'),
-      this.#key('finished'),
-      this.#key('seq'),
-      `${this.#prefix}lease:${jobId}`,
-      this.#key('unannounced'),
+      `${base}job:${jobId}`,
+      `${base}active`,
+      `${base}running`,
+      `${base}finished`,
+      `${base}seq`,
+      `${base}lease:${jobId}`,
+      `${base}unannounced`,
     ];
     const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
     const [status, flat] = reply;
     return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
   }
 
-  #key(name: string): string {
-    return `${this.#prefix}${name}`;
-  }
-
-  #jobKey(jobId: string): string {
-    return `${this.#prefix}job:${jobId}`;
-  }
-
+  /** One node: one channel, PUBLISHed inside the cancel script. */
   #channel(): string {
-    return `${this.#prefix}cancel`;
+    return `${this.#keys.prefix}cancel`;
   }
 
   /** On a cluster, cancels go out on one sharded channel per bucket (jobs of the bucket). */
   #cancelChannel(bucket: number): string {
-    return `${this.#prefix}cancel:{${BUCKET_TAGS[bucket]}}`;
+    return `${this.#keys.base(bucket)}cancel`;
   }
 
   #lease(jobId: string): void {
@@ -543,33 +695,64 @@ export class RedisJobStore implements JobStore {
       this.#renewTimer = undefined;
       return;
     }
-    try {
-      const done = (await this.#redis.script(
-        RENEW_LEASES,
-        // Routes the script to the node of this store's keys (the script reads per-job keys).
-        [this.#key('active')],
-        [this.#prefix, this.instanceId, String(this.#leaseMs), ...this.#leased],
-      )) as string[];
-      for (const jobId of done) this.#leased.delete(jobId);
-    } catch (error) {
-      // Retried on the next tick; the lease is three renewals long.
-      if (!this.#closed) this.#redis.report(error);
+    const byBucket = new Map<number, string[]>();
+    for (const jobId of this.#leased) {
+      const bucket = this.#keys.bucketOf(jobId);
+      const ids = byBucket.get(bucket);
+      if (ids) ids.push(jobId);
+      else byBucket.set(bucket, [jobId]);
     }
+    await Promise.all(
+      [...byBucket].map(async ([bucket, ids]) => {
+        const base = this.#keys.base(bucket);
+        try {
+          const done = (await this.#redis.script(
+            RENEW_LEASES,
+            [`${base}active`],
+            [base, this.instanceId, String(this.#leaseMs), ...ids],
+          )) as string[];
+          for (const jobId of done) this.#leased.delete(jobId);
+        } catch (error) {
+          // Retried on the next tick; the lease is three renewals long.
+          if (!this.#closed) this.#redis.report(error);
+        }
+      }),
+    );
   }
 
   async #sweepQuietly(): Promise<void> {
+    // One sweep at a time: a slow Redis must not pile sweeps (a script per bucket each) up.
+    if (this.#sweeping) return;
+    this.#sweeping = true;
     try {
-      await this.sweepExpiredLeases();
-      await this.sweepUnannounced();
-    } catch (error) {
-      if (!this.#closed) this.#redis.report(error);
+      await this.#sweepBuckets();
+    } finally {
+      this.#sweeping = false;
     }
+  }
+
+  async #sweepBuckets(): Promise<void> {
+    // Each bucket is swept by the instance that takes its claim (for half an interval), so with
+    // several instances every bucket is swept about once per interval, not once per instance.
+    const claimMs = Math.max(1, Math.floor(this.#sweepIntervalMs / 2));
+    await Promise.all(
+      this.#allBuckets().map(async (bucket) => {
+        try {
+          const { claimed, failed, unannounced } = await this.#sweepBucket(bucket, claimMs);
+          if (failed.length > 0 && this.#workerLostListeners.size > 0)
+            await this.#reportWorkerLost(failed);
+          if (claimed && unannounced > 0) await this.#sweepUnannouncedBucket(bucket);
+        } catch (error) {
+          if (!this.#closed) this.#redis.report(error);
+        }
+      }),
+    );
   }
 
   /** Subscribes once per store; resolves when the subscription is active. */
   #subscribe(): Promise<void> {
     const channels = this.#redis.cluster
-      ? BUCKET_TAGS.map((_, bucket) => this.#cancelChannel(bucket))
+      ? this.#allBuckets().map((bucket) => this.#cancelChannel(bucket))
       : [this.#channel()];
     this.#subscribed ??= this.#redis.subscribe(
       channels,
@@ -593,7 +776,7 @@ export class RedisJobStore implements JobStore {
     try {
       states = await this.#redis.call((client) =>
         Promise.all(
-          jobIds.map((jobId) => client.hmGet(this.#jobKey(jobId), ['status', 'cancelRequested'])),
+          jobIds.map((jobId) => client.hmGet(this.#keys.job(jobId), ['status', 'cancelRequested'])),
         ),
       );
     } catch {
@@ -696,6 +879,15 @@ function encodeFields<T extends object, K extends keyof T & string>(
   return fields;
 }
 
+/** Whose share a finished job counts in: its owner's (as stored: JSON), apart for approved jobs. */
+function retentionGroup(job: {
+  readonly ownerId?: unknown;
+  readonly approvalId?: unknown;
+}): string {
+  const owner = job.ownerId === undefined ? '' : JSON.stringify(job.ownerId);
+  return job.approvalId === undefined ? owner : `${owner}:approved`;
+}
+
 function pairsToObject(flat: string[]): Record<string, string> {
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
@@ -705,6 +897,8 @@ function pairsToObject(flat: string[]): Record<string, string> {
 function decodeJob(fields: Record<string, string>): StoredJob {
   const job: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
+    // The store's own field (the principal's finished-jobs index), not part of the job.
+    if (key === 'kept') continue;
     if (key === 'status' || key === 'request') job[key] = value;
     else if (key === 'version') job[key] = Number(value);
     else if (key === 'cancelRequested') job[key] = value === '1';

@@ -5,7 +5,14 @@ import {
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
-import { checkClusterPrefix, defaultPrefix } from './key-layout.ts';
+import {
+  bucketShare,
+  checkBuckets,
+  checkPrefix,
+  DEFAULT_BUCKETS,
+  defaultPrefix,
+  KeyLayout,
+} from './key-layout.ts';
 import {
   ADD_TO_SET,
   CREATE_RECORD,
@@ -23,14 +30,21 @@ import { RedisConnection, type RedisConnectionOptions } from './redis-connection
  */
 export interface RedisRecordStoreOptions extends RedisConnectionOptions {
   /**
-   * Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`; on
-   * a Redis Cluster `{svc:gw}:`, and a prefix given there needs a hash tag (`{…}`).
+   * Prefix of every key. Instances that share records use the same prefix. Default `svc:gw:`. It
+   * must not contain `{` or `}`: the store adds a hash tag per bucket.
    */
   readonly prefix?: string;
   /**
-   * Most live records kept at once (idempotency keys and approvals, across all instances);
-   * `create` beyond it rejects with `RecordStoreFullError` (503). A positive integer.
-   * Default 1 000 000.
+   * How many buckets records are spread over (1 … 1024): a record and its expiry-index entry
+   * live in the bucket of its key, one hash slot each on a Redis Cluster. Part of the key layout
+   * (every instance uses the same value). Default 64.
+   */
+  readonly buckets?: number;
+  /**
+   * Most live records kept at once (idempotency keys and approvals, across all instances), split
+   * into equal per-bucket shares (`maxRecords / buckets` each, so the total never exceeds it);
+   * `create` beyond its bucket's share rejects with `RecordStoreFullError` (503). A positive
+   * integer, at least `buckets`. Default 1 000 000.
    */
   readonly maxRecords?: number;
 }
@@ -49,7 +63,7 @@ export interface RedisRecordStoreOptions extends RedisConnectionOptions {
  */
 export class RedisRecordStore implements RecordStore {
   readonly #redis: RedisConnection;
-  readonly #prefix: string;
+  readonly #keys: KeyLayout;
   readonly #maxRecords: number;
 
   constructor(options: RedisRecordStoreOptions = {}) {
@@ -57,9 +71,14 @@ export class RedisRecordStore implements RecordStore {
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
       refusalFor('new RedisRecordStore')('maxRecords', maxRecords, 'expected a positive integer.');
     this.#maxRecords = maxRecords;
+    const refuse = refusalFor('new RedisRecordStore');
+    const buckets = options.buckets ?? DEFAULT_BUCKETS;
+    checkBuckets(refuse, buckets, { maxRecords });
+    const prefix = options.prefix ?? defaultPrefix();
+    // Before connecting: a refused store must leave no connection behind.
+    checkPrefix(refuse, prefix);
     this.#redis = new RedisConnection(options, 'new RedisRecordStore');
-    this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
-    if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
+    this.#keys = new KeyLayout(prefix, buckets);
   }
 
   async create<T>(
@@ -67,12 +86,13 @@ export class RedisRecordStore implements RecordStore {
     value: T,
     ttlMs: number,
   ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }> {
-    const reply = (await this.#redis.script(CREATE_RECORD, this.#keys(key), [
+    const bucket = this.#keys.bucketOf(key);
+    const reply = (await this.#redis.script(CREATE_RECORD, this.#recordKeys(key), [
       key,
-      this.#prefix,
+      this.#keys.base(bucket),
       encode(value),
       ttl(ttlMs),
-      String(this.#maxRecords),
+      String(bucketShare(this.#maxRecords, this.#keys.buckets, bucket)),
     ])) as [number, string?, number?];
     if (reply[0] === -1) throw new RecordStoreFullError('The record store is full.');
     return {
@@ -96,9 +116,9 @@ export class RedisRecordStore implements RecordStore {
     ttlMs: number,
   ): Promise<VersionedRecord<T> | undefined> {
     const json = encode(value);
-    const version = await this.#redis.script(REPLACE_RECORD, this.#keys(key), [
+    const version = await this.#redis.script(REPLACE_RECORD, this.#recordKeys(key), [
       key,
-      this.#prefix,
+      this.#keys.baseOf(key),
       String(expectedVersion),
       json,
       ttl(ttlMs),
@@ -108,9 +128,9 @@ export class RedisRecordStore implements RecordStore {
   }
 
   async delete(key: string, expectedVersion: number): Promise<boolean> {
-    const deleted = await this.#redis.script(DELETE_RECORD, this.#keys(key), [
+    const deleted = await this.#redis.script(DELETE_RECORD, this.#recordKeys(key), [
       key,
-      this.#prefix,
+      this.#keys.baseOf(key),
       String(expectedVersion),
     ]);
     return Number(deleted) === 1;
@@ -161,17 +181,18 @@ export class RedisRecordStore implements RecordStore {
     await this.#redis.close();
   }
 
+  /** A set is one key (its own slot on a cluster): every script on it touches it alone. */
   #setKey(set: string): string {
-    return `${this.#prefix}set:${set}`;
+    return `${this.#keys.prefix}set:${set}`;
   }
 
   #recordKey(key: string): string {
-    return `${this.#prefix}rec:${key}`;
+    return `${this.#keys.baseOf(key)}rec:${key}`;
   }
 
-  /** KEYS of the record scripts: the record's hash and the expiry index. */
-  #keys(key: string): string[] {
-    return [this.#recordKey(key), `${this.#prefix}rec-expiry`];
+  /** KEYS of the record scripts: the record's hash and its bucket's expiry index. */
+  #recordKeys(key: string): string[] {
+    return [this.#recordKey(key), `${this.#keys.baseOf(key)}rec-expiry`];
   }
 }
 

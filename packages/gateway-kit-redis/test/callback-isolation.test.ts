@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import {
   eventually,
   type GatewayProcess,
@@ -134,7 +135,8 @@ describe('callbacks of one principal cannot silence another’s (two instances, 
     async () => {
       const receiver = await startReceiver();
       const { prefix, a, b } = await pair({ CALLBACK_SHARE: String(SHARE) });
-      const aQueue = `${prefix}cb:q:default`;
+      const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
+      const aQueue = `${keys.outbox(keys.bucketOf('default'))}q:default`;
       const end = Date.now() + FLOOD_MS;
       let floodInvokes = 0;
       let floodRefused = 0;
@@ -192,7 +194,7 @@ describe('callbacks of one principal cannot silence another’s (two instances, 
         bDelivered: delivered.size,
         bLatencyMaxMs: Math.max(...latencies),
         bLatencyMedianMs: latencies.sort((x, y) => x - y)[10],
-        bOutboxEntries: await raw.zCard(`${prefix}cb:q:other`),
+        bOutboxEntries: await raw.zCard(`${keys.outbox(keys.bucketOf('other'))}q:other`),
       };
       console.info('callback isolation figures', figures);
       expect(floodInvokes).toBeGreaterThan(0);

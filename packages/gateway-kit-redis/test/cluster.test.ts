@@ -14,7 +14,7 @@ import {
   RedisRecordStore,
   type RedisRecordStoreOptions,
 } from '../src/index.ts';
-import { slotOf } from '../src/key-layout.ts';
+import { DEFAULT_BUCKETS, KeyLayout, slotOf } from '../src/key-layout.ts';
 import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import {
   call,
@@ -53,7 +53,7 @@ afterAll(async () => {
 
 const seeds = () => ({ cluster: { rootNodes: cluster.urls.map((url) => ({ url })) } });
 /** A fresh key prefix per store, so every store starts empty. */
-const freshPrefix = (name: string): string => `{${name}:${randomUUID()}}:`;
+const freshPrefix = (name: string): string => `${name}:${randomUUID()}:`;
 
 function jobStore(options: RedisJobStoreOptions = {}): RedisJobStore {
   const store = new RedisJobStore({ ...seeds(), prefix: freshPrefix('job'), ...options });
@@ -81,7 +81,8 @@ describe('conformance on a Redis Cluster', () => {
       advanceTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       createStore: () => jobStore({ retentionMs: 300 }),
     },
-    bounds: { maxJobs: 5, createStore: () => jobStore({ maxJobs: 5 }) },
+    // maxJobs is split into per-bucket shares: its exact cases run on one bucket (one slot).
+    bounds: { maxJobs: 5, createStore: () => jobStore({ maxJobs: 5, buckets: 1 }) },
   });
 
   recordStoreConformance({
@@ -92,6 +93,34 @@ describe('conformance on a Redis Cluster', () => {
     numRuns: 10,
     timeoutMs: 30_000,
     ttl: { ttlMs: 1_000 },
+  });
+});
+
+describe('per-principal bounds on a Redis Cluster', () => {
+  const job = (jobId: string, ownerId: string) => ({
+    jobId,
+    ownerId,
+    invocationId: `inv-${jobId}`,
+    actionId: 'export',
+    actionName: 'Export',
+    status: 'queued' as const,
+    createdAt: new Date().toISOString(),
+  });
+
+  it('a principal keeps exactly its newest maxFinishedPerOwner finished jobs, spread over the primaries; another principal’s survive', async () => {
+    const store = jobStore({ maxFinishedPerOwner: 10, sweepIntervalMs: 0 });
+    await store.create(job('b-1', 'b'));
+    await store.requestCancel('b-1');
+    for (let i = 0; i < 100; i++) {
+      await store.create(job(`a-${i}`, 'a'));
+      await store.requestCancel(`a-${i}`);
+    }
+    const kept = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => store.get(`a-${i}`).then(Boolean)),
+    );
+    expect(kept.slice(0, 90).some(Boolean)).toBe(false);
+    expect(kept.slice(90).every(Boolean)).toBe(true);
+    expect(await store.get('b-1')).toMatchObject({ status: 'cancelled' });
   });
 });
 
@@ -188,8 +217,10 @@ describe('failover of a primary', () => {
       return answer.body.job.jobId;
     });
 
-    // The primary serving this prefix's jobs dies with them in flight.
-    const victim = await cluster.primaryOf(slotOf(`${prefix}job:${jobIds[0]}`));
+    // The jobs are spread over the primaries: the one serving the first job dies with its share of
+    // them (and of the outbox) in flight.
+    const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
+    const victim = await cluster.primaryOf(slotOf(keys.job(jobIds[0]!)));
     await cluster.kill(victim);
     const killedAt = Date.now();
 
@@ -257,12 +288,42 @@ describe('failover of a primary', () => {
       20_000,
       'every callback',
     );
-    // Once the outbox is empty no delivery can follow.
-    await eventually(
-      async () => ((await raw.zCard(`${prefix}cb:all`)) === 0 ? true : undefined),
-      20_000,
-      'the callback outbox to drain',
-    );
+    // Once the outbox is empty no delivery can follow. A client connected after the failover
+    // (the test's own client may still route to the dead primary for a while).
+    const after = createCluster({
+      rootNodes: cluster.nodes.filter((node) => node.alive()).map(({ url }) => ({ url })),
+      defaults: { disableOfflineQueue: true },
+    });
+    after.on('error', quiet);
+    await after.connect();
+    let pending: number[] = [];
+    try {
+      await eventually(
+        async () => {
+          pending = await Promise.all(
+            Array.from({ length: DEFAULT_BUCKETS }, (_, b) => after.zCard(`${keys.outbox(b)}all`)),
+          );
+          return pending.every((count) => count === 0) ? true : undefined;
+        },
+        20_000,
+        'the callback outbox to drain',
+      );
+    } catch (error) {
+      console.error('outbox entries left per bucket', pending);
+      throw error;
+    } finally {
+      after.destroy();
+    }
+    for (const jobId of jobIds) {
+      const seen = receiver.received.filter((r) => r.webhookId.startsWith(`job_${jobId}_`));
+      if (seen.length > 1)
+        console.error(
+          'delivered more than once',
+          jobId,
+          seen.map((r) => ({ afterKillMs: r.at - killedAt, ts: r.timestamp })),
+          { jobSlot: slotOf(keys.job(jobId)), victim: victim.port },
+        );
+    }
     for (const [i, jobId] of jobIds.entries()) {
       const delivered = receiver.deliveredIds().filter((id) => id.startsWith(`job_${jobId}_`));
       expect(delivered).toEqual([`job_${jobId}_${finals[i]}`]);

@@ -6,6 +6,7 @@ import { createClient } from 'redis';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
+import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 // Issue 20 on Redis: every way a job ends drops the caller's input and context from its hash, and
@@ -51,7 +52,8 @@ function store(options: ConstructorParameters<typeof RedisJobStore>[0] = {}) {
 describe("the caller's request in the job hash", () => {
   it('is dropped by completion, failure, cancellation and worker_lost', async () => {
     const { store: jobs, prefix } = store({ leaseMs: 50 });
-    const hash = (id: string) => raw.hGetAll(`${prefix}job:${id}`);
+    const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
+    const hash = (id: string) => raw.hGetAll(keys.job(id));
     const { job: running } = await jobs.create(job('done', 'a', 'running'));
     expect((await hash('done')).request).toContain(MARK);
     await jobs.update('done', running.version, { status: 'completed' });
@@ -63,7 +65,7 @@ describe("the caller's request in the job hash", () => {
     const dead = new RedisJobStore({ url: redis.url, prefix, leaseMs: 50, sweepIntervalMs: 0 });
     await dead.create(job('lost', 'a', 'running'));
     await dead.close();
-    await raw.del(`${prefix}lease:lost`);
+    await raw.del(keys.lease('lost'));
     expect(await jobs.sweepExpiredLeases()).toEqual(['lost']);
     for (const id of ['done', 'failed', 'cancelled', 'lost']) {
       const fields = await hash(id);
@@ -108,7 +110,7 @@ describe("the caller's request in the job hash", () => {
     const { jobId } = (accepted.body as { job: { jobId: string } }).job;
     await expect.poll(() => seen).toEqual(context);
     expect((await client.cancel(jobId)).status).toBe(200);
-    const fields = await raw.hGetAll(`${prefix}job:${jobId}`);
+    const fields = await raw.hGetAll(new KeyLayout(prefix, DEFAULT_BUCKETS).job(jobId));
     expect(fields.status).toBe('cancelled');
     expect(JSON.stringify(fields)).not.toContain(MARK);
   });
@@ -154,8 +156,9 @@ describe('retention per principal', () => {
     expect(await jobs.get('a-90')).toBeDefined();
   });
 
+  // maxJobs is split into per-bucket shares: one bucket makes this exact store-wide bound testable.
   it('when the store is full, the principal keeping the most finished jobs loses its oldest', async () => {
-    const { store: jobs } = store({ maxJobs: 6, maxFinishedPerOwner: 10 });
+    const { store: jobs } = store({ maxJobs: 6, maxFinishedPerOwner: 10, buckets: 1 });
     for (const [id, owner] of [
       ['b-1', 'b'],
       ['a-1', 'a'],

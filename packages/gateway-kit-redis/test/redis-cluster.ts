@@ -208,8 +208,26 @@ async function startClusterOnce(options: { nodeTimeoutMs?: number }): Promise<Te
     }
   };
 
+  /** Until every replica's link to its primary is up: a failover needs a replica in sync. */
+  const waitForReplicas = async (timeoutMs = 30_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const infos = await Promise.all(
+        nodes.map((node) => cli(node.port, 'INFO', 'replication').catch(() => '')),
+      );
+      const synced = infos.filter(
+        (info) => info.includes('role:slave') && info.includes('master_link_status:up'),
+      ).length;
+      if (synced === nodes.length / 2) return;
+      if (Date.now() > deadline)
+        throw new Error(`only ${synced} Redis Cluster replicas in sync after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
   try {
     await waitUntilOk();
+    await waitForReplicas();
   } catch (error) {
     await stopAll();
     throw error;

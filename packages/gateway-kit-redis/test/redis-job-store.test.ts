@@ -8,7 +8,11 @@ import {
   type RedisJobStoreOptions,
   StoreUnavailableError,
 } from '../src/index.ts';
+import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+
+/** Where a store with the default buckets keeps its keys. */
+const layout = (prefix: string): KeyLayout => new KeyLayout(prefix, DEFAULT_BUCKETS);
 
 let redis: TestRedis;
 let raw: ReturnType<typeof createClient>;
@@ -87,7 +91,7 @@ describe('across instances', () => {
     a.onCancel('j2', () => calls++);
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Cancelled behind the store's back, without a PUBLISH: as if the message were lost.
-    await raw.hSet(`${app.prefix}job:j2`, { status: 'cancelled', cancelRequested: '1' });
+    await raw.hSet(layout(app.prefix).job('j2'), { status: 'cancelled', cancelRequested: '1' });
     await until(() => calls === 1, 1_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toBe(1);
@@ -100,10 +104,10 @@ describe('leases', () => {
     const app = deployment({ leaseMs: 1_000 });
     const a = app.instance();
     const { job: queued } = await a.create(job('l1'));
-    expect(await raw.get(`${app.prefix}lease:l1`)).toBe(a.instanceId);
+    expect(await raw.get(layout(app.prefix).lease('l1'))).toBe(a.instanceId);
     await a.update('l1', queued.version, { status: 'running' });
-    expect(await raw.get(`${app.prefix}lease:l1`)).toBe(a.instanceId);
-    const ttl = await raw.pTTL(`${app.prefix}lease:l1`);
+    expect(await raw.get(layout(app.prefix).lease('l1'))).toBe(a.instanceId);
+    const ttl = await raw.pTTL(layout(app.prefix).lease('l1'));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1_000);
     expect(a.leasedJobs).toEqual(['l1']);
@@ -135,8 +139,8 @@ describe('leases', () => {
       error: { code: 'worker_lost', retryable: true },
     });
     // Finished like any job: retention applies and it left the running set.
-    expect(await raw.pTTL(`${app.prefix}job:l3`)).toBeGreaterThan(0);
-    expect(await raw.sIsMember(`${app.prefix}running`, 'l3')).toBe(0);
+    expect(await raw.pTTL(layout(app.prefix).job('l3'))).toBeGreaterThan(0);
+    expect(await raw.sIsMember(`${layout(app.prefix).baseOf('l3')}running`, 'l3')).toBe(0);
   });
 
   it('reports each job it failed as worker_lost to onWorkerLost listeners, once across instances', async () => {
@@ -191,7 +195,8 @@ describe('leases', () => {
     // A few more sweeps: nothing is reported twice, and u2 never.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(reported.map((line) => line.slice(2)).sort()).toEqual(['u1:completed', 'u3:cancelled']);
-    expect(await raw.zCard(`${app.prefix}unannounced`)).toBe(0);
+    const bases = ['u1', 'u2', 'u3'].map((id) => layout(app.prefix).baseOf(id));
+    for (const base of bases) expect(await raw.zCard(`${base}unannounced`)).toBe(0);
   });
 
   it('fails a queued job whose instance died before starting it, and reports it once', async () => {
@@ -225,9 +230,10 @@ describe('leases', () => {
     const a = app.instance();
     const { job: one } = await a.create(job('x1', 'running'));
     await a.update('x1', one.version, { status: 'failed' });
-    expect(await raw.zCard(`${app.prefix}unannounced`)).toBe(1);
-    await until(async () => (await raw.zCard(`${app.prefix}unannounced`)) === 0, 3_000);
-    expect(await raw.exists(`${app.prefix}job:x1`)).toBe(0);
+    const unannounced = `${layout(app.prefix).baseOf('x1')}unannounced`;
+    expect(await raw.zCard(unannounced)).toBe(1);
+    await until(async () => (await raw.zCard(unannounced)) === 0, 3_000);
+    expect(await raw.exists(layout(app.prefix).job('x1'))).toBe(0);
   });
 
   it('finishing or cancelling a job releases its lease', async () => {
@@ -237,9 +243,12 @@ describe('leases', () => {
     await a.create(job('l5', 'running'));
     await a.update('l4', one.version, { status: 'completed' });
     await a.requestCancel('l5');
-    expect(await raw.exists([`${app.prefix}lease:l4`, `${app.prefix}lease:l5`])).toBe(0);
+    expect(await raw.exists([layout(app.prefix).lease('l4'), layout(app.prefix).lease('l5')])).toBe(
+      0,
+    );
     expect(a.leasedJobs).toEqual([]);
-    expect(await raw.sCard(`${app.prefix}running`)).toBe(0);
+    for (const id of ['l4', 'l5'])
+      expect(await raw.sCard(`${layout(app.prefix).baseOf(id)}running`)).toBe(0);
   });
 });
 
@@ -251,29 +260,27 @@ describe('keys', () => {
     await a.create(job('k2'));
     await a.update('k1', done.version, { status: 'completed' });
     const keys = await raw.keys(`${app.prefix}*`);
-    expect(keys.sort()).toEqual(
+    const at = layout(app.prefix);
+    const [k1, k2] = [at.baseOf('k1'), at.baseOf('k2')];
+    const expected = new Set([
+      // k1 finished: its job, its bucket's finish order, the principal's finished jobs in the
+      // bucket, the principals ranked by how many they keep there, and the unannounced set;
+      ...['job:k1', 'finished', 'finished:"owner-1"', 'finished:owners', 'seq', 'unannounced'].map(
+        (key) => `${k1}${key}`,
+      ),
+      // the principal's finished-jobs index across buckets (its exact share), in its own bucket;
+      at.kept('"owner-1"'),
       // k2 is queued: leased to its instance until it ends.
-      [
-        'active',
-        'finished',
-        // k1's principal's finished jobs, and the principals ranked by how many they keep.
-        'finished:"owner-1"',
-        'finished:owners',
-        'job:k1',
-        'job:k2',
-        'lease:k2',
-        'running',
-        'seq',
-        'unannounced',
-      ].map((key) => `${app.prefix}${key}`),
-    );
-    for (const key of ['finished:"owner-1"', 'finished:owners'])
-      expect(await raw.pTTL(`${app.prefix}${key}`)).toBeGreaterThan(59_000);
+      ...['job:k2', 'lease:k2', 'active', 'running'].map((key) => `${k2}${key}`),
+    ]);
+    expect(keys.sort()).toEqual([...expected].sort());
+    for (const key of [`${k1}finished:"owner-1"`, `${k1}finished:owners`, at.kept('"owner-1"')])
+      expect(await raw.pTTL(key)).toBeGreaterThan(59_000);
     await a.announced('k1');
-    expect(await raw.exists(`${app.prefix}unannounced`)).toBe(0);
-    const ttl = await raw.pTTL(`${app.prefix}job:k1`);
+    expect(await raw.exists(`${k1}unannounced`)).toBe(0);
+    const ttl = await raw.pTTL(layout(app.prefix).job('k1'));
     expect(ttl).toBeGreaterThan(59_000);
-    expect(await raw.pTTL(`${app.prefix}job:k2`)).toBe(-1);
+    expect(await raw.pTTL(layout(app.prefix).job('k2'))).toBe(-1);
   });
 
   it('defaults to the svc:gw: prefix', async () => {
@@ -281,7 +288,7 @@ describe('keys', () => {
     stores.push(store);
     const id = `default-${randomUUID()}`;
     await store.create(job(id));
-    expect(await raw.exists(`svc:gw:job:${id}`)).toBe(1);
+    expect(await raw.exists(layout('svc:gw:').job(id))).toBe(1);
   });
 });
 

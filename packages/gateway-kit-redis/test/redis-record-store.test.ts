@@ -3,6 +3,7 @@ import { RecordStoreFullError } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { RedisRecordStore, type RedisRecordStoreOptions } from '../src/index.ts';
+import { KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 let redis: TestRedis;
@@ -41,11 +42,15 @@ it('a create writes the record and its expiry index, and nothing that lists reco
   const keys: string[] = [];
   for await (const batch of raw.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 }))
     keys.push(...batch);
-  expect(keys.sort()).toEqual([
-    `${prefix}rec-expiry`,
-    `${prefix}rec:approval:1`,
-    `${prefix}rec:idem:a`,
-  ]);
+  // Each record and its expiry-index entry live in the bucket of the record's key.
+  const layout = new KeyLayout(prefix, 64);
+  const expected = new Set(
+    ['approval:1', 'idem:a'].flatMap((key) => [
+      `${layout.baseOf(key)}rec-expiry`,
+      `${layout.baseOf(key)}rec:${key}`,
+    ]),
+  );
+  expect(keys.sort()).toEqual([...expected].sort());
 });
 
 it('instances with the same prefix share records; other prefixes are invisible', async () => {
@@ -58,8 +63,9 @@ it('instances with the same prefix share records; other prefixes are invisible',
   expect(await other.get('idem:x')).toBeUndefined();
 });
 
+// maxRecords is split into per-bucket shares; one bucket makes the exact store-wide bound testable.
 it('rejects create with RecordStoreFullError at maxRecords live records, and accepts again once they expire', async () => {
-  const records = store({ maxRecords: 3 });
+  const records = store({ maxRecords: 3, buckets: 1 });
   for (const key of ['a', 'b', 'c']) await records.create(key, key, 200);
   await expect(records.create('d', 'd', 60_000)).rejects.toBeInstanceOf(RecordStoreFullError);
   await new Promise((resolve) => setTimeout(resolve, 250));
@@ -68,9 +74,17 @@ it('rejects create with RecordStoreFullError at maxRecords live records, and acc
 
 it('expired records leave no index entries behind (memory stays bounded)', async () => {
   const prefix = `r:${randomUUID()}:`;
-  const records = store({ prefix });
+  // Each bucket's index is pruned by creates in that bucket: 40 new keys reach all 4 buckets.
+  const records = store({ prefix, buckets: 4 });
+  const keys = new KeyLayout(prefix, 4);
   for (let i = 0; i < 50; i++) await records.create(`idem:${i}`, i, 100);
   await new Promise((resolve) => setTimeout(resolve, 150));
-  await records.create('idem:new', 'x', 60_000);
-  expect(await raw.zCard(`${prefix}rec-expiry`)).toBe(1);
+  for (let i = 0; i < 40; i++) await records.create(`idem:new:${i}`, 'x', 60_000);
+  expect(new Set(Array.from({ length: 40 }, (_, i) => keys.bucketOf(`idem:new:${i}`))).size).toBe(
+    4,
+  );
+  const entries = await Promise.all(
+    [0, 1, 2, 3].map((b) => raw.zCard(`${keys.base(b)}rec-expiry`)),
+  );
+  expect(entries.reduce((a, b) => a + b, 0)).toBe(40);
 });
