@@ -5,7 +5,8 @@
 # Usage: source .ci/toolchain.sh   (exports PATH, NODE22_BIN, NODE24_BIN)
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tools="$repo_root/.tools"
+# Resolved, so a worktree whose .tools links to another checkout's never leaves links into itself.
+tools="$(readlink -f "$repo_root/.tools")"
 NODE24_VERSION=24.21.0
 NODE22_VERSION=22.23.3
 PNPM_VERSION=10.33.4

@@ -35,6 +35,7 @@ export {
   type RuleInfo,
   UriSchema,
 } from './contract/index.ts';
+export { GatewayCheckError, isGatewayCheckError } from './errors/gateway-check-error.ts';
 export {
   GatewayClientError,
   type GatewayClientErrorInit,

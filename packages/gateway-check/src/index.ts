@@ -46,4 +46,5 @@ export {
   UriSchema,
   type WaitOptions,
 } from './client.ts';
+export { GatewayCheckError, isGatewayCheckError } from './errors/gateway-check-error.ts';
 export { type Generated, generate as generateInput } from './schema/generate-input.ts';

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
 import { CheckOptionsError } from '../src/check/options.ts';
 import { runCli } from '../src/cli/run-cli.ts';
+import { isGatewayCheckError } from '../src/errors/gateway-check-error.ts';
 import { referenceGateway, TOKEN } from './fixtures/reference-gateway.ts';
 import { serveHandler } from './serve-handler.ts';
 
@@ -239,25 +240,44 @@ describe('a dribbling, redirecting, 10 000-action gateway', () => {
 
 describe('checkGateway options', () => {
   it.each([
-    [{ url: 'ftp://x', token: TOKEN }, 'url must be an http(s) URL'],
-    [{ url: 'http://x', token: '' }, 'token is required (a non-empty string)'],
+    [
+      { url: 'ftp://x', token: TOKEN },
+      'checkGateway: url is a string: expected an absolute http(s) URL.',
+    ],
+    [
+      { url: 'http://x', token: '' },
+      'checkGateway: token is an empty string: is an environment variable unset? (expected a non-empty string)',
+    ],
+    [
+      { url: 'http://x', token: 'a b' },
+      'checkGateway: token is a string: expected no spaces or control characters.',
+    ],
     [
       { url: 'http://x', token: TOKEN, timeoutMs: 0 },
-      'timeoutMs must be a whole number of milliseconds above 0 (got 0)',
+      'checkGateway: timeoutMs is the number 0: expected a whole number of milliseconds above 0.',
     ],
     [
       { url: 'http://x', token: TOKEN, deadlineMs: 1.5 },
-      'deadlineMs must be a whole number of milliseconds above 0 (got 1.5)',
+      'checkGateway: deadlineMs is the number 1.5: expected a whole number of milliseconds above 0.',
     ],
     [
       { url: 'http://x', token: TOKEN, maxActions: -1 },
-      'maxActions must be a whole number above 0 (got -1)',
+      'checkGateway: maxActions is the number -1: expected a whole number above 0.',
+    ],
+    [
+      { url: 'http://x', token: TOKEN, fetch: 'global' },
+      'checkGateway: fetch is a string: expected a function.',
+    ],
+    [
+      { url: 'http://x', token: TOKEN, signal: 5_000 },
+      'checkGateway: signal is the number 5000: expected an AbortSignal.',
     ],
   ])('refuses %j before any request', async (options, message) => {
     const error = await checkGateway(options as Parameters<typeof checkGateway>[0]).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(CheckOptionsError);
+    expect(isGatewayCheckError(error)).toBe(true);
     expect((error as Error).message).toBe(message);
   });
 
@@ -265,7 +285,7 @@ describe('checkGateway options', () => {
     const run = await cli(['--url', 'http://x', '--token', TOKEN, '--deadline', '1.5']);
     expect(run.code).toBe(2);
     expect(run.err).toContain(
-      '--deadline must be a whole number of milliseconds above 0 (got "1.5")',
+      'svc-gateway-check: --deadline is a string: expected a whole number of milliseconds above 0.',
     );
   });
 });

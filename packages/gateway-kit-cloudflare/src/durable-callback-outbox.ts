@@ -1,6 +1,8 @@
 import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
-import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
+import { optionChecks, utf8Bytes } from './time.ts';
+
+const check = optionChecks('new DurableCallbackOutbox');
 
 /**
  * Options of {@link DurableCallbackOutbox}.
@@ -70,19 +72,19 @@ export class DurableCallbackOutbox implements CallbackOutbox {
   constructor(storage: DurableStorage, options: DurableCallbackOutboxOptions = {}) {
     this.#storage = storage;
     this.#sql = storage.sql;
-    this.#table = `${tablePrefix(options.prefix ?? 'gw_')}outbox`;
-    this.leaseMs = positiveInteger('leaseMs', options.leaseMs ?? 60_000);
-    this.pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1_000);
-    this.#maxEntries = positiveInteger('maxEntries', options.maxEntries ?? 10_000);
-    this.#maxPerPrincipal = positiveInteger(
+    this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}outbox`;
+    this.leaseMs = check.positiveInteger('leaseMs', options.leaseMs ?? 60_000);
+    this.pollIntervalMs = check.positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1_000);
+    this.#maxEntries = check.positiveInteger('maxEntries', options.maxEntries ?? 10_000);
+    this.#maxPerPrincipal = check.positiveInteger(
       'maxEntriesPerPrincipal',
       options.maxEntriesPerPrincipal ?? 1_000,
     );
-    this.#maxBytesPerPrincipal = positiveInteger(
+    this.#maxBytesPerPrincipal = check.positiveInteger(
       'maxBytesPerPrincipal',
       options.maxBytesPerPrincipal ?? 32 * 1024 * 1024,
     );
-    this.#ttlMs = positiveInteger('ttlMs', options.ttlMs ?? 24 * 60 * 60 * 1000);
+    this.#ttlMs = check.positiveInteger('ttlMs', options.ttlMs ?? 24 * 60 * 60 * 1000);
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,

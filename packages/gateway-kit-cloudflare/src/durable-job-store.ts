@@ -12,8 +12,10 @@ import {
 } from '@svc/gateway-kit/store';
 import type { DurableCallbackOutbox } from './durable-callback-outbox.ts';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
-import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
+import { optionChecks, utf8Bytes } from './time.ts';
 import { trackUsage, type Usage } from './usage.ts';
+
+const check = optionChecks('new DurableJobStore');
 
 /**
  * Options of {@link DurableJobStore}.
@@ -108,17 +110,21 @@ export class DurableJobStore implements JobStore {
   constructor(storage: DurableStorage, options: DurableJobStoreOptions = {}) {
     this.#storage = storage;
     this.#sql = storage.sql;
-    this.#table = `${tablePrefix(options.prefix ?? 'gw_')}jobs`;
-    this.#maxJobs = positiveInteger('maxJobs', options.maxJobs ?? 10_000);
-    this.#maxBytes = positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
-    this.#retentionMs = positiveInteger('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000);
-    this.#maxFinishedPerOwner = positiveInteger(
+    this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}jobs`;
+    this.#maxJobs = check.positiveInteger('maxJobs', options.maxJobs ?? 10_000);
+    this.#maxBytes = check.positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
+    this.#retentionMs = check.positiveInteger(
+      'retentionMs',
+      options.retentionMs ?? 24 * 60 * 60 * 1000,
+    );
+    this.#maxFinishedPerOwner = check.positiveInteger(
       'maxFinishedPerOwner',
       options.maxFinishedPerOwner ?? 1_000,
     );
     this.#maxResumes = options.maxResumes ?? 3;
-    if (!Number.isInteger(this.#maxResumes) || this.#maxResumes < 0)
-      throw new RangeError(`maxResumes must be an integer ≥ 0, got ${this.#maxResumes}.`);
+    // Not a cap on what callers make us keep: 0 is meaningful (never run a job again).
+    if (!Number.isSafeInteger(this.#maxResumes) || this.#maxResumes < 0)
+      check.refuse('maxResumes', this.#maxResumes, 'expected an integer ≥ 0.');
     this.#now = options.now ?? (() => Date.now());
     this.#onListenerError =
       options.onListenerError ??

@@ -5,8 +5,10 @@ import {
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
-import { positiveInteger, tablePrefix, utf8Bytes } from './time.ts';
+import { optionChecks, utf8Bytes } from './time.ts';
 import { trackUsage, type Usage } from './usage.ts';
+
+const check = optionChecks('new DurableRecordStore');
 
 /**
  * Options of {@link DurableRecordStore}.
@@ -59,12 +61,12 @@ export class DurableRecordStore implements RecordStore {
   constructor(storage: DurableStorage, options: DurableRecordStoreOptions = {}) {
     this.#storage = storage;
     this.#sql = storage.sql;
-    const prefix = tablePrefix(options.prefix ?? 'gw_');
+    const prefix = check.tablePrefix(options.prefix ?? 'gw_');
     this.#records = `${prefix}records`;
     this.#sets = `${prefix}sets`;
-    this.#maxRecords = positiveInteger('maxRecords', options.maxRecords ?? 100_000);
-    this.#maxBytes = positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
-    this.#maxMembers = positiveInteger('maxMembers', options.maxMembers ?? 1_000_000);
+    this.#maxRecords = check.positiveInteger('maxRecords', options.maxRecords ?? 100_000);
+    this.#maxBytes = check.positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
+    this.#maxMembers = check.positiveInteger('maxMembers', options.maxMembers ?? 1_000_000);
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#records} (key TEXT PRIMARY KEY, value TEXT NOT NULL,

@@ -15,7 +15,9 @@ import {
 import { DurableJobStore, type DurableJobStoreOptions } from './durable-job-store.ts';
 import { DurableRecordStore, type DurableRecordStoreOptions } from './durable-record-store.ts';
 import type { DurableStorage } from './durable-storage.ts';
-import { positiveInteger, tablePrefix } from './time.ts';
+import { optionChecks } from './time.ts';
+
+const check = optionChecks('gatewayObject');
 
 /** The part of a Durable Object's `ctx` the gateway object uses (workerd's `DurableObjectState`). */
 export interface DurableObjectStateLike {
@@ -112,7 +114,13 @@ const MIN_ALARM_DELAY_MS = 50;
  * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
  */
 export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): GatewayObjectClass<Env> {
-  const prefix = tablePrefix(settings.stores?.prefix ?? 'gw_');
+  if (typeof settings?.gateway !== 'function')
+    check.refuse(
+      'gateway',
+      settings?.gateway,
+      'expected a function (env) => createGateway options.',
+    );
+  const prefix = check.tablePrefix(settings.stores?.prefix ?? 'gw_', 'stores.prefix');
 
   return class GatewayObject extends DurableObject<Env> implements GatewayObjectApi {
     readonly #jobs: DurableJobStore;
@@ -126,7 +134,7 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
     constructor(ctx: DurableObjectStateLike, env: Env) {
       super(ctx, env);
       const watch = settings.watchIntervalMs;
-      this.#watchIntervalMs = positiveInteger(
+      this.#watchIntervalMs = check.positiveInteger(
         'watchIntervalMs',
         (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
       );

@@ -1,19 +1,34 @@
-/** Positive integer check of a store option, with the option's name in the message. */
-export function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}.`);
-  }
-  return value;
-}
+import { type Refuse, refusalFor } from '@svc/gateway-kit/store';
 
-/** A table name prefix: letters, digits and `_` only (it is spliced into SQL). */
-export function tablePrefix(prefix: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
-    throw new RangeError(
-      `prefix must start with a letter or _ and hold only letters, digits and _, got ${JSON.stringify(prefix)}.`,
-    );
-  }
-  return prefix;
+/**
+ * The option checks of one factory (`new DurableJobStore`, `gatewayObject`…): each throws the
+ * kit's `GatewayConfigError` in its one style, `<factory>: <option> is <kind>: expected …`.
+ */
+export function optionChecks(factory: string): {
+  readonly refuse: Refuse;
+  /** A positive integer option: every cap, every duration. */
+  positiveInteger(name: string, value: number): number;
+  /** A table name prefix: letters, digits and `_` only (it is spliced into SQL). */
+  tablePrefix(prefix: string, name?: string): string;
+} {
+  const refuse = refusalFor(factory);
+  return {
+    refuse,
+    positiveInteger(name, value) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        refuse(name, value, 'expected a positive integer.');
+      return value;
+    },
+    tablePrefix(prefix, name = 'prefix') {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix))
+        refuse(
+          name,
+          prefix,
+          'expected a letter or _, then letters, digits and _ (it names tables).',
+        );
+      return prefix;
+    },
+  };
 }
 
 /** Bytes of a string as UTF-8. */

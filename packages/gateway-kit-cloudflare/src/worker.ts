@@ -13,6 +13,7 @@ import {
   type GatewayObjectSettings,
   gatewayObject,
 } from './gateway-object.ts';
+import { optionChecks } from './time.ts';
 
 /** The Durable Object namespace binding of the gateway's objects (`env.GATEWAY`). */
 export interface GatewayNamespace {
@@ -84,6 +85,12 @@ export interface GatewayWorker<Env> {
  * export default { fetch: worker.fetch };
  */
 export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): GatewayWorker<Env> {
+  const refuse = optionChecks('createGatewayWorker').refuse;
+  for (const name of ['gateway', 'namespace'] as const)
+    if (typeof options?.[name] !== 'function')
+      refuse(name, options?.[name], 'expected a function of env.');
+  if (options.shardKey !== undefined && typeof options.shardKey !== 'function')
+    refuse('shardKey', options.shardKey, 'expected a function (request, env) => string.');
   const GatewayObject = gatewayObject(options);
   // The gateway's auth per `env` (bindings are one object per isolate): built once, not per request.
   const auth = new WeakMap<object, AuthConfig>();

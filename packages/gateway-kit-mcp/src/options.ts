@@ -56,10 +56,22 @@ function kindOf(value: unknown): string {
 
 /**
  * Throws the `McpConfigError` `<factory>: <path> is <kind>: <what to do>`: the message style of
- * every factory of the SDK (`createGateway: auth.tokens[0] is undefined: …`).
+ * every factory of the SDK (`createGateway: auth.tokens[0] is undefined: …`). For a string option
+ * (`fromEnv`), an undefined or empty value most likely comes from an unset environment variable:
+ * says so, as the kit does.
  */
-export function refuse(factory: string, path: string, value: unknown, expected: string): never {
-  throw new McpConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
+export function refuse(
+  factory: string,
+  path: string,
+  value: unknown,
+  expected: string,
+  fromEnv = false,
+): never {
+  const hint =
+    fromEnv && (value === undefined || value === '')
+      ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
+      : expected;
+  throw new McpConfigError(`${factory}: ${path} is ${kindOf(value)}: ${hint}`);
 }
 
 /** Checks `value` is a whole number (milliseconds, bytes, a count) in `[min, max]`, naming `name` otherwise. */

@@ -4,7 +4,7 @@ import type { Gateway } from '@svc/gateway-kit';
 import { type Caller, gatewayRequest } from './calls/gateway-request.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { McpConfigError } from './mcp-config-error.ts';
-import { callSettings, type McpCallOptions } from './options.ts';
+import { callSettings, type McpCallOptions, refuse } from './options.ts';
 
 /** Everything `serveStdio` accepts. */
 export interface StdioOptions extends McpCallOptions {
@@ -40,8 +40,15 @@ export interface StdioMcpServer {
  * await serveStdio(gateway, { token: process.env.GATEWAY_TOKEN ?? '' });
  */
 export async function serveStdio(gateway: Gateway, options: StdioOptions): Promise<StdioMcpServer> {
+  if (typeof options !== 'object' || options === null)
+    refuse('serveStdio', 'options', options, 'expected { token, url?, … }.');
   const settings = callSettings(options, 'serveStdio');
-  const origin = new URL(options.url ?? 'http://localhost').origin;
+  if (typeof options.token !== 'string' || options.token.trim() === '')
+    refuse('serveStdio', 'token', options.token, 'expected the gateway token.', true);
+  const url = options.url ?? 'http://localhost';
+  if (typeof url !== 'string' || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    refuse('serveStdio', 'url', url, 'expected an absolute http(s) URL.', true);
+  const origin = new URL(url).origin;
   const caller: Caller = {
     origin,
     headers: new Headers({ authorization: `Bearer ${options.token}` }),
@@ -51,7 +58,7 @@ export async function serveStdio(gateway: Gateway, options: StdioOptions): Promi
   });
   if (check.status !== 200) {
     throw new McpConfigError(
-      `The gateway refused the token (HTTP ${check.status}); set the token it accepts.`,
+      `serveStdio: token is a string the gateway refused (HTTP ${check.status}): set a token it accepts.`,
     );
   }
   const server = createMcpServer(gateway, settings, { callerOf: () => caller });

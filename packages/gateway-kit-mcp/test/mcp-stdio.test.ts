@@ -115,7 +115,7 @@ describe('over stdio', () => {
 
   it('refuses to start with a token the gateway does not accept', async () => {
     await expect(connect({ FIXTURE_MCP_TOKEN: 'wrong' })).rejects.toThrow();
-    expect(stderr).toMatch(/The gateway refused the token \(HTTP 401\)/);
+    expect(stderr).toMatch(/serveStdio: token is a string the gateway refused \(HTTP 401\)/);
     expect(stderr).not.toContain('wrong');
   });
 });

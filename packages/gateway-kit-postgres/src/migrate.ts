@@ -42,7 +42,7 @@ function migrationsFolder(): string {
  * for (const migration of migrations('acme_gateway')) console.log(migration.version, migration.name);
  */
 export function migrations(schema = 'svc_gateway'): Migration[] {
-  const quoted = quoteSchema(schema);
+  const quoted = quoteSchema(schema, 'migrations');
   const folder = migrationsFolder();
   return readdirSync(folder)
     .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
@@ -65,7 +65,7 @@ export function migrations(schema = 'svc_gateway'): Migration[] {
  */
 export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
   const schema = options.schema ?? 'svc_gateway';
-  const quoted = quoteSchema(schema);
+  const quoted = quoteSchema(schema, 'migrate');
   const pending = migrations(schema);
   const owned = options.client
     ? undefined

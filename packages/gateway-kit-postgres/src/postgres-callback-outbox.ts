@@ -6,13 +6,13 @@ import type { PostgresConnection } from './postgres-connection.ts';
 export interface PostgresCallbackOutboxSettings {
   readonly leaseMs: number;
   readonly pollIntervalMs: number;
-  /** Pending entries kept at most (0: unbounded); beyond it `enqueue` answers `full`. */
+  /** Pending entries kept at most (a positive integer); beyond it `enqueue` answers `full`. */
   readonly maxEntries: number;
   /** How long an entry may wait at most, in ms, before it is dropped. */
   readonly ttlMs: number;
-  /** Pending entries one principal may have (0: no share). */
+  /** Pending entries one principal may have (a positive integer). */
   readonly maxEntriesPerPrincipal: number;
-  /** Payload bytes one principal's pending entries may hold (0: no share). */
+  /** Payload bytes one principal's pending entries may hold (a positive integer). */
   readonly maxBytesPerPrincipal: number;
   /** Advisory lock class of this schema's per-principal enqueue locks. */
   readonly lockClass: number;

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@svc/gateway-kit/store';
+import { refusalFor, StoreUnavailableError } from '@svc/gateway-kit/store';
 import pg from 'pg';
 
 /**
@@ -63,15 +63,18 @@ export interface PostgresConnectionOptions {
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
- * The schema name as a quoted SQL identifier, after checking it is a plain name.
+ * The schema name as a quoted SQL identifier, after checking it is a plain name (else the
+ * `GatewayConfigError` of `factory`, the function whose `schema` option it is).
  *
  * @example
- * quoteSchema('acme_gateway'); // '"acme_gateway"'
+ * quoteSchema('acme_gateway', 'migrate'); // '"acme_gateway"'
  */
-export function quoteSchema(schema: string): string {
+export function quoteSchema(schema: string, factory: string): string {
   if (!SCHEMA_NAME.test(schema))
-    throw new RangeError(
-      `schema must be letters, digits and _ (at most 63, not starting with a digit), got ${JSON.stringify(schema)}.`,
+    refusalFor(factory)(
+      'schema',
+      schema,
+      'expected letters, digits and _ (at most 63, not starting with a digit).',
     );
   return `"${schema}"`;
 }
@@ -153,16 +156,18 @@ export class PostgresConnection {
   #down = false;
   #closed = false;
 
-  constructor(options: PostgresConnectionOptions) {
+  /** `factory` names the store in option errors (`new PostgresJobStore: poolSize is …`). */
+  constructor(options: PostgresConnectionOptions, factory = 'new PostgresConnection') {
+    const refuse = refusalFor(factory);
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
-    for (const [name, value] of [
-      ['commandTimeoutMs', this.commandTimeoutMs],
-      ['connectTimeoutMs', connectTimeoutMs],
+    for (const [name, value, expected] of [
+      ['commandTimeoutMs', this.commandTimeoutMs, 'expected a positive integer (ms).'],
+      ['connectTimeoutMs', connectTimeoutMs, 'expected a positive integer (ms).'],
+      ['poolSize', options.poolSize ?? 10, 'expected a positive integer.'],
     ] as const)
-      if (!Number.isSafeInteger(value) || value < 1)
-        throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
-    this.schema = quoteSchema(options.schema ?? 'svc_gateway');
+      if (!Number.isSafeInteger(value) || value < 1) refuse(name, value, expected);
+    this.schema = quoteSchema(options.schema ?? 'svc_gateway', factory);
     this.#report = options.onError ?? defaultReporter;
     this.#target = redactPostgresUrl(options.connectionString);
     if (options.pool) {

@@ -9,6 +9,8 @@ import {
   type JobUpdate,
   type JobWriteResult,
   type NewJob,
+  type Refuse,
+  refusalFor,
   type StoredJob,
 } from '@svc/gateway-kit/store';
 import type pg from 'pg';
@@ -38,14 +40,14 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
   /**
    * Most jobs kept at once (active and finished, across all instances). When full, the
    * earliest-finished job is evicted; if every job is active, `create` rejects with
-   * `JobStoreFullError` (503). `0` means unbounded. Default 100 000.
+   * `JobStoreFullError` (503). A positive integer. Default 100 000.
    */
   readonly maxJobs?: number;
   /**
    * Most finished jobs kept per principal (`ownerId`); past it, that principal's earliest-finished
    * jobs are evicted, so one principal's churn never evicts another's. Jobs of approved actions
    * (`approvalId`) have a share of their own. Checked by one terminal write in 8, so a principal
-   * may briefly hold a few more. `0` means no per-principal bound. Default 1 000.
+   * may briefly hold a few more. A positive integer. Default 1 000.
    */
   readonly maxFinishedPerOwner?: number;
   /**
@@ -73,17 +75,17 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
   /** How often this instance looks for due callbacks in the outbox, in ms. Default 1000. */
   readonly callbackPollIntervalMs?: number;
   /**
-   * Pending callbacks kept at most in the outbox; beyond it a callback ends as `overflow`. `0`
-   * means unbounded. Default 100 000. Entries also expire after `retentionMs`.
+   * Pending callbacks kept at most in the outbox; beyond it a callback ends as `overflow`. A
+   * positive integer. Default 100 000. Entries also expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
   /**
    * Pending callbacks one principal may have in the outbox (its share); beyond it that
-   * principal's callbacks end as `overflow`, others' are unaffected. `0` means no share.
+   * principal's callbacks end as `overflow`, others' are unaffected. A positive integer.
    * Default 10 000. (A job-result callback written by its job's terminal write is never refused.)
    */
   readonly maxPendingCallbacksPerPrincipal?: number;
-  /** Payload bytes of one principal's pending callbacks, at most. `0` means no share. Default 32 MiB. */
+  /** Payload bytes of one principal's pending callbacks, at most (a positive integer). Default 32 MiB. */
   readonly maxPendingCallbackBytesPerPrincipal?: number;
   /**
    * Whether a job's terminal write also stores its job-result callback (when its payload names a
@@ -275,19 +277,16 @@ export class PostgresJobStore implements JobStore {
     positiveInteger('leaseMs', leaseMs);
     positiveInteger('cancelPollIntervalMs', pollIntervalMs);
     positiveInteger('callbackPollIntervalMs', callbackPollIntervalMs);
-    if (!Number.isSafeInteger(maxPendingCallbacks) || maxPendingCallbacks < 0)
-      throw new RangeError(
-        `maxPendingCallbacks must be an integer ≥ 0, got ${maxPendingCallbacks}.`,
-      );
-    if (!Number.isSafeInteger(maxJobs) || maxJobs < 0)
-      throw new RangeError(`maxJobs must be an integer ≥ 0, got ${maxJobs}.`);
+    // Caps on what callers make us keep are positive integers: 0 is a mistake, not "unbounded".
+    positiveInteger('maxPendingCallbacks', maxPendingCallbacks);
+    positiveInteger('maxJobs', maxJobs);
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
-    this.#db = new PostgresConnection(options);
+      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+    this.#db = new PostgresConnection(options, 'new PostgresJobStore');
     this.#s = this.#db.schema;
     this.#retentionMs = retentionMs;
     this.#maxJobs = maxJobs;
-    this.#maxFinishedPerOwner = nonNegative(
+    this.#maxFinishedPerOwner = positiveInteger(
       'maxFinishedPerOwner',
       options.maxFinishedPerOwner ?? 1_000,
     );
@@ -306,11 +305,11 @@ export class PostgresJobStore implements JobStore {
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
       ttlMs: retentionMs,
-      maxEntriesPerPrincipal: nonNegative(
+      maxEntriesPerPrincipal: positiveInteger(
         'maxPendingCallbacksPerPrincipal',
         options.maxPendingCallbacksPerPrincipal ?? 10_000,
       ),
-      maxBytesPerPrincipal: nonNegative(
+      maxBytesPerPrincipal: positiveInteger(
         'maxPendingCallbackBytesPerPrincipal',
         options.maxPendingCallbackBytesPerPrincipal ?? 32 * 1024 * 1024,
       ),
@@ -905,14 +904,11 @@ export class PostgresJobStore implements JobStore {
   }
 }
 
-function positiveInteger(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
-}
+const refuse: Refuse = refusalFor('new PostgresJobStore');
 
-function nonNegative(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`${name} must be an integer ≥ 0, got ${value}.`);
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    refuse(name, value, `expected a positive integer${name.endsWith('Ms') ? ' (ms)' : ''}.`);
   return value;
 }
 

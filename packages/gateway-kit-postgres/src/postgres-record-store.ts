@@ -1,6 +1,7 @@
 import {
   type RecordStore,
   RecordStoreFullError,
+  refusalFor,
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
@@ -22,7 +23,7 @@ import {
 export interface PostgresRecordStoreOptions extends PostgresConnectionOptions {
   /**
    * Most live records kept at once (idempotency keys and approvals, across all instances);
-   * `create` beyond it rejects with `RecordStoreFullError` (503). `0` means unbounded.
+   * `create` beyond it rejects with `RecordStoreFullError` (503). A positive integer.
    * Default 1 000 000.
    */
   readonly maxRecords?: number;
@@ -58,12 +59,13 @@ export class PostgresRecordStore implements RecordStore {
 
   constructor(options: PostgresRecordStoreOptions = {}) {
     const maxRecords = options.maxRecords ?? 1_000_000;
-    if (!Number.isSafeInteger(maxRecords) || maxRecords < 0)
-      throw new RangeError(`maxRecords must be an integer ≥ 0, got ${maxRecords}.`);
+    const refuse = refusalFor('new PostgresRecordStore');
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
+      refuse('maxRecords', maxRecords, 'expected a positive integer.');
     const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
-    this.#db = new PostgresConnection(options);
+      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+    this.#db = new PostgresConnection(options, 'new PostgresRecordStore');
     this.#s = this.#db.schema;
     this.#maxRecords = maxRecords;
     // Advisory locks of one schema's sets never collide with another schema's.

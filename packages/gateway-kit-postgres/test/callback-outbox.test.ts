@@ -245,7 +245,7 @@ describe('PostgresCallbackOutbox', () => {
   });
 
   it('claims are fair across principals: one principal’s backlog does not hold the others back', async () => {
-    const { a, b } = await pair({ maxPendingCallbacksPerPrincipal: 0 });
+    const { a, b } = await pair({ maxPendingCallbacksPerPrincipal: 1_000_000 });
     const entry = (n: number, principal: string) => {
       const named = { webhookId: `w${n}`, url: 'https://x', payload: '{}', principal };
       return named;

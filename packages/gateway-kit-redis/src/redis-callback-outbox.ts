@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
+import {
+  type CallbackOutbox,
+  type ClaimedOutboxEntry,
+  type OutboxEntry,
+  refusalFor,
+} from '@svc/gateway-kit/store';
 import {
   CLAIM_CALLBACKS,
   COMPLETE_CALLBACK,
@@ -18,13 +23,13 @@ import type { RedisConnection } from './redis-connection.ts';
 export interface RedisCallbackShareOptions {
   /**
    * Callbacks one principal may have pending in the outbox, across all instances; beyond it that
-   * principal's callback ends as `overflow` (reported through `onDeliveryFailed`). `0` means
-   * unbounded. Default 10 000.
+   * principal's callback ends as `overflow` (reported through `onDeliveryFailed`). A positive
+   * integer. Default 10 000.
    */
   readonly maxPendingCallbacksPerPrincipal?: number;
   /**
    * Bytes (URL, body and `Authorization` value) of the callbacks one principal may have pending;
-   * beyond it, `overflow` too. `0` means unbounded. Default 32 MiB.
+   * beyond it, `overflow` too. A positive integer. Default 32 MiB.
    */
   readonly maxPendingCallbackBytesPerPrincipal?: number;
 }
@@ -34,7 +39,7 @@ export interface RedisCallbackShareOptions {
  *
  * @example
  * callbackShares({}); // { maxEntriesPerPrincipal: 10_000, maxBytesPerPrincipal: 33_554_432 }
- * @throws {RangeError} when a share is not an integer ≥ 0.
+ * @throws {GatewayConfigError} when a share is not a positive integer.
  */
 export function callbackShares(options: RedisCallbackShareOptions): {
   readonly maxEntriesPerPrincipal: number;
@@ -42,8 +47,8 @@ export function callbackShares(options: RedisCallbackShareOptions): {
 } {
   const share = (name: keyof RedisCallbackShareOptions, fallback: number): number => {
     const value = options[name] ?? fallback;
-    if (!Number.isSafeInteger(value) || value < 0)
-      throw new RangeError(`${name} must be an integer ≥ 0, got ${value}.`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      refusalFor('new RedisJobStore')(name, value, 'expected a positive integer.');
     return value;
   };
   return {
@@ -57,11 +62,11 @@ export interface RedisCallbackOutboxSettings {
   readonly prefix: string;
   readonly leaseMs: number;
   readonly pollIntervalMs: number;
-  /** Entries kept at most, all principals together (0: unbounded); beyond it `enqueue` answers `full`. */
+  /** Entries kept at most, all principals together; beyond it `enqueue` answers `full`. */
   readonly maxEntries: number;
-  /** Entries one principal may have pending (0: unbounded); beyond it, `full` for that principal. */
+  /** Entries one principal may have pending; beyond it, `full` for that principal. */
   readonly maxEntriesPerPrincipal: number;
-  /** Bytes (URL, payload, authorization) one principal may have pending (0: unbounded). */
+  /** Bytes (URL, payload, authorization) one principal may have pending. */
   readonly maxBytesPerPrincipal: number;
   /** How long an entry may wait at most, in ms; then it is removed and reported as `expired`. */
   readonly ttlMs: number;

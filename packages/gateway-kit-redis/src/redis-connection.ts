@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StoreUnavailableError } from '@svc/gateway-kit/store';
+import { GatewayConfigError, refusalFor, StoreUnavailableError } from '@svc/gateway-kit/store';
 import {
   createClient,
   createCluster,
@@ -149,14 +149,21 @@ export class RedisConnection {
   /** Primaries whose last WAIT came back short, and until when WAIT is skipped for them. */
   readonly #shortUntil = new WeakMap<object, number>();
 
-  constructor(options: RedisConnectionOptions) {
+  /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
+  constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
+    const refuse = refusalFor(factory);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+    for (const name of ['connectTimeoutMs', 'commandTimeoutMs'] as const) {
+      const ms = name === 'connectTimeoutMs' ? this.#connectTimeoutMs : this.#commandTimeoutMs;
+      // A timer holds at most 2^31-1 ms; a longer one fires at once.
+      if (!(ms > 0 && ms < 2 ** 31)) refuse(name, ms, 'expected a positive number (ms).');
+    }
     this.#report = options.onError ?? defaultReporter;
     const given = [options.client && 'client', options.cluster && 'cluster', options.url && 'url'];
     if (given.filter(Boolean).length > 1)
-      throw new TypeError(
-        `Give one of url, cluster or client, not ${given.filter(Boolean).join(' and ')}.`,
+      throw new GatewayConfigError(
+        `${factory}: give one of url, cluster or client, not ${given.filter(Boolean).join(' and ')}.`,
       );
     const url = options.url ?? options.clientOptions?.url ?? 'redis://127.0.0.1:6379';
     if (options.client) {
@@ -174,7 +181,7 @@ export class RedisConnection {
     if (options.cluster) {
       const { rootNodes, defaults = {}, ...rest } = options.cluster;
       if (!rootNodes?.length)
-        throw new TypeError('cluster.rootNodes needs at least one seed node.');
+        refuse('cluster.rootNodes', rootNodes, 'expected at least one seed node.');
       this.#target = `the Redis Cluster at ${rootNodes
         .map((node) => (node.url ? redactRedisUrl(node.url) : 'a seed node'))
         .join(', ')}`;

@@ -10,6 +10,8 @@ import {
   type JobWriteResult,
   NEW_JOB_FIELDS,
   type NewJob,
+  type Refuse,
+  refusalFor,
   type StoredJob,
 } from '@svc/gateway-kit/store';
 import {
@@ -55,7 +57,7 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
   /**
    * Most jobs kept at once (active and finished, across all instances). When full, the
    * earliest-finished job is evicted; if every job is active, `create` rejects with
-   * `JobStoreFullError` (503). `0` means unbounded. Default 100 000.
+   * `JobStoreFullError` (503). A positive integer. Default 100 000.
    */
   readonly maxJobs?: number;
   /**
@@ -88,7 +90,7 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
   readonly callbackPollIntervalMs?: number;
   /**
    * Pending callbacks kept at most in the outbox, across all instances; beyond it a callback ends
-   * as `overflow`. `0` means unbounded. Default 100 000. Entries also expire after `retentionMs`.
+   * as `overflow`. A positive integer. Default 100 000. Entries also expire after `retentionMs`.
    */
   readonly maxPendingCallbacks?: number;
   /**
@@ -203,20 +205,14 @@ export class RedisJobStore implements JobStore {
     positiveInteger('leaseMs', leaseMs);
     positiveInteger('cancelPollIntervalMs', pollIntervalMs);
     positiveInteger('callbackPollIntervalMs', callbackPollIntervalMs);
-    if (!Number.isSafeInteger(maxPendingCallbacks) || maxPendingCallbacks < 0)
-      throw new RangeError(
-        `maxPendingCallbacks must be an integer ≥ 0, got ${maxPendingCallbacks}.`,
-      );
-    if (!Number.isSafeInteger(maxJobs) || maxJobs < 0)
-      throw new RangeError(`maxJobs must be an integer ≥ 0, got ${maxJobs}.`);
+    // Caps on what callers make us keep are positive integers: 0 is a mistake, not "unbounded".
+    positiveInteger('maxPendingCallbacks', maxPendingCallbacks);
+    positiveInteger('maxJobs', maxJobs);
     const maxFinishedPerOwner = options.maxFinishedPerOwner ?? 1_000;
-    if (!Number.isSafeInteger(maxFinishedPerOwner) || maxFinishedPerOwner < 1)
-      throw new RangeError(
-        `maxFinishedPerOwner must be a positive integer, got ${maxFinishedPerOwner}.`,
-      );
+    positiveInteger('maxFinishedPerOwner', maxFinishedPerOwner);
     this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      throw new RangeError(`sweepIntervalMs must be a finite number ≥ 0, got ${sweepIntervalMs}.`);
+      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
     this.#retentionMs = retentionMs;
     this.#maxJobs = maxJobs;
     this.#leaseMs = leaseMs;
@@ -227,7 +223,7 @@ export class RedisJobStore implements JobStore {
     this.#onListenerError =
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
-    this.#redis = new RedisConnection(options);
+    this.#redis = new RedisConnection(options, 'new RedisJobStore');
     this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
     if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
     if (options.waitForReplicas) {
@@ -672,9 +668,11 @@ async function waitForReplicas(
   }
 }
 
+const refuse: Refuse = refusalFor('new RedisJobStore');
+
 function positiveInteger(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer (ms), got ${value}.`);
+    refuse(name, value, `expected a positive integer${name.endsWith('Ms') ? ' (ms)' : ''}.`);
 }
 
 /** `[field, JSON, …]` for the listed fields that are set; rejects values JSON cannot hold. */

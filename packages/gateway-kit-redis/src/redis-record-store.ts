@@ -1,6 +1,7 @@
 import {
   type RecordStore,
   RecordStoreFullError,
+  refusalFor,
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
@@ -28,7 +29,7 @@ export interface RedisRecordStoreOptions extends RedisConnectionOptions {
   readonly prefix?: string;
   /**
    * Most live records kept at once (idempotency keys and approvals, across all instances);
-   * `create` beyond it rejects with `RecordStoreFullError` (503). `0` means unbounded.
+   * `create` beyond it rejects with `RecordStoreFullError` (503). A positive integer.
    * Default 1 000 000.
    */
   readonly maxRecords?: number;
@@ -53,10 +54,10 @@ export class RedisRecordStore implements RecordStore {
 
   constructor(options: RedisRecordStoreOptions = {}) {
     const maxRecords = options.maxRecords ?? 1_000_000;
-    if (!Number.isSafeInteger(maxRecords) || maxRecords < 0)
-      throw new RangeError(`maxRecords must be an integer ≥ 0, got ${maxRecords}.`);
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
+      refusalFor('new RedisRecordStore')('maxRecords', maxRecords, 'expected a positive integer.');
     this.#maxRecords = maxRecords;
-    this.#redis = new RedisConnection(options);
+    this.#redis = new RedisConnection(options, 'new RedisRecordStore');
     this.#prefix = options.prefix ?? defaultPrefix(this.#redis.cluster);
     if (this.#redis.cluster) checkClusterPrefix(this.#prefix);
   }

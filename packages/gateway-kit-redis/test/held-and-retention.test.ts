@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createGateway, defineAction } from '@svc/gateway-kit';
-import type { NewJob } from '@svc/gateway-kit/store';
+import { GatewayConfigError, type NewJob } from '@svc/gateway-kit/store';
 import { createTestClient, invokeBody } from '@svc/gateway-kit/testing';
 import { createClient } from 'redis';
 import * as v from 'valibot';
@@ -174,6 +174,6 @@ describe('retention per principal', () => {
     expect(await jobs.get('a-2')).toBeUndefined();
     expect(await jobs.get('b-1')).toBeDefined();
     expect(await jobs.get('c-1')).toBeDefined();
-    expect(() => new RedisJobStore({ maxFinishedPerOwner: 0 })).toThrow(RangeError);
+    expect(() => new RedisJobStore({ maxFinishedPerOwner: 0 })).toThrow(GatewayConfigError);
   });
 });

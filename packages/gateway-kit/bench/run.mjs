@@ -11,7 +11,8 @@
 // BENCH_CONNECTIONS (64), BENCH_IMPORT_SAMPLES (15), BENCH_MICRO_MS (1000),
 // BENCH_ENFORCE=1 (exit 1 when a target is missed), BENCH_SERVERS (a comma-separated subset of
 // the server keys, e.g. `a,c,dv`: only those run, cold import and the in-process figures are
-// skipped, and only the targets whose servers ran are judged; for quick development runs).
+// skipped, and only the targets whose servers ran are judged; for quick development runs),
+// BENCH_HEAP=1 (adds each server's JavaScript heap bytes per request, see heap-meter.mjs).
 // `--smoke` shortens everything (~1 s runs).
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -44,6 +45,7 @@ const ALL_SERVERS = [
   { key: 'dv', label: 'dv Fastify, valibot', file: 'servers/fastify.mjs', args: ['valibot'] },
   { key: 'e', label: 'e  gateway-kit/fastify', file: 'servers/gateway-fastify.mjs' },
 ];
+const heapMeter = process.env.BENCH_HEAP === '1';
 const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
 const unknownKey = only?.find((key) => !ALL_SERVERS.some((server) => server.key === key));
 if (unknownKey !== undefined) throw new Error(`BENCH_SERVERS: no server "${unknownKey}"`);
@@ -135,6 +137,7 @@ function start(server) {
   return new Promise((resolve, reject) => {
     const child = fork(join(here, server.file), server.args ?? [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: heapMeter ? ['--import', join(here, 'heap-meter.mjs')] : [],
     });
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${server.label} exited early (${code})`)));
@@ -209,7 +212,21 @@ function startLoadGenerator() {
   };
 }
 
+/** The server's heap bytes per request over a run (BENCH_HEAP=1, see heap-meter.mjs). */
+function heapMeterStop(child) {
+  return new Promise((resolve) => {
+    const onMessage = (message) => {
+      if (message?.heapBytesPerRequest === undefined) return;
+      child.off('message', onMessage);
+      resolve(message.heapBytesPerRequest);
+    };
+    child.on('message', onMessage);
+    child.send('heap-meter-stop');
+  });
+}
+
 async function load(generator, server, seconds, expectBody) {
+  if (heapMeter) server.child.send('heap-meter-start');
   const cpuBefore = cpuMicros(server.child.pid);
   const result = await generator.run({
     url: server.url,
@@ -221,10 +238,17 @@ async function load(generator, server, seconds, expectBody) {
     expectBody,
   });
   const cpuUs = (cpuMicros(server.child.pid) - cpuBefore) / result.requests;
+  const heapBytes = heapMeter ? await heapMeterStop(server.child) : Number.NaN;
   if (result.bad > 0 || result.requests === 0) {
     fail(`${server.label.trim()}: ${result.bad} bad answers, ${result.requests} good`);
   }
-  return { rps: result.rps, p50: result.latencyUs.p50, p99: result.latencyUs.p99, cpuUs };
+  return {
+    rps: result.rps,
+    p50: result.latencyUs.p50,
+    p99: result.latencyUs.p99,
+    cpuUs,
+    heapBytes,
+  };
 }
 
 // --- report --------------------------------------------------------------------------------
@@ -311,7 +335,8 @@ function report(running, rounds, importMs, micro) {
   const pad = (text, width) => String(text).padStart(width);
   console.log(
     `\n${'server (median of rounds)'.padEnd(30)}${pad('req/s', 9)}${pad('× a', 7)}` +
-      `${pad('p50 µs', 9)}${pad('p99 µs', 9)}${pad('CPU µs/req', 12)}`,
+      `${pad('p50 µs', 9)}${pad('p99 µs', 9)}${pad('CPU µs/req', 12)}` +
+      (heapMeter ? pad('heap B/req', 12) : ''),
   );
   // Ratio per round, then the median: neighbouring runs share the machine's state.
   const ratio = (x, y, field = 'rps') =>
@@ -324,7 +349,8 @@ function report(running, rounds, importMs, micro) {
         pad(fmt(ratio(server.key, 'a'), 2), 7) +
         pad(fmt(median(runs.map((x) => x.p50))), 9) +
         pad(fmt(median(runs.map((x) => x.p99))), 9) +
-        pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12),
+        pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12) +
+        (heapMeter ? pad(fmt(median(runs.map((x) => x.heapBytes))), 12) : ''),
     );
   }
   const ran = (...keys) => keys.every((key) => key in rounds[0]);

@@ -1,3 +1,5 @@
+import { GatewayCheckError } from '../errors/gateway-check-error.ts';
+
 /** Deadline of each request when `timeoutMs` is not given. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** How long a job may take to reach a final status when `jobTimeoutMs` is not given. */
@@ -11,14 +13,31 @@ export const DEFAULT_MAX_ACTIONS = 100;
 
 /**
  * Thrown by `checkGateway` (and reported by the CLI as a usage error, exit code 2) when an option
- * is unusable. The message names the option as the caller wrote it (`timeoutMs`, or `--timeout`
- * on the command line) and never contains the token.
+ * is unusable: a {@link GatewayCheckError}, like every error of the package. The message names the
+ * option as the caller wrote it (`checkGateway: timeoutMs is …`, or `svc-gateway-check: --timeout
+ * is …` on the command line) and the kind of value, never the value (so never the token).
  *
  * @example
  * try { await checkGateway({ url: 'ftp://x', token }); } catch (e) { if (e instanceof CheckOptionsError) console.error(e.message); }
  */
-export class CheckOptionsError extends TypeError {
-  override readonly name = 'CheckOptionsError';
+export class CheckOptionsError extends GatewayCheckError {
+  override readonly name: string = 'CheckOptionsError';
+}
+
+/**
+ * What an option value is, for an error message: its kind, never its content (tokens pass through
+ * here). A documented copy of `@svc/gateway-kit`'s `describeKind`: the checker depends on no
+ * package of the gateways it checks.
+ */
+function kindOf(value: unknown): string {
+  const type = typeof value;
+  if (value == null || type === 'boolean') return String(value);
+  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (type === 'string')
+    return value === ''
+      ? 'an empty string'
+      : `a string${value === (value as string).trim() ? '' : ' with surrounding spaces'}`;
+  return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
 }
 
 /** The numeric options, with their CLI flags. */
@@ -29,6 +48,9 @@ const NUMBERS = {
   deadlineMs: '--deadline',
   maxActions: '--max-actions',
 } as const;
+
+/** The function options of `checkGateway` (not settable on the command line). */
+const FUNCTIONS = ['fetch', 'onCheck'] as const;
 
 /** What {@link validateCheckOptions} reads. */
 export interface CheckOptionsInput {
@@ -41,16 +63,20 @@ export interface CheckOptionsInput {
   readonly deadlineMs?: unknown;
   readonly maxActions?: unknown;
   readonly callbackHost?: unknown;
+  readonly allowWrites?: unknown;
+  readonly fetch?: unknown;
+  readonly signal?: unknown;
+  readonly onCheck?: unknown;
 }
 
 /**
- * Checks the options of a run and throws a {@link CheckOptionsError} on the first unusable one.
- * `flags` names them as the CLI does (`--url`, `--timeout`); by default they are named as the
- * `checkGateway` options are. The wording is the same either way.
+ * Checks the options of a run and throws a {@link CheckOptionsError} on the first unusable one, in
+ * the SDK's one style: `<who>: <option> is <kind>: expected …`. With `flags`, the options are
+ * named as the CLI names them (`svc-gateway-check: --timeout is …`); else as `checkGateway`'s.
  *
  * @example
  * validateCheckOptions({ url: 'http://127.0.0.1:8787', token: 't', timeoutMs: 0 });
- * // throws CheckOptionsError: timeoutMs must be a whole number above 0 (got 0)
+ * // throws CheckOptionsError: checkGateway: timeoutMs is the number 0: expected a whole number of milliseconds above 0.
  */
 export function validateCheckOptions(options: CheckOptionsInput, flags = false): void {
   const name = (option: keyof typeof NUMBERS | 'url' | 'token' | 'only' | 'callbackHost') =>
@@ -61,21 +87,36 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
         : option in NUMBERS
           ? NUMBERS[option as keyof typeof NUMBERS]
           : `--${option}`;
+  const refuse: (path: string, value: unknown, expected: string, fromEnv?: boolean) => never = (
+    path,
+    value,
+    expected,
+    fromEnv = false,
+  ) => {
+    const hint =
+      fromEnv && (value === undefined || value === '')
+        ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
+        : expected;
+    throw new CheckOptionsError(
+      `${flags ? 'svc-gateway-check' : 'checkGateway'}: ${path} is ${kindOf(value)}: ${hint}`,
+    );
+  };
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected { url, token, … }.');
   const { url, token } = options;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
-    throw new CheckOptionsError(`${name('url')} must be an http(s) URL`);
+    refuse(name('url'), url, 'expected an absolute http(s) URL.', !flags);
   }
   if (typeof token !== 'string' || token === '') {
-    throw new CheckOptionsError(
-      flags
-        ? '--token (or the SVC_GATEWAY_TOKEN environment variable) is required'
-        : 'token is required (a non-empty string)',
+    refuse(
+      name('token'),
+      token,
+      flags ? 'expected --token or SVC_GATEWAY_TOKEN.' : 'expected a non-empty string.',
+      true,
     );
   }
   if ([...token].some((c) => c <= ' ' || c === '\u007f')) {
-    throw new CheckOptionsError(
-      `${name('token')} must not contain spaces or control characters (the value is not shown)`,
-    );
+    refuse(name('token'), token, 'expected no spaces or control characters.');
   }
   const only = options.only;
   if (
@@ -83,23 +124,26 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
     typeof only !== 'string' &&
     !(Array.isArray(only) && only.every((p) => typeof p === 'string'))
   ) {
-    throw new CheckOptionsError(`${name('only')} must be a pattern or a list of patterns`);
+    refuse(name('only'), only, 'expected a pattern or a list of patterns.');
   }
   if (options.callbackHost !== undefined && typeof options.callbackHost !== 'string') {
-    throw new CheckOptionsError(`${name('callbackHost')} must be a host name or an IP address`);
+    refuse(name('callbackHost'), options.callbackHost, 'expected a host name or an IP address.');
   }
   for (const option of Object.keys(NUMBERS) as (keyof typeof NUMBERS)[]) {
     const value = options[option];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      const got =
-        typeof value === 'number' || typeof value === 'string'
-          ? JSON.stringify(value)
-          : typeof value;
       const unit = option === 'maxActions' ? '' : ' of milliseconds';
-      throw new CheckOptionsError(
-        `${name(option)} must be a whole number${unit} above 0 (got ${got})`,
-      );
+      refuse(name(option), value, `expected a whole number${unit} above 0.`);
     }
   }
+  for (const option of FUNCTIONS) {
+    if (options[option] !== undefined && typeof options[option] !== 'function')
+      refuse(option, options[option], 'expected a function.');
+  }
+  if (options.allowWrites !== undefined && typeof options.allowWrites !== 'boolean')
+    refuse('allowWrites', options.allowWrites, 'expected true or false.');
+  const signal = options.signal as { aborted?: unknown } | undefined;
+  if (signal !== undefined && (typeof signal !== 'object' || typeof signal?.aborted !== 'boolean'))
+    refuse('signal', signal, 'expected an AbortSignal.');
 }

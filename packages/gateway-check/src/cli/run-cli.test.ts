@@ -105,10 +105,19 @@ describe('svc-gateway-check', () => {
   });
 
   it.each([
-    [[], '--url must be an http(s) URL'],
-    [['--url', 'ftp://x'], '--url must be an http(s) URL'],
-    [['--url', 'http://x'], '--token (or the SVC_GATEWAY_TOKEN environment variable) is required'],
-    [['--url', 'http://x', '--token', 't', '--timeout', '0'], '--timeout must be a whole number'],
+    [[], 'svc-gateway-check: --url is undefined: expected an absolute http(s) URL.'],
+    [
+      ['--url', 'ftp://x'],
+      'svc-gateway-check: --url is a string: expected an absolute http(s) URL.',
+    ],
+    [
+      ['--url', 'http://x'],
+      'svc-gateway-check: --token is undefined: is an environment variable unset? (expected --token or SVC_GATEWAY_TOKEN)',
+    ],
+    [
+      ['--url', 'http://x', '--token', 't', '--timeout', '0'],
+      'svc-gateway-check: --timeout is the number 0: expected a whole number of milliseconds',
+    ],
     [['--url', 'http://x', '--token', 't', '--bogus'], "Unknown option '--bogus'"],
   ])('exits 2 on a usage error: %j', async (argv, message) => {
     const run = await cli(argv);

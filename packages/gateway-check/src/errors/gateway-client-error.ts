@@ -1,5 +1,6 @@
 import type { GatewayError } from '../contract/gateway-error.ts';
 import type { RuleId } from '../contract/rules.ts';
+import { GatewayCheckError, isGatewayCheckError } from './gateway-check-error.ts';
 
 /**
  * Why a call to a gateway did not give a usable answer:
@@ -35,13 +36,15 @@ export interface GatewayClientErrorInit {
 }
 
 /**
- * The one error class of `@svc/gateway-check`: thrown by the client, and by checks that could not
- * reach the gateway. Messages never contain tokens.
+ * A call to a gateway gave no usable answer: thrown by the client, and by checks that could not
+ * reach the gateway. A {@link GatewayCheckError}, like every error of the package. Messages never
+ * contain tokens.
  *
  * @example
  * try { await client.manifest(); } catch (e) { if (isGatewayClientError(e) && e.kind === 'contract') console.log(e.rule); }
  */
-export class GatewayClientError extends Error {
+export class GatewayClientError extends GatewayCheckError {
+  override readonly name: string = 'GatewayClientError';
   readonly kind: GatewayClientErrorKind;
   /** HTTP status of the answer, when there was one. */
   readonly status: number | undefined;
@@ -53,7 +56,6 @@ export class GatewayClientError extends Error {
 
   constructor(init: GatewayClientErrorInit) {
     super(init.message);
-    this.name = 'GatewayClientError';
     this.kind = init.kind;
     this.status = init.status;
     this.error = init.error;
@@ -71,6 +73,6 @@ export class GatewayClientError extends Error {
 export function isGatewayClientError(value: unknown): value is GatewayClientError {
   return (
     value instanceof GatewayClientError ||
-    (value instanceof Error && value.name === 'GatewayClientError' && 'kind' in value)
+    (isGatewayCheckError(value) && value.name === 'GatewayClientError' && 'kind' in value)
   );
 }

@@ -502,7 +502,19 @@ describe('createMcpHandler', () => {
     ],
     [{ sessions: { perCaller: 0 } }, 'createMcpHandler: sessions.perCaller is the number 0:'],
     [{ maxBodyBytes: 1.5 }, 'createMcpHandler: maxBodyBytes is the number 1.5:'],
-    [{ loopbackOnly: { allowedHosts: ['http://x.test/'] } }, /allowedHosts/],
+    [
+      { loopbackOnly: { allowedHosts: ['dev.test', 'http://x.test/'] } },
+      'createMcpHandler: loopbackOnly.allowedHosts[1] is a string: expected a host name, e.g. "dev.example.test"',
+    ],
+    [
+      { loopbackOnly: { allowedHosts: 'dev.test' as never } },
+      'createMcpHandler: loopbackOnly.allowedHosts is a string: expected a list of host names.',
+    ],
+    // A cap on what callers make us keep is a positive integer: 0 is refused, never "unbounded".
+    [{ sessions: { max: 0 } }, 'createMcpHandler: sessions.max is the number 0: expected a whole'],
+    [{ sessions: { max: Number.NaN } }, 'createMcpHandler: sessions.max is NaN:'],
+    [{ sessions: { perCaller: -1 } }, 'createMcpHandler: sessions.perCaller is the number -1:'],
+    [{ maxBodyBytes: 0 }, 'createMcpHandler: maxBodyBytes is the number 0:'],
   ])('refuses the options %j with McpConfigError', (options, message) => {
     gateway = createGateway({
       gateway: { id: 'x', name: 'x' },

@@ -1,4 +1,4 @@
-import { McpConfigError } from '../mcp-config-error.ts';
+import { refuse } from '../options.ts';
 
 /**
  * `loopbackOnly` of `createMcpHandler`: `true`, or the host names a deliberate setup adds to the
@@ -6,6 +6,7 @@ import { McpConfigError } from '../mcp-config-error.ts';
  */
 export type LoopbackOnly = boolean | { readonly allowedHosts: readonly string[] };
 
+const FACTORY = 'createMcpHandler';
 const LOOPBACK_V4 = /^127(\.\d{1,3}){3}$/;
 
 function isLoopbackName(hostname: string): boolean {
@@ -48,12 +49,15 @@ export function loopbackHostCheck(
   const domains: string[] = [];
   const listed = option === true ? [] : option.allowedHosts;
   if (!Array.isArray(listed)) {
-    throw new McpConfigError('loopbackOnly.allowedHosts must be a list of host names.');
+    refuse(FACTORY, 'loopbackOnly.allowedHosts', listed, 'expected a list of host names.');
   }
-  for (const entry of listed as readonly unknown[]) {
+  for (const [index, entry] of (listed as readonly unknown[]).entries()) {
     if (typeof entry !== 'string' || hostnameOf(entry.replace(/^\./, '')) === undefined) {
-      throw new McpConfigError(
-        `loopbackOnly.allowedHosts: ${JSON.stringify(entry)} is not a host name (e.g. "dev.example.test" or ".example.test").`,
+      refuse(
+        FACTORY,
+        `loopbackOnly.allowedHosts[${index}]`,
+        entry,
+        'expected a host name, e.g. "dev.example.test" or ".example.test" (no scheme, path or spaces).',
       );
     }
     const name = entry.toLowerCase();

@@ -8,37 +8,37 @@ import { validateDeliverySettings } from './deliver-callback.ts';
  * the gateway creates (an object literal: a `CallbackDispatcher` instance is refused with what to
  * pass instead). Delivery settings keep the dispatcher's own messages, under `callbacks.`.
  */
-export const CallbackOptionsSchema: v.GenericSchema = v.lazy((callbacks) =>
+export const CallbackOptionsSchema: v.GenericSchema = /* @__PURE__ */ v.lazy((callbacks) =>
   callbacks === false
-    ? v.literal(false)
-    : v.pipe(
-        is<Record<string, unknown>>(
+    ? /* @__PURE__ */ v.literal(false)
+    : /* @__PURE__ */ v.pipe(
+        /* @__PURE__ */ is<Record<string, unknown>>(
           isPlainObject,
           'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
         ),
-        v.looseObject({
+        /* @__PURE__ */ v.looseObject({
           // Present but undefined: an unset environment variable would send unsigned callbacks.
-          signingSecret: v.exactOptional(
-            is<string>(
+          signingSecret: /* @__PURE__ */ v.exactOptional(
+            /* @__PURE__ */ is<string>(
               (secret) => typeof secret === 'string' && secret.trim() !== '',
-              fromEnv('expected "whsec_<base64>".'),
+              /* @__PURE__ */ fromEnv('expected "whsec_<base64>".'),
             ),
           ),
-          urlPolicy: v.optional(
-            is(isPlainObject, 'expected { allowInsecureLoopback?, allowHosts? }.'),
+          urlPolicy: /* @__PURE__ */ v.optional(
+            /* @__PURE__ */ is(isPlainObject, 'expected { allowInsecureLoopback?, allowHosts? }.'),
           ),
           resolveHost: OptionalFunction,
           fetch: OptionalFunction,
           onDeliveryFailed: OptionalFunction,
           onAttempt: OptionalFunction,
         }),
-        v.rawCheck(({ dataset, addIssue }) => {
+        /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
           try {
             validateDeliverySettings(dataset.value as object);
           } catch (error) {
             if (!(error instanceof CallbackConfigError)) throw error;
             // Same message (it never contains the value), with the option's full path.
-            addIssue({ message: whole(`callbacks.${error.message}`) });
+            addIssue({ message: /* @__PURE__ */ whole(`callbacks.${error.message}`) });
           }
         }),
       ),

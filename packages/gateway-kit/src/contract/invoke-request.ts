@@ -42,19 +42,24 @@ const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
 // RFC 3339 date-time (`T`/`Z` in either case, seconds required, numeric offsets with a colon),
 // and a real instant: valibot's isoTimestamp also admits forms Date.parse cannot read.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
-const DateTime = v.pipe(
-  v.string(),
-  v.check(
-    (value) => RFC3339.test(value) && Number.isFinite(Date.parse(value.toUpperCase())),
-    'Expected an RFC 3339 date-time',
-  ),
-);
+/** Whether a string is an RFC 3339 date-time naming a real instant (`deadlineAt`). */
+export function isDateTime(value: string): boolean {
+  return RFC3339.test(value) && Number.isFinite(Date.parse(value.toUpperCase()));
+}
+const DateTime = v.pipe(v.string(), v.check(isDateTime, 'Expected an RFC 3339 date-time'));
 // A header value: it is sent as the callbacks' Authorization header, so no control characters.
 const HeaderValue = v.pipe(
   v.string(),
   v.maxLength(8192),
   v.regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'Expected a header-safe credential (no control characters)'),
 );
+
+/** Schema of an invoke's `callbacks` (part of {@link InvokeRequestSchema}). */
+export const CallbacksSchema: v.GenericSchema<InvokeRequest['callbacks']> = v.strictObject({
+  jobResultUrl: v.exactOptional(Url),
+  approvalUrl: v.exactOptional(Url),
+  authorization: v.exactOptional(HeaderValue),
+});
 
 /**
  * Schema of an {@link InvokeRequest}. Unknown properties are rejected at the top level and in
@@ -78,9 +83,5 @@ export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = v.strictObjec
     name: v.exactOptional(Identifier),
   }),
   context: JsonObjectSchema,
-  callbacks: v.strictObject({
-    jobResultUrl: v.exactOptional(Url),
-    approvalUrl: v.exactOptional(Url),
-    authorization: v.exactOptional(HeaderValue),
-  }),
+  callbacks: CallbacksSchema,
 });

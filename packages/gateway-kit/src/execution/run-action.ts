@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type ActionRejection, isActionRejection } from '../actions/action-rejection.ts';
-import { ActionResultSchema } from '../actions/action-result.ts';
+import { ActionResultSchema, parseActionResult } from '../actions/action-result.ts';
 import type {
   Action,
   ActionContext,
@@ -59,27 +59,33 @@ export interface RunScope {
  */
 export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
   const context = new RunContext(scope);
-  const failed = (error: unknown): Outcome => {
-    if (isActionRejection(error)) return { kind: 'rejected', error: error.error };
-    // The action gave up because it was asked to: a time-out or an abort from outside, not a
-    // crash to log.
-    const signal = RunContext.signalOf(context);
-    if (signal?.aborted) {
-      const reason = signal.reason as { name?: string } | undefined;
-      return reason?.name === 'TimeoutError' ? { kind: 'timed_out' } : { kind: 'aborted' };
-    }
-    return crashed(scope, error);
-  };
-
   let returned: ReturnType<Action['run']>;
   try {
     returned = scope.action.run(scope.input, context);
   } catch (error) {
-    return failed(error);
+    return failedRun(scope, context, error);
   }
   if (!isPromiseLike(returned)) return classify(scope, returned);
-  const budget = { budgetMs: scope.budgetMs, onTimeout: () => RunContext.timeOut(context) };
-  return withinBudget(returned, budget).then((settled) => classify(scope, settled), failed);
+  return withinBudget(returned, {
+    budgetMs: scope.budgetMs,
+    onTimeout: () => RunContext.timeOut(context),
+  }).then(
+    (settled) => classify(scope, settled),
+    (error: unknown) => failedRun(scope, context, error),
+  );
+}
+
+/** What a throw (or a rejection) of `run` ended as. */
+function failedRun(scope: RunScope, context: RunContext, error: unknown): Outcome {
+  if (isActionRejection(error)) return { kind: 'rejected', error: error.error };
+  // The action gave up because it was asked to: a time-out or an abort from outside, not a
+  // crash to log.
+  const signal = RunContext.signalOf(context);
+  if (signal?.aborted) {
+    const reason = signal.reason as { name?: string } | undefined;
+    return reason?.name === 'TimeoutError' ? { kind: 'timed_out' } : { kind: 'aborted' };
+  }
+  return crashed(scope, error);
 }
 
 /**
@@ -146,7 +152,11 @@ function classify(
 ): Outcome {
   if (produced === TIMED_OUT) return { kind: 'timed_out' };
   if (isActionRejection(produced)) return { kind: 'rejected', error: produced.error };
-  const result = v.safeParse(ActionResultSchema, produced ?? {});
+  // The specialised check answers the common result; the schema judges the rest.
+  const value = produced ?? {};
+  const fast = parseActionResult(value);
+  if (fast) return { kind: 'completed', result: fast };
+  const result = v.safeParse(ActionResultSchema, value);
   if (!result.success)
     return crashed(scope, new TypeError('run() returned a value that is not an action result'));
   return { kind: 'completed', result: result.output };

@@ -17,6 +17,7 @@ import type {
   CompletedResponse,
   RejectedResponse,
 } from '../contract/invoke-response.ts';
+import { parseInvokeRequest } from '../contract/parse-invoke-request.ts';
 import {
   crashed,
   createRunContext,
@@ -190,11 +191,16 @@ export async function handleInvoke(
   const body = await readJsonBody(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
-  const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
-  if (!parsed.success) {
-    return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
+  // The specialised check answers the common body; the schema judges (and names) the rest.
+  // (Only for a body parsed here: one a framework parsed is shared with its other handlers.)
+  let request = body.bytes === undefined ? undefined : parseInvokeRequest(body.value);
+  if (request === undefined) {
+    const parsed = v.safeParse(InvokeRequestSchema, body.value, SAFE_PARSE_CONFIG);
+    if (!parsed.success) {
+      return errorReply('invalid_request', { details: describeIssues(parsed.issues) });
+    }
+    request = parsed.output;
   }
-  const request = parsed.output;
   // Before the action's schema copies the input: an over-shaped part goes no further.
   const overShaped = overShape(runtime, request, body.nodes);
   if (overShaped) return overShaped;
@@ -259,8 +265,13 @@ export async function handleInvoke(
   const traced = runtime.observer?.actionRun(call, action, invocation, () => runSync(scope));
   if (idempotent)
     return runIdempotentSync(runtime, idempotent, action, traced ?? (() => runSync(scope)));
-  const outcome = traced ? traced() : runSync(scope);
-  return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
+  if (traced) {
+    const outcome = traced();
+    return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
+  }
+  // The common case, without the mapping promise of runSync.
+  const ran = runAction(scope);
+  return answerOf(scope, isPromiseLike(ran) ? await ran : ran).reply;
 }
 
 /** Asks for an operator's approval: the `approval_required` answer, or a quota/idempotency refusal. */

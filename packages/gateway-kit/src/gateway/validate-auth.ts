@@ -4,20 +4,23 @@ import { assertOptions, fromEnv, optionsObject, whole } from '../runtime/option-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const Token = v.pipe(
-  v.custom<string>(
+const Token = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.custom<string>(
     (token) => typeof token === 'string' && token.trim() !== '',
-    fromEnv('expected a non-empty token string.'),
+    /* @__PURE__ */ fromEnv('expected a non-empty token string.'),
   ),
-  v.check((token) => token === token.trim(), 'remove the spaces or line break around it.'),
+  /* @__PURE__ */ v.check(
+    (token) => token === token.trim(),
+    'remove the spaces or line break around it.',
+  ),
 );
 
-const TokenEntry = v.lazy((entry) =>
+const TokenEntry = /* @__PURE__ */ v.lazy((entry) =>
   isObject(entry)
-    ? optionsObject(
+    ? /* @__PURE__ */ optionsObject(
         {
           token: Token,
-          principal: v.custom(
+          principal: /* @__PURE__ */ v.custom(
             (principal) => isObject(principal) && typeof principal.id === 'string',
             'expected { id: string }.',
           ),
@@ -31,27 +34,32 @@ const TokenEntry = v.lazy((entry) =>
  * The schema of an `auth` option (`{ tokens }` or `{ verify }`) of `createGateway` and
  * `createApprovalsHandler`; its messages name the kind of value, never the token.
  */
-export const AuthSchema: v.GenericSchema<Record<string, unknown>> = v.pipe(
-  v.custom<Record<string, unknown>>(
+export const AuthSchema: v.GenericSchema<Record<string, unknown>> = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.custom<Record<string, unknown>>(
     (auth) => isObject(auth) && ('tokens' in auth || 'verify' in auth),
     'expected { tokens: [...] } or { verify(token) }.',
   ),
-  v.check(
+  /* @__PURE__ */ v.check(
     (auth) => !('tokens' in auth && 'verify' in auth),
-    whole('auth has both tokens and verify: keep one (verify may check static tokens itself).'),
+    /* @__PURE__ */ whole(
+      'auth has both tokens and verify: keep one (verify may check static tokens itself).',
+    ),
   ),
-  v.lazy((auth) =>
+  /* @__PURE__ */ v.lazy((auth) =>
     'verify' in (auth as object)
-      ? v.looseObject({
-          verify: v.custom((verify) => typeof verify === 'function', 'expected a function.'),
+      ? /* @__PURE__ */ v.looseObject({
+          verify: /* @__PURE__ */ v.custom(
+            (verify) => typeof verify === 'function',
+            'expected a function.',
+          ),
         })
-      : v.looseObject({
-          tokens: v.pipe(
-            v.custom<unknown[]>(
+      : /* @__PURE__ */ v.looseObject({
+          tokens: /* @__PURE__ */ v.pipe(
+            /* @__PURE__ */ v.custom<unknown[]>(
               (tokens) => Array.isArray(tokens) && tokens.length > 0,
-              fromEnv('expected a list of at least one token.'),
+              /* @__PURE__ */ fromEnv('expected a list of at least one token.'),
             ),
-            v.array(TokenEntry),
+            /* @__PURE__ */ v.array(TokenEntry),
           ),
         }),
   ),
@@ -66,5 +74,5 @@ export const AuthSchema: v.GenericSchema<Record<string, unknown>> = v.pipe(
  * // createApprovalsHandler: auth.tokens[0] is undefined: is an environment variable unset? (expected a non-empty token string)
  */
 export function validateAuth(auth: unknown, factory: string): void {
-  assertOptions(v.object({ auth: AuthSchema }), { auth }, factory);
+  assertOptions(/* @__PURE__ */ v.object({ auth: AuthSchema }), { auth }, factory);
 }

@@ -18,7 +18,7 @@ import {
   OptionalPositiveInteger,
   onlyKeys,
   optionsObject,
-  TIMER_MS,
+  timerMsText,
   whole,
 } from '../runtime/option-schemas.ts';
 import type { GatewayOptions } from './gateway-options.ts';
@@ -29,88 +29,102 @@ import { AuthSchema } from './validate-auth.ts';
 
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const Text = is<string>(
+const Text = /* @__PURE__ */ is<string>(
   (text) => typeof text === 'string' && text.trim() !== '',
-  fromEnv('expected a non-empty string.'),
+  /* @__PURE__ */ fromEnv('expected a non-empty string.'),
 );
 
 /** A `JobStore` or `RecordStore`: an object with each of the interface's methods. */
 // @__NO_SIDE_EFFECTS__
-function store(kind: string, methods: readonly string[]) {
+function store(kind: string, names: string) {
+  const methods = names.split(' ');
   const missing = (value: unknown) =>
     methods.filter((method) => !isOptionsObject(value) || typeof value[method] !== 'function');
-  return v.optional(
-    v.custom(
+  return /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.custom(
       (value) => missing(value).length === 0,
       (issue) => `expected a ${kind} (missing ${missing(issue.input).join(', ')}).`,
     ),
   );
 }
 
-const Action = v.pipe(
-  is<{ id: string; timeoutMs: unknown }>(
+const Action = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ is<{ id: string; timeoutMs: unknown }>(
     (a) => isOptionsObject(a) && typeof a.run === 'function' && typeof a.id === 'string',
     'expected a defineAction() result.',
   ),
-  v.check(
+  /* @__PURE__ */ v.check(
     (action) => ACTION_ID.test(action.id),
-    (issue) => whole(`Action "${issue.input.id}": id must match ${ACTION_ID}.`),
+    (issue) => /* @__PURE__ */ whole(`Action "${issue.input.id}": id must match ${ACTION_ID}.`),
   ),
-  v.check(
+  /* @__PURE__ */ v.check(
     (action) => isTimerMs(action.timeoutMs),
-    (issue) => whole(`Action "${issue.input.id}": timeoutMs must be ${TIMER_MS}.`),
+    (issue) =>
+      /* @__PURE__ */ whole(`Action "${issue.input.id}": timeoutMs must be ${timerMsText()}.`),
   ),
 );
 
 /** `actions`: defineAction() results, no two with one id or one name. */
-const Actions = v.pipe(
-  v.array(Action, 'expected an array of defineAction() results.'),
-  v.rawCheck(({ dataset, addIssue }) => {
+const Actions = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.array(Action, 'expected an array of defineAction() results.'),
+  /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const seen = { id: new Set<unknown>(), name: new Set<unknown>() };
     for (const action of dataset.value as { id: string; name?: string }[]) {
       for (const field of ['id', 'name'] as const) {
         if (seen[field].has(action[field]))
-          return addIssue({ message: whole(`Duplicate action ${field} "${action[field]}".`) });
+          return addIssue({
+            message: /* @__PURE__ */ whole(`Duplicate action ${field} "${action[field]}".`),
+          });
         seen[field].add(action[field]);
       }
     }
   }),
 );
 
+const RECORD_STORE_METHODS = 'create get replace delete addToSet removeFromSet rangeOfSet close';
 const LOGGER = 'expected { error(message, fields), warn?, info?, debug? }.';
 
 // Every key of GatewayOptions with its schema: an option added to the interface without one here
 // (or an entry here the interface lacks) fails the typecheck.
 const ENTRIES = {
-  gateway: optionsObject(
+  gateway: /* @__PURE__ */ optionsObject(
     {
       id: Text,
       name: Text,
-      url: v.optional(
-        is<string>(
+      url: /* @__PURE__ */ v.optional(
+        /* @__PURE__ */ is<string>(
           (url) => URL.canParse(url as string) && /^https?:$/.test(new URL(url as string).protocol),
-          fromEnv('expected an absolute http(s) URL.'),
+          /* @__PURE__ */ fromEnv('expected an absolute http(s) URL.'),
         ),
       ),
     },
     'expected { id, name, url? }.',
   ),
-  agent: v.optional(
-    optionsObject(
-      { id: Text, name: Text, description: v.optional(v.string('expected a string.')) },
+  agent: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ optionsObject(
+      {
+        id: Text,
+        name: Text,
+        description: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string('expected a string.')),
+      },
       'expected { id, name, description? }.',
     ),
   ),
   auth: AuthSchema,
   actions: Actions,
-  version: v.optional(is<string>((s) => VERSION.test(String(s)), 'expected a date, YYYY-MM-DD.')),
-  basePath: v.optional(
-    is<string>((s) => BASE_PATH.test(String(s)), 'expected "/prefix" (no trailing slash).'),
+  version: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is<string>((s) => VERSION.test(String(s)), 'expected a date, YYYY-MM-DD.'),
+  ),
+  basePath: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is<string>(
+      (s) => BASE_PATH.test(String(s)),
+      'expected "/prefix" (no trailing slash).',
+    ),
   ),
   idempotencyTtlMs: OptionalMs,
-  approvals: v.optional(
-    optionsObject(
+  approvals: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ optionsObject(
       {
         policy: OptionalFunction,
         ttlMs: OptionalMs,
@@ -120,13 +134,13 @@ const ENTRIES = {
       'expected { policy?, ttlMs?, retentionMs?, sweepIntervalMs? }.',
     ),
   ),
-  limits: capsSchema('limits', DEFAULT_LIMITS),
-  quotas: capsSchema('quotas', DEFAULT_QUOTAS),
+  limits: /* @__PURE__ */ capsSchema('limits', DEFAULT_LIMITS),
+  quotas: /* @__PURE__ */ capsSchema('quotas', DEFAULT_QUOTAS),
   maxBodyBytes: OptionalPositiveInteger,
-  logger: v.optional(
-    optionsObject(
+  logger: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ optionsObject(
       {
-        error: is((error) => typeof error === 'function', LOGGER),
+        error: /* @__PURE__ */ is((error) => typeof error === 'function', LOGGER),
         warn: OptionalFunction,
         info: OptionalFunction,
         debug: OptionalFunction,
@@ -135,31 +149,28 @@ const ENTRIES = {
     ),
   ),
   hooks: HooksSchema,
-  tracer: v.optional(
-    is(
+  tracer: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is(
       (tracer) => isOptionsObject(tracer) && typeof tracer.startSpan === 'function',
       'expected an OpenTelemetry Tracer (trace.getTracer(name)).',
     ),
   ),
-  jobStore: store('JobStore', ['create', 'get', 'update', 'requestCancel', 'onCancel', 'close']),
-  recordStore: store('RecordStore', [
-    ...['create', 'get', 'replace', 'delete'],
-    ...['addToSet', 'removeFromSet', 'rangeOfSet', 'close'],
-  ]),
-  callbacks: v.optional(CallbackOptionsSchema),
+  jobStore: /* @__PURE__ */ store('JobStore', 'create get update requestCancel onCancel close'),
+  recordStore: /* @__PURE__ */ store('RecordStore', RECORD_STORE_METHODS),
+  callbacks: /* @__PURE__ */ v.optional(CallbackOptionsSchema),
   waitUntil: OptionalFunction,
   now: OptionalFunction,
 } satisfies { readonly [Key in keyof GatewayOptions]-?: v.GenericSchema };
 
-const KNOWN = Object.keys(ENTRIES);
-const GatewayOptionsSchema = v.pipe(
-  is<Record<string, unknown>>(isOptionsObject, 'expected an options object.'),
-  onlyKeys(
+const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);
+const GatewayOptionsSchema = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an options object.'),
+  /* @__PURE__ */ onlyKeys(
     KNOWN,
     (keys) =>
       `unknown option${keys.length > 1 ? 's' : ''} ${keys.map((key) => `"${key}"`).join(', ')} (known: ${KNOWN.join(', ')}).`,
   ),
-  optionsObject(ENTRIES, 'expected an options object.'),
+  /* @__PURE__ */ optionsObject(ENTRIES, 'expected an options object.'),
 );
 
 /**

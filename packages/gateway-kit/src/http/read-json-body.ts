@@ -1,4 +1,4 @@
-import type { GatewayCall, GatewayReply } from './gateway-call.ts';
+import type { BodyReadResult, GatewayCall, GatewayReply } from './gateway-call.ts';
 import { inspectJsonValue, parseJsonBody } from './parse-json.ts';
 import { errorReply } from './replies.ts';
 
@@ -26,22 +26,33 @@ const JSON_PROBLEM_MESSAGES = {
  * const body = await readJsonBody(call, 16 * 1024);
  * if (!body.ok) return body.reply;
  */
-export async function readJsonBody(
+export function readJsonBody(
   call: GatewayCall,
   maxBodyBytes: number,
   maxNodes: number = Number.POSITIVE_INFINITY,
-): Promise<
-  | { ok: true; value: unknown; bytes: number | undefined; nodes: number | undefined }
-  | { ok: false; reply: GatewayReply }
-> {
+): Promise<JsonBody> {
   if (!isJsonContentType(call.header('content-type'))) {
-    return { ok: false, reply: errorReply('unsupported_media_type') };
+    return Promise.resolve({ ok: false, reply: errorReply('unsupported_media_type') });
   }
   const declared = call.header('content-length');
   if (declared !== undefined && Number(declared) > maxBodyBytes) {
-    return { ok: false, reply: bodyTooLarge(maxBodyBytes) };
+    return Promise.resolve({ ok: false, reply: bodyTooLarge(maxBodyBytes) });
   }
-  const body = await call.readBody(maxBodyBytes);
+  // Not `async`/`await`: one promise hop per body instead of two.
+  return call.readBody(maxBodyBytes).then((body) => judgeBody(body, maxBodyBytes, maxNodes));
+}
+
+/** What {@link readJsonBody} resolves to. */
+export type JsonBody =
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      readonly bytes: number | undefined;
+      readonly nodes: number | undefined;
+    }
+  | { readonly ok: false; readonly reply: GatewayReply };
+
+function judgeBody(body: BodyReadResult, maxBodyBytes: number, maxNodes: number): JsonBody {
   if (body.kind === 'too_large') return { ok: false, reply: bodyTooLarge(maxBodyBytes) };
   if (body.kind === 'parsed') {
     const problem = inspectJsonValue(body.value);

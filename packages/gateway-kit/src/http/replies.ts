@@ -6,8 +6,12 @@ import {
 import type { GatewayError } from '../contract/gateway-error.ts';
 import type { GatewayReply } from './gateway-call.ts';
 
-// Shared and frozen: replies never mutate their headers (adapters copy them when they add any).
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+/**
+ * The headers of every JSON reply without headers of its own. Shared and frozen: replies never
+ * mutate their headers (adapters copy them when they add any), and an adapter may recognise this
+ * object to write its precomputed form.
+ */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
   'cache-control': 'no-store',
 });

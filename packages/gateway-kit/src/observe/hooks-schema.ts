@@ -19,16 +19,23 @@ const HOOK_NAMES = [
 ] as const satisfies readonly GatewayHookName[];
 
 /** The schema of `createGateway`'s `hooks`: known hook names only, each a function; `slowHookMs` a duration. */
-export const HooksSchema: v.GenericSchema<Record<string, unknown> | undefined> = v.optional(
-  v.pipe(
-    is<Record<string, unknown>>(isOptionsObject, `expected { ${HOOK_NAMES.join('?, ')}? }.`),
-    onlyKeys(
-      [...HOOK_NAMES, 'slowHookMs'],
-      ([name]) => `hooks.${name} is not a known hook (known: ${HOOK_NAMES.join(', ')}).`,
+// @__NO_SIDE_EFFECTS__
+function hooksSchema(): v.GenericSchema<Record<string, unknown> | undefined> {
+  return v.optional(
+    v.pipe(
+      is<Record<string, unknown>>(isOptionsObject, `expected { ${HOOK_NAMES.join('?, ')}? }.`),
+      onlyKeys(
+        [...HOOK_NAMES, 'slowHookMs'],
+        ([name]) => `hooks.${name} is not a known hook (known: ${HOOK_NAMES.join(', ')}).`,
+      ),
+      v.looseObject({
+        ...Object.fromEntries(HOOK_NAMES.map((name) => [name, OptionalFunction])),
+        slowHookMs: OptionalMs,
+      }),
     ),
-    v.looseObject({
-      ...Object.fromEntries(HOOK_NAMES.map((name) => [name, OptionalFunction])),
-      slowHookMs: OptionalMs,
-    }),
-  ),
-);
+  );
+}
+
+/** See {@link hooksSchema}. */
+export const HooksSchema: v.GenericSchema<Record<string, unknown> | undefined> =
+  /* @__PURE__ */ hooksSchema();

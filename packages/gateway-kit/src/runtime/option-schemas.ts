@@ -44,7 +44,7 @@ export function assertOptions(
   factory: string,
   root = 'options',
 ): void {
-  const result = v.safeParse(schema, input, { abortEarly: true });
+  const result = /* @__PURE__ */ v.safeParse(schema, input, { abortEarly: true });
   const issue = result.issues?.[0];
   if (!issue) return;
   const message = issue.message;
@@ -73,11 +73,13 @@ export function optionsObject<const Entries extends v.ObjectEntries>(
   const absent = (issue: v.BaseIssue<unknown>): string => {
     const key = String(issue.path?.at(-1)?.key);
     const schema = entries[key] as v.GenericSchema | undefined;
-    return (schema && v.safeParse(schema, undefined).issues?.[0].message) ?? expected;
+    return (
+      (schema && /* @__PURE__ */ v.safeParse(schema, undefined).issues?.[0].message) ?? expected
+    );
   };
-  return v.pipe(
-    v.custom<Record<string, unknown>>(isObject, expected),
-    v.looseObject(entries, absent),
+  return /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.custom<Record<string, unknown>>(isObject, expected),
+    /* @__PURE__ */ v.looseObject(entries, absent),
   );
 }
 
@@ -93,9 +95,13 @@ export function onlyKeys(
   known: readonly string[],
   say: (unknown: string[]) => string,
 ): v.GenericValidation<Record<string, unknown>> {
-  return v.check(
-    (value: Record<string, unknown>) => Object.keys(value).every((key) => known.includes(key)),
-    (issue) => whole(say(Object.keys(issue.input).filter((key) => !known.includes(key)))),
+  return /* @__PURE__ */ v.check(
+    (value: Record<string, unknown>) =>
+      /* @__PURE__ */ Object.keys(value).every((key) => known.includes(key)),
+    (issue) =>
+      /* @__PURE__ */ whole(
+        say(/* @__PURE__ */ Object.keys(issue.input).filter((key) => !known.includes(key))),
+      ),
   );
 }
 
@@ -121,28 +127,38 @@ export const isTimerMs = (value: unknown): value is number =>
  */
 // @__NO_SIDE_EFFECTS__
 export function is<T>(test: (value: unknown) => boolean, expected: string): v.GenericSchema<T> {
-  return v.custom<T>(test, expected);
+  return /* @__PURE__ */ v.custom<T>(test, expected);
 }
 
 /** An optional function. */
 export const OptionalFunction: v.GenericSchema<((...args: never[]) => unknown) | undefined> =
-  v.optional(
+  /* @__PURE__ */ v.optional(
     is<(...args: never[]) => unknown>((f) => typeof f === 'function', 'expected a function.'),
   );
-/** What a duration option's message asks for. */
-export const TIMER_MS: string = `a positive number of milliseconds up to ${MAX_TIMER_MS}`;
+/** What a duration option's message asks for (a function, so that an unused one tree-shakes). */
+// @__NO_SIDE_EFFECTS__
+export function timerMsText(): string {
+  return `a positive number of milliseconds up to ${MAX_TIMER_MS}`;
+}
+
+// @__NO_SIDE_EFFECTS__
+function timerMs(orOff: boolean): v.GenericSchema<number | undefined> {
+  return v.optional(
+    is<number>((ms) => (orOff && ms === 0) || isTimerMs(ms), `expected ${timerMsText()}.`),
+  );
+}
 /** An optional duration in ms, above 0 and within what a timer holds. */
-export const OptionalMs: v.GenericSchema<number | undefined> = v.optional(
-  is<number>(isTimerMs, `expected ${TIMER_MS}.`),
-);
+export const OptionalMs: v.GenericSchema<number | undefined> = /* @__PURE__ */ timerMs(false);
 /** An optional duration in ms as {@link OptionalMs}, where `0` turns the timer off. */
-export const OptionalMsOrOff: v.GenericSchema<number | undefined> = v.optional(
-  is<number>((ms) => ms === 0 || isTimerMs(ms), `expected ${TIMER_MS}.`),
-);
+export const OptionalMsOrOff: v.GenericSchema<number | undefined> = /* @__PURE__ */ timerMs(true);
 /** An optional positive (safe) integer: every cap on what callers make us keep. */
-export const OptionalPositiveInteger: v.GenericSchema<number | undefined> = v.optional(
-  is<number>((n) => Number.isSafeInteger(n) && (n as number) > 0, 'expected a positive integer.'),
-);
+export const OptionalPositiveInteger: v.GenericSchema<number | undefined> =
+  /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is<number>(
+      (n) => Number.isSafeInteger(n) && (n as number) > 0,
+      'expected a positive integer.',
+    ),
+  );
 
 /**
  * A group of named caps (`limits`, `quotas`): an optional object literal of the names `defaults`
@@ -156,15 +172,18 @@ export function capsSchema(
   group: string,
   defaults: object,
 ): v.GenericSchema<Record<string, unknown> | undefined> {
-  const known = Object.keys(defaults);
-  return v.optional(
-    v.pipe(
-      is<Record<string, unknown>>(isPlainObject, `expected { ${known.join(', ')} }.`),
-      onlyKeys(
+  const known = /* @__PURE__ */ Object.keys(defaults);
+  return /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ is<Record<string, unknown>>(
+        isPlainObject,
+        `expected { ${known.join(', ')} }.`,
+      ),
+      /* @__PURE__ */ onlyKeys(
         known,
         ([name]) => `${group}.${name} is not a known ${group} option (known: ${known.join(', ')}).`,
       ),
-      v.record(v.string(), OptionalPositiveInteger),
+      /* @__PURE__ */ v.record(/* @__PURE__ */ v.string(), OptionalPositiveInteger),
     ),
   );
 }

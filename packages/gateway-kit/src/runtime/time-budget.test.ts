@@ -14,6 +14,23 @@ describe('withinBudget', () => {
     }
   });
 
+  it('arms no timer for work that settled already (an async function that awaited nothing)', async () => {
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const settled = (async () => 7)();
+      await expect(withinBudget(settled, { budgetMs: 1_000 })).resolves.toBe(7);
+      expect(armed).not.toHaveBeenCalled();
+      // Work still pending one microtask later gets its timer.
+      const later = withinBudget(new Promise((resolve) => setImmediate(resolve)), {
+        budgetMs: 1_000,
+      });
+      await later;
+      expect(armed).toHaveBeenCalledWith(expect.any(Function), 1_000);
+    } finally {
+      armed.mockRestore();
+    }
+  });
+
   it('resolves TIMED_OUT once the budget passes, after calling onTimeout (which may abort the work)', async () => {
     vi.useFakeTimers();
     try {

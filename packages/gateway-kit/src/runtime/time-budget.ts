@@ -4,6 +4,8 @@
  */
 export const TIMED_OUT: unique symbol = Symbol('timed out');
 
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** The limits of one {@link withinBudget} wait. */
 export interface Budget {
   /** Longest wait in ms; without it, only `signal` can end the wait early. */
@@ -18,7 +20,8 @@ export interface Budget {
  * The one race of the kit: waits for `pending` until `budget.budgetMs` passed or `budget.signal`
  * aborted, whichever is first, and then resolves {@link TIMED_OUT}. A rejection of `pending` before
  * that rejects; one after it is ignored. One promise and at most one timer and one listener, none
- * of which outlives the wait. Internal.
+ * of which outlives the wait; without a `signal`, work that has settled already (an `async`
+ * function that awaited nothing) costs no timer. Internal.
  *
  * @example
  * const principal = await withinBudget(verify(token), { budgetMs: VERIFY_TIMEOUT_MS });
@@ -30,25 +33,35 @@ export function withinBudget<T>(
 ): Promise<T | typeof TIMED_OUT> {
   const { budgetMs, signal, onTimeout } = budget;
   if (signal === undefined) {
-    // The hot path (every async run, precheck and verify): one promise and one timer, no more.
+    // The hot path (every async run, precheck and verify): one promise and at most one timer.
     return new Promise((resolve, reject) => {
-      const timer =
-        budgetMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              onTimeout?.();
-              resolve(TIMED_OUT);
-            }, budgetMs);
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       pending.then(
         (value) => {
+          settled = true;
           clearTimeout(timer);
           resolve(value);
         },
         (error: unknown) => {
+          settled = true;
           clearTimeout(timer);
           reject(error);
         },
       );
+      if (budgetMs === undefined) return;
+      // The timer is armed one microtask later, after the reactions of work that has settled
+      // already (an `async` function that did not wait for anything): most such waits then need
+      // no timer at all. The budget starts microseconds later, far below timers' resolution.
+      // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
+      // AsyncResource.)
+      SETTLED.then(() => {
+        if (settled) return;
+        timer = setTimeout(() => {
+          onTimeout?.();
+          resolve(TIMED_OUT);
+        }, budgetMs);
+      });
     });
   }
   return new Promise((resolve, reject) => {

@@ -10,6 +10,9 @@ export type {
   ClaimedOutboxEntry,
   OutboxEntry,
 } from '../runtime/callback-outbox.ts';
+// For store adapters: option errors in the kit's one style (`new XStore: maxJobs is the number 0: …`).
+export { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
+export { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './job-store.ts';
 export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './job-store.ts';
 export { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';

@@ -224,7 +224,7 @@ describe('svc-workspace plan / apply', () => {
     expect(noKey.stderr).toContain('SVC_WORKSPACE_KEY');
     const badUrl = await cli(['plan', dir], { SVC_WORKSPACE_URL: 'ftp://svc.test' });
     expect(badUrl.code).toBe(2);
-    expect(badUrl.stderr).toContain('baseUrl must use http: or https:');
+    expect(badUrl.stderr).toContain('baseUrl is a string: expected an absolute http(s) URL');
     expect((await cli(['frobnicate', dir])).code).toBe(2);
     expect((await cli(['plan'])).code).toBe(2);
     expect((await cli(['plan', dir, '--bogus'])).code).toBe(2);

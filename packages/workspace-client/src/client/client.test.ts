@@ -297,22 +297,57 @@ describe('configuration', () => {
   });
 
   it.each([
-    [{ baseUrl: 'not a url', apiKey: KEY }, /baseUrl must be an absolute/],
-    [{ baseUrl: 'ftp://svc.test', apiKey: KEY }, /http: or https:/],
+    [
+      { baseUrl: 'not a url', apiKey: KEY },
+      /^createWorkspaceClient: baseUrl is a string: expected an absolute http\(s\) URL without credentials/,
+    ],
+    [
+      { baseUrl: 'ftp://svc.test', apiKey: KEY },
+      /baseUrl is a string: expected an absolute http\(s\) URL/,
+    ],
     [{ baseUrl: 'https://user:pw@svc.test', apiKey: KEY }, /credentials/],
-    [{ baseUrl: BASE, apiKey: '' }, /apiKey is required/],
+    [
+      { baseUrl: BASE, apiKey: '' },
+      /^createWorkspaceClient: apiKey is an empty string: expected a key or a function returning a token/,
+    ],
+    [
+      { baseUrl: undefined, apiKey: KEY },
+      /^createWorkspaceClient: baseUrl is undefined: expected an absolute http\(s\) URL/,
+    ],
+    [
+      { baseUrl: BASE, apiKey: `${KEY}\n` },
+      /^createWorkspaceClient: apiKey is a string: expected printable ASCII/,
+    ],
     [{ baseUrl: BASE, apiKey: KEY, retry: -1 }, /retry.limit/],
-    [{ baseUrl: BASE, apiKey: KEY, timeout: 'abc' }, /timeout must be false or a whole number/],
-    [{ baseUrl: BASE, apiKey: KEY, timeout: -5 }, /timeout must be/],
-    [{ baseUrl: BASE, apiKey: KEY, timeout: 0 }, /timeout must be/],
-    [{ baseUrl: BASE, apiKey: KEY, totalTimeout: Number.NaN }, /totalTimeout must be/],
-    [{ baseUrl: BASE, apiKey: KEY, totalTimeout: 2 ** 31 }, /totalTimeout must be/],
+    [
+      { baseUrl: BASE, apiKey: KEY, timeout: 'abc' },
+      /^createWorkspaceClient: timeout is a string: expected false or a whole number of ms/,
+    ],
+    [{ baseUrl: BASE, apiKey: KEY, timeout: -5 }, /timeout is the number -5: expected false or/],
+    [{ baseUrl: BASE, apiKey: KEY, timeout: 0 }, /timeout is the number 0: expected false or/],
+    [{ baseUrl: BASE, apiKey: KEY, totalTimeout: Number.NaN }, /totalTimeout is NaN: expected/],
+    [
+      { baseUrl: BASE, apiKey: KEY, totalTimeout: 2 ** 31 },
+      /totalTimeout is the number 2147483648: expected/,
+    ],
     [{ baseUrl: BASE, apiKey: KEY, retry: { baseDelayMs: 'x' } }, /retry.baseDelayMs/],
-    [{ baseUrl: BASE, apiKey: KEY, onRetry: 'log' }, /onRetry must be a function/],
-    [{ baseUrl: BASE, apiKey: KEY, onRequest: {} }, /onRequest must be a function/],
-    [{ baseUrl: BASE, apiKey: KEY, onResponse: 1 }, /onResponse must be a function/],
-    [{ baseUrl: BASE, apiKey: KEY, headers: { 'x-n': 1 } }, /headers must be an object/],
-    [{ baseUrl: BASE, apiKey: KEY, maxResponseBytes: 0 }, /maxResponseBytes/],
+    [
+      { baseUrl: BASE, apiKey: KEY, onRetry: 'log' },
+      /^createWorkspaceClient: onRetry is a string: expected a function\.$/,
+    ],
+    [{ baseUrl: BASE, apiKey: KEY, onRequest: {} }, /onRequest is an object: expected a function/],
+    [
+      { baseUrl: BASE, apiKey: KEY, onResponse: 1 },
+      /onResponse is the number 1: expected a function/,
+    ],
+    [
+      { baseUrl: BASE, apiKey: KEY, headers: { 'x-n': 1 } },
+      /^createWorkspaceClient: headers is an object: expected an object of string values/,
+    ],
+    [
+      { baseUrl: BASE, apiKey: KEY, maxResponseBytes: 0 },
+      /maxResponseBytes is the number 0: expected a positive integer/,
+    ],
     [{ baseUrl: BASE, apiKey: KEY, maxResponseBytes: 1.5 }, /maxResponseBytes/],
   ])('throws WorkspaceConfigError for %j', (options, message) => {
     expect(() => createWorkspaceClient(options as WorkspaceClientOptions)).toThrowError(message);
@@ -324,7 +359,7 @@ describe('configuration', () => {
   it('refuses a workspace key string in a browser unless dangerouslyAllowBrowser', async () => {
     vi.stubGlobal('document', {});
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
-      /Refusing to use a workspace key in a browser/,
+      /^createWorkspaceClient: apiKey is a string: a secret, refused in a browser: pass a function/,
     );
     expect(() =>
       createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, dangerouslyAllowBrowser: true }),
@@ -354,7 +389,7 @@ describe('configuration', () => {
     vi.stubGlobal('document', {});
     vi.stubGlobal('Deno', { id: 'Deno', version: { deno: {} } });
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(
-      /Refusing to use a workspace key in a browser/,
+      /^createWorkspaceClient: apiKey is a string: a secret, refused in a browser: pass a function/,
     );
     vi.stubGlobal('Deno', { version: { deno: '2.5.0' } });
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).not.toThrow();

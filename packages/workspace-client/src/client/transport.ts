@@ -1,6 +1,5 @@
 import ky, { isHTTPError, isKyError, isNetworkError, isTimeoutError } from 'ky';
 import { WorkspaceAbortError } from '../errors/abort-error.ts';
-import { WorkspaceConfigError } from '../errors/config-error.ts';
 import { WorkspaceConnectionError } from '../errors/connection-error.ts';
 import { apiErrorFromResponse } from '../errors/from-response.ts';
 import { REDACTED, redact } from '../errors/redact.ts';
@@ -18,7 +17,13 @@ import type {
   RetryPolicy,
   WorkspaceClientOptions,
 } from './options.ts';
-import { checkFunction, checkHeaders, checkTimeout, MAX_TIMEOUT_MS } from './validate-options.ts';
+import {
+  checkFunction,
+  checkHeaders,
+  checkTimeout,
+  MAX_TIMEOUT_MS,
+  refuse,
+} from './validate-options.ts';
 
 /** HTTP methods the workspace API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -66,7 +71,10 @@ const DEFAULTS = {
 
 type ResolvedPolicy = Required<{ [K in keyof RetryPolicy]: NonNullable<RetryPolicy[K]> }>;
 
-function resolvePolicy(...layers: (RetryPolicy | number | undefined)[]): ResolvedPolicy {
+function resolvePolicy(
+  factory: string | undefined,
+  ...layers: (RetryPolicy | number | undefined)[]
+): ResolvedPolicy {
   const policy: ResolvedPolicy = {
     limit: DEFAULTS.limit,
     baseDelayMs: DEFAULTS.baseDelayMs,
@@ -81,13 +89,17 @@ function resolvePolicy(...layers: (RetryPolicy | number | undefined)[]): Resolve
       if (value !== undefined) Object.assign(policy, { [key]: value });
     }
   }
+  // The number of retries, not a cap on what callers make us keep: 0 (never retry) is meaningful.
   if (!Number.isInteger(policy.limit) || policy.limit < 0) {
-    throw new WorkspaceConfigError('retry.limit must be a non-negative integer');
+    refuse('retry.limit', policy.limit, 'expected an integer >= 0.', factory);
   }
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     if (!(policy[key] >= 0 && policy[key] <= MAX_TIMEOUT_MS)) {
-      throw new WorkspaceConfigError(
-        `retry.${key} must be a number of ms from 0 to ${MAX_TIMEOUT_MS}`,
+      refuse(
+        `retry.${key}`,
+        policy[key],
+        `expected a number of ms from 0 to ${MAX_TIMEOUT_MS}.`,
+        factory,
       );
     }
   }
@@ -101,8 +113,9 @@ function resolvePolicy(...layers: (RetryPolicy | number | undefined)[]): Resolve
  */
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
 
-const INVALID_KEY_MESSAGE =
-  'apiKey must be printable ASCII without spaces or line breaks (check for a trailing newline)';
+const INVALID_KEY = 'expected printable ASCII without spaces or line breaks.';
+/** What option errors of a request's own options are named after (else `createWorkspaceClient`). */
+const CALL = 'request options';
 
 /** Headers the client owns: a user `headers` entry never replaces them. */
 const RESERVED_HEADERS = ['accept', 'authorization', 'content-type'];
@@ -126,19 +139,17 @@ const requestIdOf = (headers: Headers): string | undefined =>
   headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 
 function resolveRoot(baseUrl: unknown): string {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(String(baseUrl));
-  } catch {
-    throw new WorkspaceConfigError(
-      'baseUrl must be an absolute http(s) URL, e.g. "https://svc.example.com"',
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WorkspaceConfigError('baseUrl must use http: or https:');
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new WorkspaceConfigError('baseUrl must not contain credentials; use apiKey');
+  } catch {}
+  if (
+    typeof baseUrl !== 'string' ||
+    !/^https?:$/.test(url?.protocol ?? '') ||
+    url?.username !== '' ||
+    url.password !== ''
+  ) {
+    refuse('baseUrl', baseUrl, 'expected an absolute http(s) URL without credentials.');
   }
   const path = url.pathname.replace(/\/+$/, '');
   const prefixed = path.endsWith('/api/v1/org') ? path : `${path}/api/v1/org`;
@@ -151,23 +162,21 @@ function resolveRoot(baseUrl: unknown): string {
  */
 export function createTransport(options: WorkspaceClientOptions): Transport {
   if (options === null || typeof options !== 'object') {
-    throw new WorkspaceConfigError('Options are required: { baseUrl, apiKey }');
+    refuse('options', options, 'expected { baseUrl, apiKey }.');
   }
   const root = resolveRoot(options.baseUrl);
   const { apiKey } = options;
   if (typeof apiKey === 'string' ? apiKey.trim() === '' : typeof apiKey !== 'function') {
-    throw new WorkspaceConfigError(
-      'apiKey is required: a workspace key string or a function returning a token',
-    );
+    refuse('apiKey', apiKey, 'expected a key or a function returning a token.');
   }
   if (typeof apiKey === 'string' && !KEY_PATTERN.test(apiKey)) {
-    throw new WorkspaceConfigError(INVALID_KEY_MESSAGE);
+    refuse('apiKey', apiKey, INVALID_KEY);
   }
   if (typeof apiKey === 'string' && isBrowserLike() && options.dangerouslyAllowBrowser !== true) {
-    throw new WorkspaceConfigError(
-      'Refusing to use a workspace key in a browser: it is a workspace-admin secret. ' +
-        'Pass apiKey as an async function returning a short-lived token from your backend, ' +
-        'or set dangerouslyAllowBrowser: true if you understand the risk.',
+    refuse(
+      'apiKey',
+      apiKey,
+      'a secret, refused in a browser: pass a function returning a short-lived token (or dangerouslyAllowBrowser: true).',
     );
   }
   checkFunction('fetch', options.fetch);
@@ -179,10 +188,10 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
   checkTimeout('totalTimeout', options.totalTimeout);
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-    throw new WorkspaceConfigError('maxResponseBytes must be a whole number of bytes ≥ 1');
+    refuse('maxResponseBytes', maxResponseBytes, 'expected a positive integer (bytes).');
   }
   // Validate the client-level policy now so mistakes surface at construction.
-  resolvePolicy(options.retry);
+  resolvePolicy(undefined, options.retry);
 
   const resolveKey = async (): Promise<string> => {
     if (typeof apiKey === 'string') return apiKey;
@@ -192,14 +201,8 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     } catch (error) {
       throw new WorkspaceError('The apiKey function failed', { cause: error });
     }
-    if (typeof key !== 'string' || key.trim() === '') {
-      throw new WorkspaceConfigError('The apiKey function must return a non-empty string');
-    }
-    if (!KEY_PATTERN.test(key)) {
-      throw new WorkspaceConfigError(
-        `The apiKey function returned an unusable token: ${INVALID_KEY_MESSAGE}`,
-      );
-    }
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key))
+      refuse('its result', key, INVALID_KEY, 'apiKey()');
     return key;
   };
 
@@ -207,10 +210,10 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     validateResponses: options.validateResponses !== false,
     async request(method, path, body, call) {
       const what = `${method} ${path}`;
-      checkTimeout('timeout', call?.timeout);
-      checkTimeout('totalTimeout', call?.totalTimeout);
-      checkHeaders('headers', call?.headers);
-      const policy = resolvePolicy(options.retry, call?.retry);
+      checkTimeout('timeout', call?.timeout, CALL);
+      checkTimeout('totalTimeout', call?.totalTimeout, CALL);
+      checkHeaders('headers', call?.headers, CALL);
+      const policy = resolvePolicy(CALL, options.retry, call?.retry);
       const signal = call?.signal;
       const totalTimeout = call?.totalTimeout ?? options.totalTimeout ?? DEFAULTS.totalTimeout;
       const startedAt = Date.now();
@@ -235,7 +238,7 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
         try {
           request.headers.set('authorization', `Bearer ${key}`);
         } catch {
-          throw new WorkspaceConfigError(INVALID_KEY_MESSAGE);
+          refuse('apiKey', key, INVALID_KEY);
         }
         sentAt = Date.now();
         if (options.onRequest !== undefined) {

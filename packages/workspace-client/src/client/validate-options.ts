@@ -4,33 +4,65 @@ import { WorkspaceConfigError } from '../errors/config-error.ts';
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
+ * What an option value is, for an error message: its kind, never its content (keys pass through
+ * here). A documented copy of `@svc/gateway-kit`'s `describeKind`, shortened (this package depends
+ * on no other of the SDK, and counts its bytes).
+ */
+function kindOf(value: unknown): string {
+  const type = typeof value;
+  if (value == null || type === 'boolean') return String(value);
+  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (type === 'string') return value === '' ? 'an empty string' : 'a string';
+  return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
+}
+
+/**
+ * Throws the `WorkspaceConfigError` `<factory>: <path> is <kind>: <what to do>`, the one message
+ * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`).
+ *
+ * @example
+ * refuse('baseUrl', 'ftp://x', 'expected an absolute http(s) URL.');
+ * // WorkspaceConfigError: createWorkspaceClient: baseUrl is a string: expected an absolute http(s) URL.
+ */
+export function refuse(
+  path: string,
+  value: unknown,
+  expected: string,
+  factory = 'createWorkspaceClient',
+): never {
+  throw new WorkspaceConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
+}
+
+/**
  * Checks a timeout option: `undefined`, `false`, or a whole number of ms from 1 to
  * `MAX_TIMEOUT_MS`. `'abc'` or `-5` would otherwise become 1 ms timers.
  */
-export function checkTimeout(name: string, value: unknown): void {
+export function checkTimeout(name: string, value: unknown, factory?: string): void {
   if (value === undefined || value === false) return;
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_TIMEOUT_MS) {
-    throw new WorkspaceConfigError(
-      `${name} must be false or a whole number of ms from 1 to ${MAX_TIMEOUT_MS}`,
+    refuse(
+      name,
+      value,
+      `expected false or a whole number of ms from 1 to ${MAX_TIMEOUT_MS}.`,
+      factory,
     );
   }
 }
 
 /** Checks that an optional callback option is a function. */
 export function checkFunction(name: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'function') {
-    throw new WorkspaceConfigError(`${name} must be a function`);
-  }
+  if (value !== undefined && typeof value !== 'function')
+    refuse(name, value, 'expected a function.');
 }
 
 /** Checks a `headers` option: a plain object of string values. */
-export function checkHeaders(name: string, value: unknown): void {
+export function checkHeaders(name: string, value: unknown, factory?: string): void {
   if (value === undefined) return;
   if (
     value === null ||
     typeof value !== 'object' ||
     Object.values(value).some((item) => typeof item !== 'string')
   ) {
-    throw new WorkspaceConfigError(`${name} must be an object of string values`);
+    refuse(name, value, 'expected an object of string values.', factory);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
 import { createWorkspaceEmulator } from './emulator.ts';
 
 const KEY = 'wk_test_example';
@@ -236,3 +237,31 @@ describe('emulator hardening', () => {
     expect(emulator.requests).toHaveLength(1000);
   });
 });
+
+describe('a cap on what callers make the emulator keep is a positive integer', () => {
+  it.each(
+    ['maxBodyBytes', 'maxItems', 'maxWorkspaces', 'maxStoredBytes'].flatMap((option) =>
+      [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY].map((value) => [option, value] as const),
+    ),
+  )(
+    'createWorkspaceEmulator({ %s: %o }) throws a WorkspaceConfigError naming it',
+    (option, value) => {
+      expect(() => createWorkspaceEmulator({ [option]: value })).toThrow(WorkspaceConfigError);
+      expect(() => createWorkspaceEmulator({ [option]: value })).toThrow(
+        new RegExp(`^createWorkspaceEmulator: ${option} is .*: expected a positive integer\\.$`),
+      );
+    },
+  );
+});
+
+it.each([
+  [['dev.test', 'http://dev.test/'], 'allowedHosts[1] is a string: expected a host name.'],
+  [[42], 'allowedHosts[0] is the number 42: expected a host name.'],
+])(
+  'createWorkspaceEmulator({ allowedHosts: %j }) names the entry that is not a host name',
+  (allowedHosts, message) => {
+    expect(() => createWorkspaceEmulator({ allowedHosts: allowedHosts as string[] })).toThrow(
+      new WorkspaceConfigError(`createWorkspaceEmulator: ${message}`),
+    );
+  },
+);

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { refuse } from '../client/validate-options.ts';
 import { SharedAgentInputSchema } from '../schemas/agent.ts';
 import { DebriefInputSchema } from '../schemas/debrief.ts';
 import { toIssues } from '../schemas/issues.ts';
@@ -163,11 +164,25 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
   const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
   const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
   const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
+  for (const [index, name] of (options.allowedHosts ?? []).entries()) {
+    if (typeof name !== 'string' || !/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i.test(name))
+      refuse(`allowedHosts[${index}]`, name, 'expected a host name.', 'createWorkspaceEmulator');
+  }
   const allowedHosts = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxItems = options.maxItems ?? 1000;
   const maxWorkspaces = options.maxWorkspaces ?? 1000;
   const maxStoredBytes = options.maxStoredBytes ?? 64 * 1024 * 1024;
+  // Caps on what callers make the emulator keep: positive integers (NaN would disable a cap).
+  for (const [name, value] of Object.entries({
+    maxBodyBytes,
+    maxItems,
+    maxWorkspaces,
+    maxStoredBytes,
+  })) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      refuse(name, value, 'expected a positive integer.', 'createWorkspaceEmulator');
+  }
   /** Size (JSON characters) of every stored row, and their total. */
   const sizes = new WeakMap<Row, number>();
   let storedBytes = 0;

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
+import { describeKind } from '../../runtime/config-refusal.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 
 /**
@@ -52,14 +53,16 @@ function originHostname(origin: string): string | undefined {
 export function hostMatcher(allowed: AllowedHosts | undefined): (hostname: string) => boolean {
   if (allowed === true) return () => true;
   if (allowed !== undefined && !Array.isArray(allowed)) {
-    throw new GatewayConfigError('allowedHosts must be a list of host names, or true.');
+    throw new GatewayConfigError(
+      `allowedHosts is ${describeKind(allowed)}: expected true or a list of host names.`,
+    );
   }
   const exact = new Set<string>();
   const domains: string[] = [];
-  for (const entry of allowed ?? []) {
+  for (const [index, entry] of (allowed ?? []).entries()) {
     if (typeof entry !== 'string' || hostnameOf(entry.replace(/^\./, '')) === undefined) {
       throw new GatewayConfigError(
-        `allowedHosts: ${JSON.stringify(entry)} is not a host name (e.g. "dev.example.test" or ".example.test").`,
+        `allowedHosts[${index}] is ${describeKind(entry)}: expected a host name, e.g. "dev.example.test" or ".example.test" (no scheme, path or spaces).`,
       );
     }
     const name = entry.toLowerCase();

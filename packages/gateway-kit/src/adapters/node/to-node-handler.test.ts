@@ -7,7 +7,7 @@ import { defineAction } from '../../actions/define-action.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { invokeBody } from '../../testing/index.ts';
 import { type RunningServer, serve } from './serve.ts';
-import { toNodeHandler } from './to-node-handler.ts';
+import { pathOf, toNodeHandler } from './to-node-handler.ts';
 
 let aborted = 0;
 /** Resolves once the action is running (its abort listener registered): no sleep needed. */
@@ -171,5 +171,24 @@ describe('mounted under a path prefix by a framework', () => {
       `http://127.0.0.1:${port}/gateway`,
     );
     server.close();
+  });
+});
+
+describe('pathOf', () => {
+  it('normalises request targets as new URL does (dot segments, encoded dots, absolute form)', () => {
+    const targets = [
+      '/v1/invoke',
+      '/v1/invoke?x=1',
+      '/v1/./invoke',
+      '/v1/jobs/../invoke',
+      '/v1/%2e%2e/v1/invoke',
+      '/v1/%2E/invoke',
+      '/v1/jobs/job%2e1',
+      '/v1/jobs/a%20b',
+      '/v1/jobs/.hidden',
+      'http://example.test/v1/manifest?y',
+    ];
+    for (const target of targets)
+      expect(pathOf(target), target).toBe(new URL(target, 'http://host.invalid').pathname);
   });
 });

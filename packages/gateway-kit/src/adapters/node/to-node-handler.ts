@@ -3,6 +3,7 @@ import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
+import { JSON_HEADERS } from '../../http/replies.ts';
 import { type Refuse, refusalFor } from '../../runtime/config-refusal.ts';
 import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
@@ -67,25 +68,28 @@ export function readNodeBody(req: NodeRequest, limit: number): Promise<BodyReadR
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const finish = (result: BodyReadResult): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onEnd);
-      resolve(result);
-    };
+    let done = false;
     const onData = (chunk: Buffer): void => {
+      if (done) return;
       total += chunk.length;
       if (total > limit) {
         // Stop buffering at once; the reply drains the rest and closes (see sendReply).
+        done = true;
+        req.off('data', onData);
         req.pause();
-        finish({ kind: 'too_large' });
+        resolve({ kind: 'too_large' });
       } else chunks.push(chunk);
     };
-    const onEnd = (): void =>
-      finish({
+    // The stream has ended (or failed): nothing more comes, so its listeners stay (removing them
+    // is work for nothing on every request).
+    const onEnd = (): void => {
+      if (done) return;
+      done = true;
+      resolve({
         kind: 'bytes',
         bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total),
       });
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onEnd);
@@ -106,7 +110,9 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
     const raw = req.rawHeaders;
     let joined: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
-      if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
+      const sent = raw[i]!;
+      // Most clients send lower-case names: compared as they are, no lower-cased copy.
+      if (sent === name || (sent.length === name.length && sent.toLowerCase() === name)) {
         joined = joined === undefined ? raw[i + 1]! : `${joined}, ${raw[i + 1]!}`;
       }
     }
@@ -124,7 +130,8 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
   // The common case needs no URL parse: an origin-form path without dot segments.
-  if (path.startsWith('/') && !/\/(\.|%2e)/i.test(path)) return path;
+  if (path.startsWith('/') && !path.includes('/.') && (!path.includes('%') || !/\/%2e/i.test(path)))
+    return path;
   try {
     return new URL(url, 'http://host.invalid').pathname;
   } catch {
@@ -208,17 +215,33 @@ class NodeCall implements GatewayCall {
   }
 }
 
+/** {@link JSON_HEADERS} as a flat list of names and values. */
+const JSON_HEAD: readonly string[] = Object.entries(JSON_HEADERS).flat();
+
 function writeReply(res: ServerResponse, reply: GatewayReply, close: boolean): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
-  if (reply.body !== null) {
-    headers['content-length'] =
-      typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
+  const { body } = reply;
+  const length =
+    body === null
+      ? undefined
+      : typeof body === 'string'
+        ? Buffer.byteLength(body)
+        : body.byteLength;
+  // Headers as one flat list (which writeHead takes as it is): no copy of the reply's headers, and
+  // the common JSON reply's list is written out whole.
+  let head: (string | number)[];
+  if (reply.headers === JSON_HEADERS && length !== undefined) {
+    head = [...JSON_HEAD, 'content-length', length];
+  } else {
+    head = [];
+    for (const name in reply.headers) head.push(name, reply.headers[name]!);
+    if (length !== undefined) head.push('content-length', length);
   }
   // Node then ends the connection once the reply is written.
-  if (close) headers.connection = 'close';
-  res.writeHead(reply.status, headers);
-  res.end(reply.body ?? undefined);
+  if (close) head.push('connection', 'close');
+  res.writeHead(reply.status, head);
+  // The head and a string body go out in one write.
+  res.end(body ?? undefined);
 }
 
 export interface DrainLimits {

@@ -1,0 +1,37 @@
+// Preloaded into each server by run.mjs when BENCH_HEAP=1 (`node --import`): counts the requests
+// the server starts (diagnostics channel `http.server.request.start`) and, between a
+// `heap-meter-start` and a `heap-meter-stop` message from the runner, the bytes the JavaScript heap
+// grew by between garbage collections (v8.GCProfiler). Heap bytes per request depend on the code,
+// not on how busy the machine is: a steadier development figure than CPU time on a shared machine.
+import { subscribe } from 'node:diagnostics_channel';
+import { GCProfiler } from 'node:v8';
+
+let requests = 0;
+subscribe('http.server.request.start', () => {
+  requests += 1;
+});
+
+let profiler;
+let startedAt = 0;
+process.on('message', (message) => {
+  if (message === 'heap-meter-start') {
+    profiler = new GCProfiler();
+    profiler.start();
+    startedAt = requests;
+  } else if (message === 'heap-meter-stop' && profiler) {
+    const { statistics } = profiler.stop();
+    profiler = undefined;
+    let grown = 0;
+    let last;
+    for (const gc of statistics) {
+      const before = gc.beforeGC.heapStatistics.usedHeapSize;
+      if (last !== undefined) grown += Math.max(0, before - last);
+      last = gc.afterGC.heapStatistics.usedHeapSize;
+    }
+    // Bytes between the first and the last collection, over the requests of that stretch
+    // (estimated as an even share of the run's requests).
+    const served = requests - startedAt;
+    const share = statistics.length > 1 ? (statistics.length - 1) / statistics.length : 0;
+    process.send?.({ heapBytesPerRequest: share > 0 ? grown / (served * share) : Number.NaN });
+  }
+});
