@@ -270,8 +270,10 @@ async function finishJob(
   update: JobUpdate,
 ): Promise<StoredJob | undefined> {
   let expected = job;
-  // Nothing a caller sent is kept past its use: the input and context leave with the result.
-  if (update.status !== undefined && isTerminal(update.status)) {
+  // Nothing a caller sent is kept past its use: the input and context leave with the result (the
+  // store drops `request`; only a job stored by an earlier version carries them in its payload,
+  // which is then rewritten: a current job's payload is already what a finished job keeps).
+  if (update.status !== undefined && isTerminal(update.status) && keepsRequestIn(job.payload)) {
     update = { ...update, payload: finishedPayload(job) };
   }
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
@@ -302,6 +304,12 @@ function finishedPayload(job: StoredJob): Record<string, unknown> {
     ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
     ...(payload?.heldUnits !== undefined ? { heldUnits: payload.heldUnits } : {}),
   };
+}
+
+/** Whether a job's payload holds more than a finished job keeps (or is missing). */
+function keepsRequestIn(stored: StoredJob['payload']): boolean {
+  const payload = stored as unknown as JobPayload | undefined;
+  return payload === undefined || payload.input !== undefined || payload.invocation !== undefined;
 }
 
 /** The job without the caller's request (what a running job's bookkeeping needs). */
