@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asyncGateway, OTHER_TOKEN, probe, TOKEN } from '../../test/async-fixture.ts';
 import { startCallbackReceiver } from '../../test/callback-receiver.ts';
+import { defineAction } from '../actions/define-action.ts';
 import {
   AcceptedResponseSchema,
   CancelResponseSchema,
@@ -268,6 +269,61 @@ describe('manifest capabilities', () => {
     expect(gateway.manifest.actions.find((a) => a.id === 'generate-report')?.executionMode).toBe(
       'async',
     );
+  });
+});
+
+describe('cancellation watch', () => {
+  // A store that counts the jobs it is asked to watch for a cancel.
+  class WatchedStore extends MemoryJobStore {
+    watched = 0;
+    override onCancel(jobId: string, listener: () => void): () => void {
+      this.watched += 1;
+      return super.onCancel(jobId, listener);
+    }
+  }
+  const quiet = (release: Promise<void>, readSignal: boolean) =>
+    defineAction({
+      id: 'quiet',
+      executionMode: 'async',
+      sideEffectLevel: 'read',
+      input: v.strictObject({}),
+      run: async (_input, context) => {
+        await release;
+        if (!readSignal) return { outputText: 'done' };
+        const { signal } = context;
+        // A signal first read after the cancel is aborted all the same (the store tells late
+        // listeners).
+        await new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          else signal.addEventListener('abort', () => resolve());
+        });
+        return { outputText: `aborted: ${signal.aborted}` };
+      },
+    });
+
+  it('asks the store to watch a job only once its action reads its signal, and still delivers an earlier cancel', async () => {
+    for (const readSignal of [false, true]) {
+      const store = new WatchedStore();
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const watching = asyncGateway({ jobStore: store, actions: [quiet(released, readSignal)] });
+      try {
+        const watchingClient = createTestClient(watching, { token: TOKEN, baseUrl: BASE });
+        const accepted = await watchingClient.invoke(invokeBody('quiet', {}));
+        const { jobId } = (accepted.body as { job: { jobId: string } }).job;
+        await expect.poll(async () => (await store.get(jobId))?.status).toBe('running');
+        if (readSignal) expect((await watchingClient.cancel(jobId)).status).toBe(200);
+        release();
+        await watching.idle();
+        const job = (await watchingClient.job(jobId)).body as { status: string };
+        expect(job.status).toBe(readSignal ? 'cancelled' : 'completed');
+        expect(store.watched).toBe(readSignal ? 1 : 0);
+      } finally {
+        await watching.close();
+      }
+    }
   });
 });
 

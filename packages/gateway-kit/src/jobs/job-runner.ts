@@ -109,11 +109,7 @@ async function runJob(
   let current = lean(started.job);
   runtime.observer?.jobRunning(current);
 
-  const controller = new AbortController();
-  const unsubscribe = runtime.jobs.onCancel(jobId, () =>
-    controller.abort(new DOMException('The job was cancelled.', 'AbortError')),
-  );
-
+  const cancel = new CancelWatch(runtime.jobs, jobId);
   let writes: Promise<void> = Promise.resolve();
   const handle: JobHandle = {
     jobId,
@@ -121,10 +117,11 @@ async function runJob(
       const patch: { outputText?: string; machineSummary?: string } = {};
       if (typeof update.outputText === 'string') patch.outputText = update.outputText;
       if (typeof update.machineSummary === 'string') patch.machineSummary = update.machineSummary;
+      const signal = cancel.signal;
       // Serialised so each write carries the version the previous one produced. Progress is a
       // courtesy: a write the store refuses is reported, never turned into the action's failure.
       writes = writes.then(async () => {
-        if (controller.signal.aborted) return;
+        if (signal.aborted) return;
         try {
           const written = await runtime.jobs.update(current.jobId, current.version, patch);
           if (written.ok) current = lean(written.job);
@@ -144,13 +141,13 @@ async function runJob(
       invocation: request.invocation,
       principal,
       budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
-      abortSource: controller,
+      abortSource: cancel,
       job: handle,
       logIds: { jobId },
     });
     update = updateOf(runtime, action, current, outcome);
   } finally {
-    unsubscribe();
+    cancel.stop();
   }
   await writes.catch(() => {});
   try {
@@ -163,6 +160,44 @@ async function runJob(
       status: 'failed',
       error: gatewayError('internal_error', { retryable: action.idempotent }),
     });
+  }
+}
+
+/**
+ * A run's cancellation: a job's cancel reaches its run only through the run's signal (and stops its
+ * progress writes), so the store is asked to watch the job from the first read of `signal` on. A
+ * run that never looks costs the store no subscription, no read and no polling; a cancel that
+ * landed before the first read is still delivered (`onCancel` tells late listeners).
+ */
+class CancelWatch {
+  readonly #jobs: GatewayRuntime['jobs'];
+  readonly #jobId: string;
+  #controller: AbortController | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #stopped = false;
+
+  constructor(jobs: GatewayRuntime['jobs'], jobId: string) {
+    this.#jobs = jobs;
+    this.#jobId = jobId;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      // Read after the run (a late progress call): nothing to watch any more.
+      if (this.#stopped) return controller.signal;
+      this.#unsubscribe = this.#jobs.onCancel(this.#jobId, () =>
+        controller.abort(new DOMException('The job was cancelled.', 'AbortError')),
+      );
+    }
+    return this.#controller.signal;
+  }
+
+  /** Ends the watch (the run is over). */
+  stop(): void {
+    this.#stopped = true;
+    this.#unsubscribe?.();
   }
 }
 
@@ -219,6 +254,9 @@ function completedUpdate(
     });
     return { status: 'failed', error: gatewayError('result_too_large', { details: { maxBytes } }) };
   }
+  // Without `data` the result is strings only (a strict schema, checked): JSON gives it back as it
+  // is, so it is not parsed again.
+  if (result.data === undefined) return { status: 'completed', ...result };
   return { status: 'completed', ...(JSON.parse(json) as typeof result) };
 }
 
@@ -232,8 +270,10 @@ async function finishJob(
   update: JobUpdate,
 ): Promise<StoredJob | undefined> {
   let expected = job;
-  // Nothing a caller sent is kept past its use: the input and context leave with the result.
-  if (update.status !== undefined && isTerminal(update.status)) {
+  // Nothing a caller sent is kept past its use: the input and context leave with the result (the
+  // store drops `request`; only a job stored by an earlier version carries them in its payload,
+  // which is then rewritten: a current job's payload is already what a finished job keeps).
+  if (update.status !== undefined && isTerminal(update.status) && keepsRequestIn(job.payload)) {
     update = { ...update, payload: finishedPayload(job) };
   }
   for (let attempt = 0; attempt < MAX_FINISH_ATTEMPTS; attempt++) {
@@ -264,6 +304,12 @@ function finishedPayload(job: StoredJob): Record<string, unknown> {
     ...(payload?.fingerprint !== undefined ? { fingerprint: payload.fingerprint } : {}),
     ...(payload?.heldUnits !== undefined ? { heldUnits: payload.heldUnits } : {}),
   };
+}
+
+/** Whether a job's payload holds more than a finished job keeps (or is missing). */
+function keepsRequestIn(stored: StoredJob['payload']): boolean {
+  const payload = stored as unknown as JobPayload | undefined;
+  return payload === undefined || payload.input !== undefined || payload.invocation !== undefined;
 }
 
 /** The job without the caller's request (what a running job's bookkeeping needs). */
@@ -340,10 +386,12 @@ async function handOver(
   handedOver: () => void,
 ): Promise<void> {
   // Every way a job ends comes through here: its principal's budgets are free again.
+  // Both at once: one round trip to the record store, not two.
   const payload = job.payload as unknown as JobPayload | undefined;
-  await releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
+  const activeJobs = releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
   if (payload?.heldUnits)
     await releaseHeldBytes(runtime, job.ownerId, job.jobId, payload.heldUnits);
+  await activeJobs;
   const observer = runtime.observer;
   observer?.jobFinished(job);
   const url = payload?.callbacks.jobResultUrl;

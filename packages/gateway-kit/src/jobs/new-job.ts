@@ -19,6 +19,11 @@ export interface JobSource {
   readonly approvalId?: string | undefined;
   /** The `heldBytes` quota units the job took (given back when it ends). */
   readonly heldUnits?: number | undefined;
+  /**
+   * The input and invocation as {@link encodeJobRequest} encodes them, when the caller has that
+   * text already (it measured it for `heldBytes`): not encoded a second time.
+   */
+  readonly request?: string | undefined;
   /** Now, in epoch ms. */
   readonly now: number;
 }
@@ -51,6 +56,7 @@ export function createJob(source: JobSource): NewJob {
     ...(source.approvalId !== undefined ? { approvalId: source.approvalId } : {}),
     ...(deadlineAt !== undefined ? { deadlineAt } : {}),
     payload: payload as unknown as Record<string, unknown>,
-    request: encodeJobRequest({ input: source.input, invocation: source.invocation }),
+    request:
+      source.request ?? encodeJobRequest({ input: source.input, invocation: source.invocation }),
   };
 }

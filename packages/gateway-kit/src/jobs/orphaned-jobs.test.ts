@@ -119,6 +119,8 @@ describe('jobs an earlier instance left (JobStore.onOrphaned)', () => {
     await gateway?.idle();
     expect(await status('job_q')).toMatchObject({ status: 'completed', outputText: 'Paid 5.' });
     expect(runs).toEqual(['payout:5']);
+    // A job stored by an earlier version kept the caller's input in its payload: gone once finished.
+    expect((await restarted.store.get('job_q'))?.payload).toEqual({ callbacks: {} });
   });
 
   it('runs a running job of an idempotent action again', async () => {

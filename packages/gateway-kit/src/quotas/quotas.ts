@@ -99,6 +99,15 @@ export async function claimHeldBytes(
 ): Promise<boolean> {
   const max = Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
   const set = setOf('heldBytes', principalId);
+  // The common case (a request under 16 KiB): one claim, nothing to undo when it is refused.
+  if (units === 1) {
+    try {
+      return await runtime.records.addToSet(set, `${jobId}#0`, ttlMs, max);
+    } catch (error) {
+      await releaseHeldBytes(runtime, principalId, jobId, units);
+      throw error;
+    }
+  }
   const taken = await Promise.allSettled(
     Array.from({ length: units }, (_, unit) =>
       runtime.records.addToSet(set, `${jobId}#${unit}`, ttlMs, max),
@@ -118,6 +127,7 @@ export async function releaseHeldBytes(
   jobId: string,
   units: number,
 ): Promise<void> {
+  if (units === 1) return releaseQuota(runtime, 'heldBytes', principalId, `${jobId}#0`);
   await Promise.all(
     Array.from({ length: units }, (_, unit) =>
       releaseQuota(runtime, 'heldBytes', principalId, `${jobId}#${unit}`),

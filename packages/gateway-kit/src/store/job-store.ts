@@ -97,7 +97,11 @@ export interface JobStore {
   /** Compare-and-set. Without `status` it patches fields of a non-terminal job (progress). */
   update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult>;
   requestCancel(jobId: string): Promise<JobWriteResult>;
-  /** Calls `listener` once when cancellation of `jobId` is requested. Returns an unsubscribe function. */
+  /**
+   * Calls `listener` once when cancellation of `jobId` is requested, also when that happened
+   * before the call (the gateway subscribes only once a job's action reads its `signal` or reports
+   * progress). Returns an unsubscribe function.
+   */
   onCancel(jobId: string, listener: () => void): () => void;
   /**
    * Optional, for stores that finish jobs whose instance died (a distributed store). Calls
