@@ -417,9 +417,8 @@ async function acceptJob(
   if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
     return quotaExceeded(runtime, 'activeJobs');
   // What the job holds of the request counts against the principal's heldBytes too.
-  const units = heldUnits(
-    utf8Length(encodeJobRequest({ input: request.action.input, invocation })),
-  );
+  const requestText = encodeJobRequest({ input: request.action.input, invocation });
+  const units = heldUnits(utf8Length(requestText));
   const release = async (): Promise<void> => {
     await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
     await releaseHeldBytes(runtime, principal.id, jobId, units);
@@ -440,6 +439,7 @@ async function acceptJob(
         input: request.action.input,
         fingerprint: idempotent?.fingerprint,
         heldUnits: units,
+        request: requestText,
         now: runtime.now(),
       }),
     );
