@@ -114,7 +114,7 @@ async function cancelLatency(a, b) {
 const redis = await startRedis();
 try {
   const prefix = `bench:${Date.now()}:`;
-  const options = { url: redis.url, prefix, sweepIntervalMs: 0, maxJobs: 0 };
+  const options = { url: redis.url, prefix, sweepIntervalMs: 0, maxJobs: 10_000_000 };
   const memory = new MemoryJobStore({ maxJobs: JOBS + 10 });
   const redisStore = new RedisJobStore(options);
   const other = new RedisJobStore(options);

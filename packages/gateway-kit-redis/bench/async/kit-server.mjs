@@ -1,6 +1,8 @@
 // The async gateway with the kit: createGateway + serve, jobs and records in Redis.
 // Quotas raised only as far as the benchmark needs: 64 connections accept faster than one
-// principal's default 100 active jobs finish, and one principal sends every request.
+// principal's default 100 active jobs finish, and one principal sends every request, so its
+// finished jobs are kept up to the same count as BullMQ's removeOnComplete (not the default
+// 1 000 per principal, which would expire the end-to-end run's first jobs before they are read).
 import { createGateway, defineAction } from '@svc/gateway-kit';
 import { serve } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '../../dist/index.js';
@@ -13,6 +15,7 @@ const jobStore = new RedisJobStore({
   prefix,
   retentionMs: RETENTION.ms,
   maxJobs: RETENTION.count,
+  maxFinishedPerOwner: RETENTION.count,
 });
 const recordStore = new RedisRecordStore({ url, prefix });
 await Promise.all([jobStore.ready(), recordStore.ready()]);
