@@ -15,8 +15,20 @@
 
 import type { Refuse } from '@svc/gateway-kit/store';
 
-/** Default number of buckets: on a 3-primary cluster each primary serves 21 or 22 of the 64. */
+/** Default number of buckets on a cluster: on 3 primaries each serves 21 or 22 of the 64. */
 export const DEFAULT_BUCKETS = 64;
+
+/**
+ * The default `buckets`: 64 on a Redis Cluster (spread over the primaries); 1 on one node, where
+ * buckets spread nothing and one bucket keeps every store-wide bound exact and a principal's
+ * finished jobs in one index.
+ *
+ * @example
+ * defaultBuckets(false); // 1
+ */
+export function defaultBuckets(cluster: boolean): number {
+  return cluster ? DEFAULT_BUCKETS : 1;
+}
 /** Most buckets a store may use (each bucket's tag is searched for at start-up). */
 export const MAX_BUCKETS = 1_024;
 

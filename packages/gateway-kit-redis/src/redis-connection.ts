@@ -494,6 +494,19 @@ function defaultReporter(error: unknown): void {
   else console.error(tag, error);
 }
 
+/**
+ * Whether the options connect to a Redis Cluster (a `cluster` or a cluster `client`), known before
+ * connecting.
+ *
+ * @example
+ * connectsToCluster({ url: 'redis://127.0.0.1:6379' }); // false
+ */
+export function connectsToCluster(options: RedisConnectionOptions): boolean {
+  return (
+    options.cluster !== undefined || (options.client !== undefined && isCluster(options.client))
+  );
+}
+
 /** Whether `client` is a node-redis cluster client (`createCluster()`). */
 function isCluster(client: RedisClient | RedisClusterClient): boolean {
   return typeof (client as RedisClusterClient).getNodeClientForKey === 'function';

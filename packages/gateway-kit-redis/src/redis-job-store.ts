@@ -28,7 +28,7 @@ import {
   bucketShare,
   checkBuckets,
   checkPrefix,
-  DEFAULT_BUCKETS,
+  defaultBuckets,
   defaultPrefix,
   KeyLayout,
 } from './key-layout.ts';
@@ -38,6 +38,7 @@ import {
   type RedisCallbackShareOptions,
 } from './redis-callback-outbox.ts';
 import {
+  connectsToCluster,
   type LuaScript,
   RedisConnection,
   type RedisConnectionOptions,
@@ -67,10 +68,11 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * its scripts touch live in the bucket of its id; a principal's callback queue and finished-jobs
    * index in the bucket of the principal; on a Redis Cluster each bucket is one hash slot, so the
    * buckets spread the keys and the load over the primaries. Store-wide bounds (`maxJobs`,
-   * `maxPendingCallbacks`) are split into equal per-bucket shares, so they must be 0 or at least
+   * `maxPendingCallbacks`) are split into equal per-bucket shares, so they must be at least
    * `buckets`; per-principal bounds stay exact. Part of the key layout: every instance of a
    * deployment uses the same value, and changing it moves keys (see docs/migration.md).
-   * `buckets: 1` puts a store in one slot (exact store-wide bounds, no spread). Default 64.
+   * `buckets: 1` puts a store in one slot (exact store-wide bounds, no spread). Default 64 on a
+   * Redis Cluster, 1 on one node (where buckets spread nothing: exact bounds, less work per job).
    */
   readonly buckets?: number;
   /** How long a finished job stays readable after it finished, in ms (EXPIRE). Default 24 h. */
@@ -255,7 +257,7 @@ export class RedisJobStore implements JobStore {
     this.#onListenerError =
       options.onListenerError ??
       ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
-    const buckets = options.buckets ?? DEFAULT_BUCKETS;
+    const buckets = options.buckets ?? defaultBuckets(connectsToCluster(options));
     checkBuckets(refuse, buckets, { maxJobs, maxPendingCallbacks });
     const prefix = options.prefix ?? defaultPrefix();
     // Before connecting: a refused store must leave no connection behind.
@@ -310,9 +312,9 @@ export class RedisJobStore implements JobStore {
       this.instanceId,
       String(this.#leaseMs),
       ...fields,
-      // Where the job's principal's finished jobs are indexed (read by the terminal scripts).
-      'kept',
-      this.#keys.kept(retentionGroup(input)),
+      // Where the job's principal's finished jobs are indexed across buckets (read by the terminal
+      // scripts). With one bucket the bucket's own per-principal index is that index already.
+      ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     const job = reply.job!;
@@ -533,6 +535,8 @@ export class RedisJobStore implements JobStore {
    * done. Never rejects.
    */
   #keepGroup(jobKey: string, group: string): Promise<void> {
+    // One bucket: the terminal script's per-bucket index is exact per principal already.
+    if (this.#keys.buckets === 1) return Promise.resolve();
     const bucket = this.#keys.bucketOf(group);
     let batch = this.#keeping.get(bucket);
     if (!batch) {

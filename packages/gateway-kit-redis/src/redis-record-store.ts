@@ -9,7 +9,7 @@ import {
   bucketShare,
   checkBuckets,
   checkPrefix,
-  DEFAULT_BUCKETS,
+  defaultBuckets,
   defaultPrefix,
   KeyLayout,
 } from './key-layout.ts';
@@ -20,7 +20,11 @@ import {
   RANGE_OF_SET,
   REPLACE_RECORD,
 } from './record-scripts.ts';
-import { RedisConnection, type RedisConnectionOptions } from './redis-connection.ts';
+import {
+  connectsToCluster,
+  RedisConnection,
+  type RedisConnectionOptions,
+} from './redis-connection.ts';
 
 /**
  * Options of {@link RedisRecordStore}.
@@ -37,7 +41,7 @@ export interface RedisRecordStoreOptions extends RedisConnectionOptions {
   /**
    * How many buckets records are spread over (1 … 1024): a record and its expiry-index entry
    * live in the bucket of its key, one hash slot each on a Redis Cluster. Part of the key layout
-   * (every instance uses the same value). Default 64.
+   * (every instance uses the same value). Default 64 on a Redis Cluster, 1 on one node.
    */
   readonly buckets?: number;
   /**
@@ -72,7 +76,7 @@ export class RedisRecordStore implements RecordStore {
       refusalFor('new RedisRecordStore')('maxRecords', maxRecords, 'expected a positive integer.');
     this.#maxRecords = maxRecords;
     const refuse = refusalFor('new RedisRecordStore');
-    const buckets = options.buckets ?? DEFAULT_BUCKETS;
+    const buckets = options.buckets ?? defaultBuckets(connectsToCluster(options));
     checkBuckets(refuse, buckets, { maxRecords });
     const prefix = options.prefix ?? defaultPrefix();
     // Before connecting: a refused store must leave no connection behind.

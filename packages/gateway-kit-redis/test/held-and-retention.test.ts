@@ -44,7 +44,13 @@ const job = (jobId: string, ownerId: string, status: 'queued' | 'running' = 'que
 
 function store(options: ConstructorParameters<typeof RedisJobStore>[0] = {}) {
   const prefix = `t:${randomUUID()}:`;
-  const created = new RedisJobStore({ url: redis.url, prefix, sweepIntervalMs: 0, ...options });
+  const created = new RedisJobStore({
+    url: redis.url,
+    prefix,
+    sweepIntervalMs: 0,
+    buckets: DEFAULT_BUCKETS,
+    ...options,
+  });
   closers.push(() => created.close());
   return { store: created, prefix };
 }
@@ -62,7 +68,13 @@ describe("the caller's request in the job hash", () => {
     await jobs.create(job('cancelled', 'a'));
     await jobs.requestCancel('cancelled');
     // An instance that died: its lease lapses and another instance's sweep fails the job.
-    const dead = new RedisJobStore({ url: redis.url, prefix, leaseMs: 50, sweepIntervalMs: 0 });
+    const dead = new RedisJobStore({
+      url: redis.url,
+      prefix,
+      leaseMs: 50,
+      sweepIntervalMs: 0,
+      buckets: DEFAULT_BUCKETS,
+    });
     await dead.create(job('lost', 'a', 'running'));
     await dead.close();
     await raw.del(keys.lease('lost'));
@@ -77,8 +89,8 @@ describe("the caller's request in the job hash", () => {
 
   it('a cancelled job through the gateway keeps no context (the finding: its hash still held it)', async () => {
     const prefix = `t:${randomUUID()}:`;
-    const jobs = new RedisJobStore({ url: redis.url, prefix });
-    const records = new RedisRecordStore({ url: redis.url, prefix });
+    const jobs = new RedisJobStore({ url: redis.url, prefix, buckets: DEFAULT_BUCKETS });
+    const records = new RedisRecordStore({ url: redis.url, prefix, buckets: DEFAULT_BUCKETS });
     let seen: unknown;
     const gateway = createGateway({
       gateway: { id: 'acme', name: 'Acme', url: 'https://gateway.acme.example' },

@@ -48,11 +48,13 @@ describe('the key layout', () => {
   });
 
   it('refuses a store-wide bound below the number of buckets, and a prefix with a hash tag', () => {
-    expect(() => new RedisJobStore({ maxJobs: 5 })).toThrow(
+    expect(() => new RedisJobStore({ maxJobs: 5, buckets: 64 })).toThrow(
       /^new RedisJobStore: maxJobs is the number 5: expected at least buckets \(64\).*buckets: 1/,
     );
-    expect(() => new RedisJobStore({ maxPendingCallbacks: 10 })).toThrow(GatewayConfigError);
-    expect(() => new RedisRecordStore({ maxRecords: 3 })).toThrow(
+    expect(() => new RedisJobStore({ maxPendingCallbacks: 10, buckets: 64 })).toThrow(
+      GatewayConfigError,
+    );
+    expect(() => new RedisRecordStore({ maxRecords: 3, buckets: 64 })).toThrow(
       /^new RedisRecordStore: maxRecords is .*: expected at least buckets/,
     );
     expect(() => new RedisJobStore({ buckets: 0 })).toThrow(

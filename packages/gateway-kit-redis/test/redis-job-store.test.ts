@@ -38,7 +38,14 @@ function deployment(options: RedisJobStoreOptions = {}) {
   return {
     prefix,
     instance(overrides: RedisJobStoreOptions = {}): RedisJobStore {
-      const store = new RedisJobStore({ url: redis.url, prefix, ...options, ...overrides });
+      // 64 buckets, as on a cluster: the key-layout code path (one node defaults to one bucket).
+      const store = new RedisJobStore({
+        url: redis.url,
+        prefix,
+        buckets: DEFAULT_BUCKETS,
+        ...options,
+        ...overrides,
+      });
       stores.push(store);
       return store;
     },
@@ -283,12 +290,15 @@ describe('keys', () => {
     expect(await raw.pTTL(layout(app.prefix).job('k2'))).toBe(-1);
   });
 
-  it('defaults to the svc:gw: prefix', async () => {
+  it('defaults to the svc:gw: prefix and, on one node, one bucket (exact bounds, no cross-bucket index)', async () => {
     const store = new RedisJobStore({ url: redis.url, sweepIntervalMs: 0 });
     stores.push(store);
     const id = `default-${randomUUID()}`;
     await store.create(job(id));
-    expect(await raw.exists(layout('svc:gw:').job(id))).toBe(1);
+    const key = new KeyLayout('svc:gw:', 1).job(id);
+    expect(await raw.exists(key)).toBe(1);
+    expect(await raw.hExists(key, 'kept')).toBe(0);
+    expect(await raw.exists(layout('svc:gw:').job(id))).toBe(0);
   });
 });
 

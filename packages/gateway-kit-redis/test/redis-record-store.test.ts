@@ -3,7 +3,7 @@ import { RecordStoreFullError } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { RedisRecordStore, type RedisRecordStoreOptions } from '../src/index.ts';
-import { KeyLayout } from '../src/key-layout.ts';
+import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 let redis: TestRedis;
@@ -28,6 +28,7 @@ function store(options: RedisRecordStoreOptions = {}): RedisRecordStore {
   const created = new RedisRecordStore({
     url: redis.url,
     prefix: `r:${randomUUID()}:`,
+    buckets: DEFAULT_BUCKETS,
     ...options,
   });
   stores.push(created);
