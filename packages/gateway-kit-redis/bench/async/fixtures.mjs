@@ -10,6 +10,17 @@ export const ACTION = { id: 'export-report', name: 'Export report' };
 /** Finished jobs stay readable 24 h, and at most this many are kept (the Redis store's default). */
 export const RETENTION = { ms: 24 * 60 * 60 * 1000, count: 100_000 };
 
+/**
+ * The kit's RedisJobStore options in the async benchmark (kit-server.mjs, store-calls.mjs): finished
+ * jobs kept as BullMQ keeps them, also per principal (one principal sends every request, and the
+ * default 1 000 per principal would expire the end-to-end run's first jobs before they are read).
+ */
+export const KIT_JOB_STORE = {
+  retentionMs: RETENTION.ms,
+  maxJobs: RETENTION.count,
+  maxFinishedPerOwner: RETENTION.count,
+};
+
 export const ReportInput = v.strictObject({
   accountId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   period: v.pipe(v.string(), v.regex(/^\d{4}-Q[1-4]$/)),

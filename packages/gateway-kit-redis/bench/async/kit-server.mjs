@@ -6,17 +6,11 @@
 import { createGateway, defineAction } from '@svc/gateway-kit';
 import { serve } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '../../dist/index.js';
-import { ACTION, exportReport, RETENTION, ReportInput, TOKEN } from './fixtures.mjs';
+import { ACTION, exportReport, KIT_JOB_STORE, ReportInput, TOKEN } from './fixtures.mjs';
 
 const url = process.env.REDIS_URL;
 const prefix = process.env.REDIS_PREFIX ?? 'bench:';
-const jobStore = new RedisJobStore({
-  url,
-  prefix,
-  retentionMs: RETENTION.ms,
-  maxJobs: RETENTION.count,
-  maxFinishedPerOwner: RETENTION.count,
-});
+const jobStore = new RedisJobStore({ url, prefix, ...KIT_JOB_STORE });
 const recordStore = new RedisRecordStore({ url, prefix });
 await Promise.all([jobStore.ready(), recordStore.ready()]);
 

@@ -16,8 +16,8 @@ import {
   ACTION,
   BODY,
   exportReport,
+  KIT_JOB_STORE,
   REQUEST_HEADERS,
-  RETENTION,
   ReportInput,
   TOKEN,
 } from './fixtures.mjs';
@@ -73,12 +73,7 @@ const counted = (label, store) =>
     },
   });
 
-const jobStore = new RedisJobStore({
-  url,
-  prefix: 'bench:',
-  retentionMs: RETENTION.ms,
-  maxJobs: RETENTION.count,
-});
+const jobStore = new RedisJobStore({ url, prefix: 'bench:', ...KIT_JOB_STORE });
 const recordStore = new RedisRecordStore({ url, prefix: 'bench:' });
 await Promise.all([jobStore.ready(), recordStore.ready()]);
 // As bench/async/kit-server.mjs, the stores counted.
