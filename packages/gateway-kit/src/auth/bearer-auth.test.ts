@@ -56,14 +56,16 @@ describe('bearer authentication', () => {
     }
   });
 
+  const NO_HEADERS = { header: () => undefined };
+
   it('maps static tokens to their principals; plain strings share the default principal', async () => {
     const authenticate = createAuthenticator({
       tokens: ['shared-a', 'shared-b', { token: 'ops-token', principal: { id: 'ops' } }],
     });
-    expect(await authenticate('Bearer shared-a', () => undefined)).toEqual({ id: 'default' });
-    expect(await authenticate('Bearer shared-b', () => undefined)).toEqual({ id: 'default' });
-    expect(await authenticate('Bearer ops-token', () => undefined)).toEqual({ id: 'ops' });
-    expect(await authenticate('Bearer nobody', () => undefined)).toBeNull();
+    expect(await authenticate('Bearer shared-a', NO_HEADERS)).toEqual({ id: 'default' });
+    expect(await authenticate('Bearer shared-b', NO_HEADERS)).toEqual({ id: 'default' });
+    expect(await authenticate('Bearer ops-token', NO_HEADERS)).toEqual({ id: 'ops' });
+    expect(await authenticate('Bearer nobody', NO_HEADERS)).toBeNull();
   });
 
   it('uses verify() for custom schemes and refuses when it returns null', async () => {
@@ -92,7 +94,7 @@ describe('bearer authentication', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 64 }), async (candidate) => {
         fc.pre(candidate.trim() !== TOKEN);
-        expect(await authenticate(`Bearer ${candidate}`, () => undefined)).toBeNull();
+        expect(await authenticate(`Bearer ${candidate}`, NO_HEADERS)).toBeNull();
       }),
     );
   });

@@ -1,10 +1,15 @@
 import type { AuthConfig, StaticToken } from './auth-config.ts';
 import type { Principal } from './principal.ts';
 
+/** What an authenticator may read of a request besides `Authorization`: its other headers. */
+export interface HeaderSource {
+  header(name: string): string | undefined;
+}
+
 /** Authenticates the `Authorization` header of a call; resolves to the principal or `null`. */
 export type Authenticator = (
   authorization: string | undefined,
-  header: (name: string) => string | undefined,
+  request: HeaderSource,
 ) => Principal | null | Promise<Principal | null>;
 
 const DEFAULT_PRINCIPAL: Principal = Object.freeze({ id: 'default' });
@@ -43,10 +48,11 @@ function constantTimeEquals(presented: string, expected: string): boolean {
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if ('verify' in config) {
     const verify = config.verify;
-    return async (authorization, header) => {
+    return async (authorization, request) => {
       const token = bearerToken(authorization);
       if (token === undefined) return null;
-      const principal = await verify(token, { header });
+      // `verify` may keep or pass on `header`: a function of its own, bound to this request.
+      const principal = await verify(token, { header: (name) => request.header(name) });
       return principal && typeof principal.id === 'string' ? principal : null;
     };
   }

@@ -110,7 +110,7 @@ export function createApprovalsHandler(
     if (!matched) return errorReply('not_found');
     if (call.method !== matched.method)
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
-    const authenticated = authenticate(call.header('authorization'), call.header);
+    const authenticated = authenticate(call.header('authorization'), call);
     const principal =
       authenticated instanceof Promise
         ? await withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS })

@@ -184,7 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (call.method !== matched.method) {
       return errorReply('method_not_allowed', undefined, { allow: matched.method });
     }
-    const authenticated = authenticate(call.header('authorization'), call.header);
+    const authenticated = authenticate(call.header('authorization'), call);
     return authenticated instanceof Promise
       ? withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS }).then((principal) =>
           // An identity provider that does not answer is a temporary failure, not a refusal.
@@ -250,9 +250,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   /** `gateway.authenticate`: the route's authentication step, on its own. */
   async function authenticateRequest(request: Request): Promise<Authentication> {
-    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+    const headers = {
+      header: (name: string): string | undefined => request.headers.get(name) ?? undefined,
+    };
     try {
-      const authenticated = authenticate(header('authorization'), header);
+      const authenticated = authenticate(headers.header('authorization'), headers);
       const principal =
         authenticated instanceof Promise
           ? await withinBudget(authenticated, { budgetMs: VERIFY_TIMEOUT_MS })

@@ -9,8 +9,12 @@ export interface GatewayCall {
   readonly path: string;
   /** The query string without `?` (`''` when none); not read by the gateway's own routes. */
   readonly query?: string | undefined;
-  /** A request header by lower-case name. A plain function: callers may detach it from the call. */
-  readonly header: (name: string) => string | undefined;
+  /**
+   * A request header by lower-case name. A method, called on the call: adapters implement it on
+   * their class's prototype, so no request carries a closure of its own (a closure stored on each
+   * call made V8 keep every request's objects until a full GC).
+   */
+  header(name: string): string | undefined;
   /** Reads the body, stopping as soon as more than `limit` bytes arrived. */
   readBody(limit: number): Promise<BodyReadResult>;
   /** Aborts when the client goes away. */

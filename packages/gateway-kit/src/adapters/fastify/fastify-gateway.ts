@@ -77,7 +77,6 @@ class FastifyCall implements GatewayCall {
   readonly method: string;
   readonly path: string;
   readonly query: string | undefined;
-  readonly header: (name: string) => string | undefined;
   readonly #request: FastifyRequest;
   readonly #response: ServerResponse;
   readonly #prefix: string;
@@ -97,7 +96,10 @@ class FastifyCall implements GatewayCall {
     this.method = raw.method ?? 'GET';
     this.path = path;
     this.query = withQuery ? queryOf(raw.url ?? '') : undefined;
-    this.header = (name) => headerOf(raw, name);
+  }
+
+  header(name: string): string | undefined {
+    return headerOf(this.#request.raw, name);
   }
 
   readBody(limit: number): Promise<BodyReadResult> {
