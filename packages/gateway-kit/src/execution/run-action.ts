@@ -11,7 +11,7 @@ import type {
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isPromiseLike, raceBudget, TIMED_OUT } from '../runtime/time-budget.ts';
 
 /** What one run of an action ended as: the four outcomes every path maps to its answer. */
 export type Outcome =
@@ -66,12 +66,24 @@ export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
     return failedRun(scope, context, error);
   }
   if (!isPromiseLike(returned)) return classify(scope, returned);
-  return withinBudget(returned, {
-    budgetMs: scope.budgetMs,
-    onTimeout: () => RunContext.timeOut(context),
-  }).then(
-    (settled) => classify(scope, settled),
-    (error: unknown) => failedRun(scope, context, error),
+  // The outcome is classified as the race settles: one promise per run, no mapping step after it.
+  return new Promise((resolve, reject) =>
+    raceBudget(
+      returned,
+      scope.budgetMs,
+      (settled) => {
+        try {
+          resolve(classify(scope, settled));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      (error) => resolve(failedRun(scope, context, error)),
+      () => {
+        RunContext.timeOut(context);
+        resolve({ kind: 'timed_out' });
+      },
+    ),
   );
 }
 

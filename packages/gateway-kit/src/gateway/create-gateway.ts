@@ -28,7 +28,13 @@ import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import type { Authentication, Gateway, GatewayOptions } from './gateway-options.ts';
-import { CALLBACK_DEFAULTS, type CallbackRuntimeDefaults, HANDLE_CALL } from './handle-call.ts';
+import {
+  CALLBACK_DEFAULTS,
+  type CallbackRuntimeDefaults,
+  HANDLE_CALL,
+  RESPOND,
+  type Respond,
+} from './handle-call.ts';
 import { handleInvoke } from './invoke.ts';
 import { validateOptions } from './validate-options.ts';
 import { fromWebRequest, toWebResponse } from './web-call.ts';
@@ -248,6 +254,24 @@ export function createGateway(options: GatewayOptions): Gateway {
   // With hooks or a tracer, each request is served inside the observer (span, invoke events).
   const serve = observer ? (call: GatewayCall) => observer.request(call, handle) : handle;
 
+  /** `handle` in callback form, for the Node adapter: no promise of its own around the route's. */
+  const respond: Respond = observer
+    ? (call, done) => {
+        serve(call).then(done, (error: unknown) => done(failed(call, error)));
+      }
+    : (call, done) => {
+        let routed: GatewayReply | Promise<GatewayReply>;
+        try {
+          routed = route(call);
+        } catch (error) {
+          done(failed(call, error));
+          return;
+        }
+        if (routed instanceof Promise)
+          routed.then(done, (error: unknown) => done(failed(call, error)));
+        else done(routed);
+      };
+
   /** `gateway.authenticate`: the route's authentication step, on its own. */
   async function authenticateRequest(request: Request): Promise<Authentication> {
     const headers = {
@@ -309,6 +333,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ownsRecordStore) await runtime.records.close();
     },
     [HANDLE_CALL]: serve,
+    [RESPOND]: respond,
     [CALLBACK_DEFAULTS]: (defaults: CallbackRuntimeDefaults) =>
       runtime.callbacks?.useRuntimeDefaults(defaults(runtime.callbackUrlPolicy)),
   };

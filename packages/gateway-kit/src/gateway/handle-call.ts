@@ -7,6 +7,22 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
  */
 export const HANDLE_CALL: unique symbol = Symbol.for('@svc/gateway-kit/handle-call') as never;
 
+/**
+ * The key under which a gateway exposes its core handler in callback form: `done` receives the
+ * reply, with no promise of its own in between (one promise and one microtask fewer per request
+ * than {@link HANDLE_CALL}, for adapters on the hot path).
+ */
+export const RESPOND: unique symbol = Symbol.for('@svc/gateway-kit/respond') as never;
+
+/** The core handler in callback form: calls `done` once with the reply; never throws. */
+export type Respond = (call: GatewayCall, done: (reply: GatewayReply) => void) => void;
+
+/** The callback form of a handler's core, if it has one (a gateway does). */
+export function responderOf(handler: object): Respond | undefined {
+  const respond = (handler as unknown as Record<symbol, Respond | undefined>)[RESPOND];
+  return typeof respond === 'function' ? respond : undefined;
+}
+
 /** Marks a handler whose calls must carry `query` (adapters leave it out otherwise). */
 export const WANTS_QUERY: unique symbol = Symbol.for('@svc/gateway-kit/wants-query') as never;
 

@@ -29,7 +29,7 @@ import {
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonValueNodes } from '../http/json-shape.ts';
 import { jsonByteLength, utf8Length } from '../http/json-size.ts';
-import { readJsonBody, tooManyNodes } from '../http/read-json-body.ts';
+import { judgeJsonBody, refuseJsonHeaders, tooManyNodes } from '../http/read-json-body.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { jobUrls } from '../http/routes.ts';
 import {
@@ -188,7 +188,13 @@ export async function handleInvoke(
   runtime: GatewayRuntime,
   approvals: ApprovalService,
 ): Promise<GatewayReply> {
-  const body = await readJsonBody(call, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
+  const refusedBody = refuseJsonHeaders(call, runtime.maxBodyBytes);
+  if (refusedBody) return refusedBody;
+  const body = judgeJsonBody(
+    await call.readBody(runtime.maxBodyBytes),
+    runtime.maxBodyBytes,
+    maxBodyNodes(runtime.limits),
+  );
   if (!body.ok) return body.reply;
 
   // The specialised check answers the common body; the schema judges (and names) the rest.

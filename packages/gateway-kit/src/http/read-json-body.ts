@@ -31,15 +31,25 @@ export function readJsonBody(
   maxBodyBytes: number,
   maxNodes: number = Number.POSITIVE_INFINITY,
 ): Promise<JsonBody> {
-  if (!isJsonContentType(call.header('content-type'))) {
-    return Promise.resolve({ ok: false, reply: errorReply('unsupported_media_type') });
-  }
-  const declared = call.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBodyBytes) {
-    return Promise.resolve({ ok: false, reply: bodyTooLarge(maxBodyBytes) });
-  }
+  const refused = refuseJsonHeaders(call, maxBodyBytes);
+  if (refused) return Promise.resolve({ ok: false, reply: refused });
   // Not `async`/`await`: one promise hop per body instead of two.
-  return call.readBody(maxBodyBytes).then((body) => judgeBody(body, maxBodyBytes, maxNodes));
+  return call.readBody(maxBodyBytes).then((body) => judgeJsonBody(body, maxBodyBytes, maxNodes));
+}
+
+/**
+ * The first half of {@link readJsonBody}, for a caller that awaits `call.readBody` itself (one
+ * promise fewer): the refusal a request gets from its headers alone — 415 for another content
+ * type, 413 for a declared length past `maxBodyBytes` — or `undefined`.
+ */
+export function refuseJsonHeaders(
+  call: GatewayCall,
+  maxBodyBytes: number,
+): GatewayReply | undefined {
+  if (!isJsonContentType(call.header('content-type'))) return errorReply('unsupported_media_type');
+  const declared = call.header('content-length');
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return bodyTooLarge(maxBodyBytes);
+  return undefined;
 }
 
 /** What {@link readJsonBody} resolves to. */
@@ -52,7 +62,12 @@ export type JsonBody =
     }
   | { readonly ok: false; readonly reply: GatewayReply };
 
-function judgeBody(body: BodyReadResult, maxBodyBytes: number, maxNodes: number): JsonBody {
+/** The second half of {@link readJsonBody}: judges a body once read. */
+export function judgeJsonBody(
+  body: BodyReadResult,
+  maxBodyBytes: number,
+  maxNodes: number,
+): JsonBody {
   if (body.kind === 'too_large') return { ok: false, reply: bodyTooLarge(maxBodyBytes) };
   if (body.kind === 'parsed') {
     const problem = inspectJsonValue(body.value);

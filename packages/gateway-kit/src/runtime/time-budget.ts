@@ -33,36 +33,13 @@ export function withinBudget<T>(
 ): Promise<T | typeof TIMED_OUT> {
   const { budgetMs, signal, onTimeout } = budget;
   if (signal === undefined) {
-    // The hot path (every async run, precheck and verify): one promise and at most one timer.
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      pending.then(
-        (value) => {
-          settled = true;
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          settled = true;
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-      if (budgetMs === undefined) return;
-      // The timer is armed one microtask later, after the reactions of work that has settled
-      // already (an `async` function that did not wait for anything): most such waits then need
-      // no timer at all. The budget starts microseconds later, far below timers' resolution.
-      // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
-      // AsyncResource.)
-      SETTLED.then(() => {
-        if (settled) return;
-        timer = setTimeout(() => {
-          onTimeout?.();
-          resolve(TIMED_OUT);
-        }, budgetMs);
-      });
-    });
+    // The hot path (every precheck and verify): one promise and at most one timer.
+    return new Promise((resolve, reject) =>
+      raceBudget(pending, budgetMs, resolve, reject, () => {
+        onTimeout?.();
+        resolve(TIMED_OUT);
+      }),
+    );
   }
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -93,6 +70,53 @@ export function withinBudget<T>(
         lose();
       }, budgetMs);
     }
+  });
+}
+
+/**
+ * {@link withinBudget}'s race without a signal, for a caller that settles its own promise (and so
+ * maps the outcome in the same step, with no promise in between): exactly one of `onValue`,
+ * `onError` and `onTimedOut` is called, once. At most one timer, and none for work that has
+ * settled already. Internal.
+ *
+ * @example
+ * new Promise((resolve) => raceBudget(work, 500, resolve, resolve, () => resolve('late')));
+ */
+export function raceBudget<T>(
+  pending: PromiseLike<T>,
+  budgetMs: number | undefined,
+  onValue: (value: T) => void,
+  onError: (error: unknown) => void,
+  onTimedOut: () => void,
+): void {
+  let settled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  pending.then(
+    (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      onValue(value);
+    },
+    (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      onError(error);
+    },
+  );
+  if (budgetMs === undefined) return;
+  // The timer is armed one microtask later, after the reactions of work that has settled
+  // already (an `async` function that did not wait for anything): most such waits then need
+  // no timer at all. The budget starts microseconds later, far below timers' resolution.
+  // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
+  // AsyncResource.)
+  SETTLED.then(() => {
+    if (settled) return;
+    timer = setTimeout(() => {
+      settled = true;
+      onTimedOut();
+    }, budgetMs);
   });
 }
 

@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
+import {
+  handlerOf,
+  responderOf,
+  supplyCallbackDefaults,
+  WANTS_QUERY,
+} from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { JSON_HEADERS } from '../../http/replies.ts';
 import { type Refuse, refusalFor } from '../../runtime/config-refusal.ts';
@@ -344,6 +349,7 @@ export function toNodeHandler(
   options: NodeHandlerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = handlerOf(gateway);
+  const respond = responderOf(gateway);
   const trustProxy = options.trustProxy ?? false;
   const limits: DrainLimits = {
     maxBytes: nonNegative('drainMaxBytes', options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES),
@@ -366,6 +372,10 @@ export function toNodeHandler(
       return;
     }
     const call = new NodeCall(req as NodeRequest, res, trustProxy, wantsQuery);
+    if (respond) {
+      respond(call, (reply) => sendReply(req, res, reply, limits));
+      return;
+    }
     handle(call).then(
       (reply) => sendReply(req, res, reply, limits),
       () => sendReply(req, res, INTERNAL_ERROR, limits),
