@@ -212,13 +212,13 @@ function startLoadGenerator() {
   };
 }
 
-/** The server's heap bytes per request over a run (BENCH_HEAP=1, see heap-meter.mjs). */
+/** The server's heap bytes per request (allocated, promoted) over a run (BENCH_HEAP=1, see heap-meter.mjs). */
 function heapMeterStop(child) {
   return new Promise((resolve) => {
     const onMessage = (message) => {
       if (message?.heapBytesPerRequest === undefined) return;
       child.off('message', onMessage);
-      resolve(message.heapBytesPerRequest);
+      resolve(message);
     };
     child.on('message', onMessage);
     child.send('heap-meter-stop');
@@ -238,7 +238,7 @@ async function load(generator, server, seconds, expectBody) {
     expectBody,
   });
   const cpuUs = (cpuMicros(server.child.pid) - cpuBefore) / result.requests;
-  const heapBytes = heapMeter ? await heapMeterStop(server.child) : Number.NaN;
+  const heap = heapMeter ? await heapMeterStop(server.child) : undefined;
   if (result.bad > 0 || result.requests === 0) {
     fail(`${server.label.trim()}: ${result.bad} bad answers, ${result.requests} good`);
   }
@@ -247,7 +247,8 @@ async function load(generator, server, seconds, expectBody) {
     p50: result.latencyUs.p50,
     p99: result.latencyUs.p99,
     cpuUs,
-    heapBytes,
+    heapBytes: heap?.heapBytesPerRequest ?? Number.NaN,
+    promotedBytes: heap?.promotedBytesPerRequest ?? Number.NaN,
   };
 }
 
@@ -336,7 +337,7 @@ function report(running, rounds, importMs, micro) {
   console.log(
     `\n${'server (median of rounds)'.padEnd(30)}${pad('req/s', 9)}${pad('× a', 7)}` +
       `${pad('p50 µs', 9)}${pad('p99 µs', 9)}${pad('CPU µs/req', 12)}` +
-      (heapMeter ? pad('heap B/req', 12) : ''),
+      (heapMeter ? pad('heap B/req', 12) + pad('promoted B/req', 16) : ''),
   );
   // Ratio per round, then the median: neighbouring runs share the machine's state.
   const ratio = (x, y, field = 'rps') =>
@@ -350,7 +351,10 @@ function report(running, rounds, importMs, micro) {
         pad(fmt(median(runs.map((x) => x.p50))), 9) +
         pad(fmt(median(runs.map((x) => x.p99))), 9) +
         pad(fmt(median(runs.map((x) => x.cpuUs)), 1), 12) +
-        (heapMeter ? pad(fmt(median(runs.map((x) => x.heapBytes))), 12) : ''),
+        (heapMeter
+          ? pad(fmt(median(runs.map((x) => x.heapBytes))), 12) +
+            pad(fmt(median(runs.map((x) => x.promotedBytes))), 16)
+          : ''),
     );
   }
   const ran = (...keys) => keys.every((key) => key in rounds[0]);
