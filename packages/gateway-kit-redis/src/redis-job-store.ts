@@ -202,7 +202,7 @@ export class RedisJobStore implements JobStore {
   readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
   readonly #keys: KeyLayout;
-  /** '1' on one node: terminal scripts keep the principal's finished-jobs index themselves. */
+  /** '1' on one node with several buckets: terminal scripts keep the principal's finished-jobs index themselves. */
   readonly #inline: '0' | '1';
   readonly #retentionMs: number;
   readonly #maxJobs: number;
@@ -264,7 +264,8 @@ export class RedisJobStore implements JobStore {
     checkPrefix(refuse, prefix);
     this.#redis = new RedisConnection(options, 'new RedisJobStore');
     this.#keys = new KeyLayout(prefix, buckets);
-    this.#inline = this.#redis.cluster ? '0' : '1';
+    // With one bucket the terminal script's per-bucket index is the principal's index already.
+    this.#inline = this.#redis.cluster || buckets === 1 ? '0' : '1';
     if (options.waitForReplicas) {
       const { replicas, timeoutMs } = options.waitForReplicas;
       positiveInteger('waitForReplicas.replicas', replicas);
@@ -317,11 +318,19 @@ export class RedisJobStore implements JobStore {
       ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
-    const job = reply.job!;
-    if (reply.status === 'created') await this.#replicated(this.#keys.job(job.jobId));
+    if (reply.status !== 'created') return { created: false, job: reply.job! };
+    // What was written, decoded from the text sent (fresh copies, as a read would give).
+    const job = decodeJob(pairsToObject(fields));
+    Object.assign(job, {
+      status: input.status,
+      version: 1,
+      cancelRequested: false,
+      updatedAt: new Date(Number(reply.updatedAt)).toISOString(),
+    });
+    await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
-    if (reply.status === 'created') this.#lease(job.jobId);
-    return { created: reply.status === 'created', job };
+    this.#lease(job.jobId);
+    return { created: true, job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
@@ -660,7 +669,7 @@ export class RedisJobStore implements JobStore {
     script: LuaScript,
     jobId: string,
     args: string[],
-  ): Promise<{ status: ScriptStatus; job?: StoredJob }> {
+  ): Promise<{ status: ScriptStatus; job?: StoredJob; updatedAt?: number }> {
     const base = this.#keys.baseOf(jobId);
     const keys = [
       `${base}job:${jobId}`,
@@ -671,8 +680,12 @@ export class RedisJobStore implements JobStore {
       `${base}lease:${jobId}`,
       `${base}unannounced`,
     ];
-    const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
+    const reply = (await this.#redis.script(script, keys, args)) as [
+      ScriptStatus,
+      (string[] | number)?,
+    ];
     const [status, flat] = reply;
+    if (typeof flat === 'number') return { status, updatedAt: flat };
     return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
   }
 

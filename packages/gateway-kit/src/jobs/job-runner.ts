@@ -5,7 +5,7 @@ import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
 import { gatewayError } from '../contract/error-catalogue.ts';
 import { type Outcome, runAction } from '../execution/run-action.ts';
 import { utf8Length } from '../http/json-size.ts';
-import { releaseHeldBytes, releaseQuota } from '../quotas/quotas.ts';
+import { releaseJobQuotas } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
@@ -385,13 +385,10 @@ async function handOver(
   job: StoredJob,
   handedOver: () => void,
 ): Promise<void> {
-  // Every way a job ends comes through here: its principal's budgets are free again.
-  // Both at once: one round trip to the record store, not two.
+  // Every way a job ends comes through here: its principal's budgets are free again (both in one
+  // call to the record store).
   const payload = job.payload as unknown as JobPayload | undefined;
-  const activeJobs = releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
-  if (payload?.heldUnits)
-    await releaseHeldBytes(runtime, job.ownerId, job.jobId, payload.heldUnits);
-  await activeJobs;
+  await releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
   const observer = runtime.observer;
   observer?.jobFinished(job);
   const url = payload?.callbacks.jobResultUrl;
