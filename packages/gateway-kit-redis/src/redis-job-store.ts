@@ -319,14 +319,22 @@ export class RedisJobStore implements JobStore {
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     if (reply.status !== 'created') return { created: false, job: reply.job! };
-    // What was written, decoded from the text sent (fresh copies, as a read would give).
-    const job = decodeJob(pairsToObject(fields));
-    Object.assign(job, {
-      status: input.status,
-      version: 1,
-      cancelRequested: false,
-      updatedAt: new Date(Number(reply.updatedAt)).toISOString(),
-    });
+    // What was written: strings as given, objects decoded from the JSON sent (fresh copies, as a
+    // read would give).
+    const written: Record<string, unknown> = {};
+    const source = input as unknown as Record<string, unknown>;
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const key = fields[i]!;
+      if (key === 'kept') continue;
+      const value = source[key];
+      written[key] =
+        typeof value === 'object' && value !== null ? JSON.parse(fields[i + 1]!) : value;
+    }
+    written.status = input.status;
+    written.version = 1;
+    written.cancelRequested = false;
+    written.updatedAt = new Date(Number(reply.updatedAt)).toISOString();
+    const job = written as unknown as StoredJob;
     await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);

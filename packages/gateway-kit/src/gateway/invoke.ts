@@ -387,7 +387,7 @@ function refusedCallbackUrl(
  * `activeJobs` budget until it finishes.
  */
 async function acceptJob(
-  { runtime, action, request, invocation, principal, call }: InvokeScope,
+  { runtime, action, request, input, invocation, principal, call }: InvokeScope,
   idempotent: IdempotencyScope | undefined,
 ): Promise<GatewayReply> {
   const jobId = idempotent ? `job_${idempotent.scopeId.slice(0, 32)}` : randomId('job');
@@ -438,7 +438,8 @@ async function acceptJob(
     await release();
     throw error;
   }
-  if (created.created) startJob(runtime, created.job, action, principal, call.waitUntil);
+  if (created.created)
+    startJob(runtime, created.job, action, principal, call.waitUntil, { input, invocation });
   else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }

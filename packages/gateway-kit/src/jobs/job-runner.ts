@@ -32,12 +32,13 @@ export function startJob(
   action: Action,
   principal: Principal,
   waitUntil?: (work: Promise<unknown>) => void,
+  accepted?: AcceptedRun,
 ): void {
   const observer = runtime.observer;
   observer?.jobQueued(job);
   // Closures keep the id only: the job record carries the caller's request.
   const { jobId } = job;
-  const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
+  const run = runJob(runtime, job, action, principal, accepted).catch((error: unknown) => {
     runtime.logger.error('job runner failed', { jobId, actionId: action.id, error });
     observer?.jobFailedHere(jobId);
   });
@@ -69,13 +70,24 @@ export function resumeJob(runtime: GatewayRuntime, job: StoredJob): void {
   runtime.background(lost);
 }
 
+/**
+ * A job's input as the invoke that accepted it validated it a moment ago, and its invocation: the
+ * run starts from these instead of decoding and validating the stored request again.
+ */
+export interface AcceptedRun {
+  readonly input: unknown;
+  readonly invocation: Invocation;
+}
+
 async function runJob(
   runtime: GatewayRuntime,
   queued: StoredJob,
   action: Action,
   principal: Principal,
+  accepted?: AcceptedRun,
 ): Promise<void> {
-  const request = requestOf(queued);
+  const stored: JobRequest | undefined = accepted ? undefined : requestOf(queued);
+  const invocation = accepted?.invocation ?? (stored as JobRequest).invocation;
   const { jobId } = queued;
   const deadline = deadlineOf(queued.deadlineAt);
   if (deadline <= runtime.now()) {
@@ -87,8 +99,10 @@ async function runJob(
     });
     return;
   }
-  // Re-validate: an approved job runs long after its input was first checked.
-  const input = await parseActionInput(action.input, request.input);
+  // Re-validate: an approved or resumed job runs long after its input was first checked.
+  const input = accepted
+    ? ({ success: true, output: accepted.input } as const)
+    : await parseActionInput(action.input, (stored as JobRequest).input);
   if (!input.success) {
     await finishJob(runtime, queued, {
       status: 'failed',
@@ -138,7 +152,7 @@ async function runJob(
       runtime,
       action,
       input: input.output,
-      invocation: request.invocation,
+      invocation,
       principal,
       budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
       abortSource: cancel,
