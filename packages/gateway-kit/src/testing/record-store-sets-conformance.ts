@@ -116,11 +116,14 @@ export function registerSetConformance(context: SetConformanceContext): void {
         assertEqual(refused, 2, 'index of the entry beyond maxSize');
         assertEqual(await members(store, jobs), [], 'first set after a refused batch');
         assertEqual(await members(store, bytes), ['held'], 'second set after a refused batch');
+        const full = nextKey('sets-full');
+        assert(await store.addToSet(full, 'other', LONG_TTL_MS, 1), 'add to a set of one');
         const refusedFirst = await addToSets(store, [
-          { set: jobs, member: 'job-2', ttlMs: LONG_TTL_MS, maxSize: 0 },
+          { set: full, member: 'job-2', ttlMs: LONG_TTL_MS, maxSize: 1 },
           { set: bytes, member: 'job-2#0', ttlMs: LONG_TTL_MS, maxSize: 2 },
         ]);
         assertEqual(refusedFirst, 0, 'index when the first set is full');
+        assertEqual(await members(store, full), ['other'], 'first set untouched');
         assertEqual(await members(store, bytes), ['held'], 'second set untouched');
         const added = await addToSets(store, [
           { set: jobs, member: 'job-3', ttlMs: LONG_TTL_MS, maxSize: 1 },
