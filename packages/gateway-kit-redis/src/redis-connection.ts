@@ -80,6 +80,12 @@ function redactRedisUrl(url: string): string {
   }
 }
 
+/** A call in flight: when it must have been answered, and how to fail it. */
+interface Pending {
+  readonly deadline: number;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * Reported (to `onError`) when a lost connection is back. Not an error: the default reporter logs
  * it with `console.info`.
@@ -149,6 +155,9 @@ export class RedisConnection {
   #closed = false;
   /** Primaries whose last WAIT came back short, and until when WAIT is skipped for them. */
   readonly #shortUntil = new WeakMap<object, number>();
+  /** Calls in flight, with their deadlines (see {@link call}). */
+  readonly #pending = new Set<Pending>();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
 
   /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
@@ -261,24 +270,54 @@ export class RedisConnection {
     if (!this.client.isReady) await this.#awaitFirstConnection();
     // node-redis drops a command's own timeout once the command is on the socket, so a Redis that
     // accepted it and then stopped answering would hold the call forever: the deadline is ours.
-    const remaining = Math.max(1, this.#commandTimeoutMs - (Date.now() - started));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(
+    // One watchdog timer checks every call in flight (a timer per call cost more than the call's
+    // own bookkeeping in the job path).
+    const deadline = started + this.#commandTimeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = { deadline, reject };
+      const failed = (error: unknown): void => {
+        this.#pending.delete(pending);
+        reject(translate(error));
+      };
+      let answer: Promise<T>;
+      try {
+        answer = command(this.client);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      this.#pending.add(pending);
+      this.#watchdog ??= this.#startWatchdog();
+      answer.then((value) => {
+        this.#pending.delete(pending);
+        resolve(value);
+      }, failed);
+    });
+  }
+
+  /** Fails calls past their deadline (and resets the connection); stops once none is in flight. */
+  #startWatchdog(): ReturnType<typeof setInterval> {
+    const tick = Math.min(100, Math.max(1, Math.floor(this.#commandTimeoutMs / 10)));
+    const timer = setInterval(() => {
+      if (this.#pending.size === 0) {
+        clearInterval(timer);
+        this.#watchdog = undefined;
+        return;
+      }
+      const now = Date.now();
+      let missed = false;
+      for (const pending of this.#pending) {
+        if (pending.deadline > now) continue;
+        this.#pending.delete(pending);
+        pending.reject(
           new StoreUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms.`),
         );
-        this.#reset();
-      }, remaining);
-      (timer as { unref?: () => void }).unref?.();
-    });
-    try {
-      return await Promise.race([command(this.client), deadline]);
-    } catch (error) {
-      throw translate(error);
-    } finally {
-      clearTimeout(timer);
-    }
+        missed = true;
+      }
+      if (missed) this.#reset();
+    }, tick);
+    (timer as { unref?: () => void }).unref?.();
+    return timer;
   }
 
   /**
