@@ -347,15 +347,35 @@ export class RedisConnection {
       });
   }
 
+  /**
+   * Sends one raw command (`['ZREM', key, member]`), routed by `firstKey` on a cluster, with the
+   * deadline of {@link call}: for the job path's one-command calls, without node-redis' command
+   * builder.
+   */
+  send(firstKey: string, command: string[]): Promise<unknown> {
+    return this.call((client) => this.#send(client, firstKey, command));
+  }
+
+  #send(client: RedisClient, firstKey: string | undefined, command: string[]): Promise<unknown> {
+    return this.cluster
+      ? (client as unknown as RedisClusterClient).sendCommand(firstKey, false, command)
+      : client.sendCommand(command);
+  }
+
   /** Runs a Lua script (EVALSHA, loading it with EVAL when Redis does not know it yet). */
   script(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
     return this.call(async (client) => {
+      // The raw command (node-redis' `evalSha` builds the same one through a parser and two more
+      // async layers per call); routed by the first key on a cluster.
+      const command = ['EVALSHA', script.sha1, String(keys.length), ...keys, ...args];
       try {
-        return await client.evalSha(script.sha1, { keys, arguments: args });
+        return await this.#send(client, keys[0], command);
       } catch (error) {
         // After a restart or SCRIPT FLUSH the cache is empty: EVAL loads it again.
         if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT')) {
-          return await client.eval(script.source, { keys, arguments: args });
+          command[0] = 'EVAL';
+          command[1] = script.source;
+          return await this.#send(client, keys[0], command);
         }
         throw error;
       }

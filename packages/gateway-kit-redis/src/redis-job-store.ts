@@ -225,6 +225,8 @@ export class RedisJobStore implements JobStore {
   #sweeping = false;
   /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
   readonly #replicated: (key: string) => Promise<void> = async () => {};
+  /** Whether `waitForReplicas` is on (without it the job path skips the no-op wait). */
+  readonly #waits: boolean = false;
 
   constructor(options: RedisJobStoreOptions = {}) {
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
@@ -271,6 +273,7 @@ export class RedisJobStore implements JobStore {
       positiveInteger('waitForReplicas.replicas', replicas);
       positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
       this.#replicated = (key) => waitForReplicas(this.#redis, key, replicas, timeoutMs);
+      this.#waits = true;
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
       replicated: this.#replicated,
@@ -335,7 +338,7 @@ export class RedisJobStore implements JobStore {
     written.cancelRequested = false;
     written.updatedAt = new Date(Number(reply.updatedAt)).toISOString();
     const job = written as unknown as StoredJob;
-    await this.#replicated(this.#keys.job(job.jobId));
+    if (this.#waits) await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
     return { created: true, job };
@@ -361,7 +364,7 @@ export class RedisJobStore implements JobStore {
     ]);
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
-      await this.#replicated(this.#keys.job(jobId));
+      if (this.#waits) await this.#replicated(this.#keys.job(jobId));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
     }
     if (result.ok) {
@@ -613,10 +616,10 @@ export class RedisJobStore implements JobStore {
    */
   async announced(jobId: string): Promise<void> {
     const unannounced = `${this.#keys.baseOf(jobId)}unannounced`;
-    await this.#redis.call((client) => client.zRem(unannounced, jobId));
+    await this.#redis.send(unannounced, ['ZREM', unannounced, jobId]);
     // Lost in a failover, the entry would make another instance report the job (and send its
     // callback) again: the job and its callback's outbox entry are on different primaries.
-    await this.#replicated(unannounced);
+    if (this.#waits) await this.#replicated(unannounced);
   }
 
   /**

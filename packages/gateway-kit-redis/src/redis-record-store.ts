@@ -199,9 +199,10 @@ export class RedisRecordStore implements RecordStore {
       else bySet.set(set, [member]);
     }
     await Promise.all(
-      [...bySet].map(([set, members]) =>
-        this.#redis.call((client) => client.zRem(this.#setKey(set), members)),
-      ),
+      [...bySet].map(([set, members]) => {
+        const key = this.#setKey(set);
+        return this.#redis.send(key, ['ZREM', key, ...members]);
+      }),
     );
   }
 
