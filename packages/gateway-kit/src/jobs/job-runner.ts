@@ -35,7 +35,10 @@ export function startJob(
   accepted?: AcceptedRun,
 ): void {
   const observer = runtime.observer;
-  observer?.jobQueued(job);
+  // A job created running because it starts at once was accepted as queued (the answer says so):
+  // hooks and spans see the same queued → running → finished steps as for any job.
+  if (observer)
+    observer.jobQueued(accepted && job.status === 'running' ? { ...job, status: 'queued' } : job);
   // Closures keep the id only: the job record carries the caller's request.
   const { jobId } = job;
   const run = runJob(runtime, job, action, principal, accepted).catch((error: unknown) => {
