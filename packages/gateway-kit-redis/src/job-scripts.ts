@@ -44,8 +44,9 @@ end
 -- <finished>:owners ranks owners by how many they keep (for eviction when the store is full).
 -- Whose share a finished job counts in: its owner's, or apart for a job an approval runs.
 local function retention_group(job)
-  local owner = redis.call('HGET', job, 'ownerId') or ''
-  if redis.call('HEXISTS', job, 'approvalId') == 1 then return owner .. ':approved' end
+  local fields = redis.call('HMGET', job, 'ownerId', 'approvalId')
+  local owner = fields[1] or ''
+  if fields[2] then return owner .. ':approved' end
   return owner
 end
 local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
@@ -98,7 +99,7 @@ end
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
-local function finish(id, retention_ms, grace_ms, share, inline)
+local function finish(id, now, retention_ms, grace_ms, share, inline)
   redis.call('HDEL', KEYS[1], 'request')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
@@ -106,15 +107,16 @@ local function finish(id, retention_ms, grace_ms, share, inline)
   redis.call('DEL', KEYS[6])
   local seq = redis.call('INCR', KEYS[5])
   redis.call('ZADD', KEYS[4], seq, id)
-  local t = redis.call('TIME')
-  redis.call('ZADD', KEYS[7], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(grace_ms), id)
+  redis.call('ZADD', KEYS[7], now + tonumber(grace_ms), id)
   local owner = retention_group(KEYS[1])
   keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
-  -- On one node (inline '1') the principal's share across buckets is kept here, in the index
-  -- named by the job's 'kept' field; on a cluster that index is in another slot, and the store
-  -- runs KEEP_FINISHED after this script.
+  -- On one node with several buckets (inline '1') the principal's share across buckets is kept
+  -- here, in the index named by the job's 'kept' field; on a cluster that index is in another
+  -- slot, and the store runs KEEP_FINISHED after this script; with one bucket the bucket's own
+  -- per-principal index above is that index.
   local kept = inline == '1' and redis.call('HGET', KEYS[1], 'kept')
   if kept then
+    local t = redis.call('TIME')
     local score = tonumber(t[1]) * 1000000 + tonumber(t[2])
     for _, member in ipairs(kept_add(kept, KEYS[1], tonumber(share), retention_ms, score)) do
       evict_kept(member, owner)
@@ -131,19 +133,24 @@ end
  * Create-if-absent. ARGV: 1 jobId, 2 status, 3 the bucket's share of maxJobs (0 = unbounded),
  * 4 job key prefix of the bucket,
  * 5 lease owner, 6 lease ms, 7… field/value pairs.
- * Returns {'exists', fields} | {'created', fields} | {'full'}.
+ * Returns {'exists', fields} | {'created', updatedAt} | {'full'}: a created job is what the
+ * caller wrote, so it is not read back.
  */
 export const CREATE_JOB: LuaScript = lua(`${PRELUDE}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', redis.call('HGETALL', KEYS[1])} end
--- Finish order is expiry order: drop index entries of jobs whose retention ran out.
-for _ = 1, 100 do
-  local head = redis.call('ZRANGE', KEYS[4], 0, 0)
-  if #head == 0 or redis.call('EXISTS', ARGV[4] .. head[1]) == 1 then break end
-  redis.call('ZREM', KEYS[4], head[1])
-end
 local max = tonumber(ARGV[3])
 if max > 0 then
   local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
+  if count >= max then
+    -- Finish order is expiry order: first drop index entries of jobs whose retention ran out
+    -- (they count until then, so the index never holds more than the share).
+    for _ = 1, 100 do
+      local head = redis.call('ZRANGE', KEYS[4], 0, 0)
+      if #head == 0 or redis.call('EXISTS', ARGV[4] .. head[1]) == 1 then break end
+      redis.call('ZREM', KEYS[4], head[1])
+      count = count - 1
+    end
+  end
   local owners = KEYS[4] .. ':owners'
   while count >= max do
     -- Evict the earliest-finished job of the owner keeping the most; active jobs never are.
@@ -167,12 +174,12 @@ if max > 0 then
     end
   end
 end
-local fields = append({'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now_ms(nil)}, 7)
-redis.call('HSET', KEYS[1], unpack(fields))
+local now = now_ms(nil)
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now, unpack(ARGV, 7))
 redis.call('SADD', KEYS[2], ARGV[1])
 -- Leased from creation: an instance that dies before starting its queued job must not strand it.
 take_lease(ARGV[1], ARGV[5], ARGV[6])
-return {'created', redis.call('HGETALL', KEYS[1])}
+return {'created', now}
 `);
 
 /**
@@ -196,10 +203,11 @@ else
   allowed = LEGAL[from .. '>' .. to] == true
 end
 if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
-local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3]))}, 9)
+local now = now_ms(tonumber(current[3]))
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now}, 9)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], ARGV[4], ARGV[6], ARGV[7], ARGV[8]) end
+if TERMINAL[to] then finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
@@ -213,9 +221,10 @@ export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
 local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt')
 if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
+local now = now_ms(tonumber(current[3]))
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
-  'version', tonumber(current[2]) + 1, 'updatedAt', now_ms(tonumber(current[3])))
-finish(ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[6])
+  'version', tonumber(current[2]) + 1, 'updatedAt', now)
+finish(ARGV[1], now, ARGV[2], ARGV[4], ARGV[5], ARGV[6])
 -- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}

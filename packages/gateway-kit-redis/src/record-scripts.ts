@@ -85,22 +85,59 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 `;
 
 /**
- * Adds or extends a member. KEYS: 1 set. ARGV: 1 member, 2 ttl ms, 3 max size (0 = unbounded).
- * Returns 1 when the member is in the set afterwards, 0 when the set was full.
+ * Adds or extends members of one or more sets, all or none. KEYS: the sets. ARGV: per entry 1 key
+ * index, 2 member, 3 ttl ms, 4 max size (-1 = unbounded): a new member is refused when its set
+ * holds that many live members (counting the entries before it). Returns -1 when every entry is
+ * in its set afterwards (an existing member keeps the later of its two expiries), else the
+ * 0-based index of the first entry that did not fit, having written nothing.
  */
-export const ADD_TO_SET: LuaScript = lua(`${SET_PRELUDE}
-local expires = now + tonumber(ARGV[2])
-local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if current then
-  if tonumber(current) < expires then redis.call('ZADD', KEYS[1], expires, ARGV[1]) end
-else
-  local max = tonumber(ARGV[3])
-  if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then return 0 end
-  redis.call('ZADD', KEYS[1], expires, ARGV[1])
+export const ADD_TO_SETS: LuaScript = lua(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for k = 1, #KEYS do redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now) end
+local count, fresh, seen = {}, {}, {}
+local n = #ARGV / 4
+-- Checked first, written after. Members are taken as new until a bound is reached; only then is
+-- it worth asking the set which of them it holds already.
+for i = 0, n - 1 do
+  local k, member, max = tonumber(ARGV[4 * i + 1]), ARGV[4 * i + 2], tonumber(ARGV[4 * i + 4])
+  local id = k .. ':' .. member
+  if not seen[id] then
+    seen[id] = true
+    fresh[k] = fresh[k] or {}
+    if max >= 0 then
+      count[k] = count[k] or redis.call('ZCARD', KEYS[k])
+      if count[k] + #fresh[k] >= max then
+        local really = {}
+        for _, m in ipairs(fresh[k]) do
+          if not redis.call('ZSCORE', KEYS[k], m) then really[#really + 1] = m end
+        end
+        fresh[k] = really
+        local there = redis.call('ZSCORE', KEYS[k], member)
+        if not there and count[k] + #fresh[k] >= max then return i end
+        if not there then fresh[k][#fresh[k] + 1] = member end
+      else
+        fresh[k][#fresh[k] + 1] = member
+      end
+    else
+      fresh[k][#fresh[k] + 1] = member
+    end
+  end
 end
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[1], math.floor(tonumber(last[2])) + 1)
-return 1
+local adds = {}
+for i = 0, n - 1 do
+  local k = tonumber(ARGV[4 * i + 1])
+  adds[k] = adds[k] or {}
+  adds[k][#adds[k] + 1] = now + tonumber(ARGV[4 * i + 3])
+  adds[k][#adds[k] + 1] = ARGV[4 * i + 2]
+end
+for k = 1, #KEYS do
+  -- GT: an existing member never moves earlier; a new one is added.
+  if adds[k] then redis.call('ZADD', KEYS[k], 'GT', unpack(adds[k])) end
+  local last = adds[k] and redis.call('ZRANGE', KEYS[k], -1, -1, 'WITHSCORES')
+  if last then redis.call('PEXPIREAT', KEYS[k], math.floor(tonumber(last[2])) + 1) end
+end
+return -1
 `);
 
 /**

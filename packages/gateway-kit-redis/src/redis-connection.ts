@@ -80,6 +80,12 @@ function redactRedisUrl(url: string): string {
   }
 }
 
+/** A call in flight: when it must have been answered, and how to fail it. */
+interface Pending {
+  readonly deadline: number;
+  readonly reject: (error: unknown) => void;
+}
+
 /**
  * Reported (to `onError`) when a lost connection is back. Not an error: the default reporter logs
  * it with `console.info`.
@@ -149,6 +155,9 @@ export class RedisConnection {
   #closed = false;
   /** Primaries whose last WAIT came back short, and until when WAIT is skipped for them. */
   readonly #shortUntil = new WeakMap<object, number>();
+  /** Calls in flight, with their deadlines (see {@link call}). */
+  readonly #pending = new Set<Pending>();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
 
   /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
@@ -189,6 +198,8 @@ export class RedisConnection {
       this.client = createCluster({
         // A promoted replica is found soon after its primary's connection broke (default 5 s).
         topologyRefreshOnReconnectionAttemptStrategy: TOPOLOGY_REFRESH_MS,
+        // No node-redis command timeout (see the single-node client below).
+        commandOptions: { timeout: 0 },
         ...rest,
         rootNodes: rootNodes.map((node) => ({
           ...node,
@@ -209,11 +220,13 @@ export class RedisConnection {
         url,
         // Queued commands would hang requests for as long as Redis is down; fail them at once.
         disableOfflineQueue: true,
+        // No node-redis command timeout: `call` sets its own deadline on every command (a clearable
+        // timer), while node-redis's (5 s by default since node-redis 5.x) arms an
+        // AbortSignal.timeout per command, with listeners added and removed (≈ 8 % of the CPU per
+        // async job in the Redis benchmark).
+        commandOptions: { timeout: 0 },
         ...clientOptions,
         socket: { ...socket, ...clientOptions.socket } as NonNullable<RedisClientOptions['socket']>,
-        // No node-redis command timeout: `call` sets its own deadline on every command (a clearable
-        // timer), while node-redis's would arm an AbortSignal.timeout per command that fires later
-        // for every one of them (27 % of the CPU per async job in the Redis benchmark).
       }) as RedisClient;
       this.cluster = false;
     }
@@ -257,24 +270,54 @@ export class RedisConnection {
     if (!this.client.isReady) await this.#awaitFirstConnection();
     // node-redis drops a command's own timeout once the command is on the socket, so a Redis that
     // accepted it and then stopped answering would hold the call forever: the deadline is ours.
-    const remaining = Math.max(1, this.#commandTimeoutMs - (Date.now() - started));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(
+    // One watchdog timer checks every call in flight (a timer per call cost more than the call's
+    // own bookkeeping in the job path).
+    const deadline = started + this.#commandTimeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = { deadline, reject };
+      const failed = (error: unknown): void => {
+        this.#pending.delete(pending);
+        reject(translate(error));
+      };
+      let answer: Promise<T>;
+      try {
+        answer = command(this.client);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      this.#pending.add(pending);
+      this.#watchdog ??= this.#startWatchdog();
+      answer.then((value) => {
+        this.#pending.delete(pending);
+        resolve(value);
+      }, failed);
+    });
+  }
+
+  /** Fails calls past their deadline (and resets the connection); stops once none is in flight. */
+  #startWatchdog(): ReturnType<typeof setInterval> {
+    const tick = Math.min(100, Math.max(1, Math.floor(this.#commandTimeoutMs / 10)));
+    const timer = setInterval(() => {
+      if (this.#pending.size === 0) {
+        clearInterval(timer);
+        this.#watchdog = undefined;
+        return;
+      }
+      const now = Date.now();
+      let missed = false;
+      for (const pending of this.#pending) {
+        if (pending.deadline > now) continue;
+        this.#pending.delete(pending);
+        pending.reject(
           new StoreUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms.`),
         );
-        this.#reset();
-      }, remaining);
-      (timer as { unref?: () => void }).unref?.();
-    });
-    try {
-      return await Promise.race([command(this.client), deadline]);
-    } catch (error) {
-      throw translate(error);
-    } finally {
-      clearTimeout(timer);
-    }
+        missed = true;
+      }
+      if (missed) this.#reset();
+    }, tick);
+    (timer as { unref?: () => void }).unref?.();
+    return timer;
   }
 
   /**
@@ -304,15 +347,35 @@ export class RedisConnection {
       });
   }
 
+  /**
+   * Sends one raw command (`['ZREM', key, member]`), routed by `firstKey` on a cluster, with the
+   * deadline of {@link call}: for the job path's one-command calls, without node-redis' command
+   * builder.
+   */
+  send(firstKey: string, command: string[]): Promise<unknown> {
+    return this.call((client) => this.#send(client, firstKey, command));
+  }
+
+  #send(client: RedisClient, firstKey: string | undefined, command: string[]): Promise<unknown> {
+    return this.cluster
+      ? (client as unknown as RedisClusterClient).sendCommand(firstKey, false, command)
+      : client.sendCommand(command);
+  }
+
   /** Runs a Lua script (EVALSHA, loading it with EVAL when Redis does not know it yet). */
   script(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
     return this.call(async (client) => {
+      // The raw command (node-redis' `evalSha` builds the same one through a parser and two more
+      // async layers per call); routed by the first key on a cluster.
+      const command = ['EVALSHA', script.sha1, String(keys.length), ...keys, ...args];
       try {
-        return await client.evalSha(script.sha1, { keys, arguments: args });
+        return await this.#send(client, keys[0], command);
       } catch (error) {
         // After a restart or SCRIPT FLUSH the cache is empty: EVAL loads it again.
         if (error instanceof ErrorReply && error.message.startsWith('NOSCRIPT')) {
-          return await client.eval(script.source, { keys, arguments: args });
+          command[0] = 'EVAL';
+          command[1] = script.source;
+          return await this.#send(client, keys[0], command);
         }
         throw error;
       }
@@ -333,11 +396,9 @@ export class RedisConnection {
   ): Promise<void> {
     if (!this.#subscriber) {
       // SUBSCRIBE does not go through `call`: node-redis's own timeout bounds it.
-      const subscriber = (
-        this.cluster
-          ? this.client.duplicate()
-          : this.client.duplicate({ commandOptions: { timeout: this.#commandTimeoutMs } })
-      ) as RedisClient;
+      const subscriber = this.client.duplicate({
+        commandOptions: { timeout: this.#commandTimeoutMs },
+      }) as RedisClient;
       this.#watch(subscriber, 'subscriber');
       subscriber.on(this.cluster ? 'node-ready' : 'ready', onReady);
       this.#subscriber = subscriber;

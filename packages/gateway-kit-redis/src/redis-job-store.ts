@@ -202,7 +202,7 @@ export class RedisJobStore implements JobStore {
   readonly callbackOutbox: RedisCallbackOutbox;
   readonly #redis: RedisConnection;
   readonly #keys: KeyLayout;
-  /** '1' on one node: terminal scripts keep the principal's finished-jobs index themselves. */
+  /** '1' on one node with several buckets: terminal scripts keep the principal's finished-jobs index themselves. */
   readonly #inline: '0' | '1';
   readonly #retentionMs: number;
   readonly #maxJobs: number;
@@ -225,6 +225,8 @@ export class RedisJobStore implements JobStore {
   #sweeping = false;
   /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
   readonly #replicated: (key: string) => Promise<void> = async () => {};
+  /** Whether `waitForReplicas` is on (without it the job path skips the no-op wait). */
+  readonly #waits: boolean = false;
 
   constructor(options: RedisJobStoreOptions = {}) {
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
@@ -264,12 +266,14 @@ export class RedisJobStore implements JobStore {
     checkPrefix(refuse, prefix);
     this.#redis = new RedisConnection(options, 'new RedisJobStore');
     this.#keys = new KeyLayout(prefix, buckets);
-    this.#inline = this.#redis.cluster ? '0' : '1';
+    // With one bucket the terminal script's per-bucket index is the principal's index already.
+    this.#inline = this.#redis.cluster || buckets === 1 ? '0' : '1';
     if (options.waitForReplicas) {
       const { replicas, timeoutMs } = options.waitForReplicas;
       positiveInteger('waitForReplicas.replicas', replicas);
       positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
       this.#replicated = (key) => waitForReplicas(this.#redis, key, replicas, timeoutMs);
+      this.#waits = true;
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
       replicated: this.#replicated,
@@ -317,11 +321,27 @@ export class RedisJobStore implements JobStore {
       ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
-    const job = reply.job!;
-    if (reply.status === 'created') await this.#replicated(this.#keys.job(job.jobId));
+    if (reply.status !== 'created') return { created: false, job: reply.job! };
+    // What was written: strings as given, objects decoded from the JSON sent (fresh copies, as a
+    // read would give).
+    const written: Record<string, unknown> = {};
+    const source = input as unknown as Record<string, unknown>;
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const key = fields[i]!;
+      if (key === 'kept') continue;
+      const value = source[key];
+      written[key] =
+        typeof value === 'object' && value !== null ? JSON.parse(fields[i + 1]!) : value;
+    }
+    written.status = input.status;
+    written.version = 1;
+    written.cancelRequested = false;
+    written.updatedAt = new Date(Number(reply.updatedAt)).toISOString();
+    const job = written as unknown as StoredJob;
+    if (this.#waits) await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
-    if (reply.status === 'created') this.#lease(job.jobId);
-    return { created: reply.status === 'created', job };
+    this.#lease(job.jobId);
+    return { created: true, job };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
@@ -344,7 +364,7 @@ export class RedisJobStore implements JobStore {
     ]);
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
-      await this.#replicated(this.#keys.job(jobId));
+      if (this.#waits) await this.#replicated(this.#keys.job(jobId));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
     }
     if (result.ok) {
@@ -596,10 +616,10 @@ export class RedisJobStore implements JobStore {
    */
   async announced(jobId: string): Promise<void> {
     const unannounced = `${this.#keys.baseOf(jobId)}unannounced`;
-    await this.#redis.call((client) => client.zRem(unannounced, jobId));
+    await this.#redis.send(unannounced, ['ZREM', unannounced, jobId]);
     // Lost in a failover, the entry would make another instance report the job (and send its
     // callback) again: the job and its callback's outbox entry are on different primaries.
-    await this.#replicated(unannounced);
+    if (this.#waits) await this.#replicated(unannounced);
   }
 
   /**
@@ -660,7 +680,7 @@ export class RedisJobStore implements JobStore {
     script: LuaScript,
     jobId: string,
     args: string[],
-  ): Promise<{ status: ScriptStatus; job?: StoredJob }> {
+  ): Promise<{ status: ScriptStatus; job?: StoredJob; updatedAt?: number }> {
     const base = this.#keys.baseOf(jobId);
     const keys = [
       `${base}job:${jobId}`,
@@ -671,8 +691,12 @@ export class RedisJobStore implements JobStore {
       `${base}lease:${jobId}`,
       `${base}unannounced`,
     ];
-    const reply = (await this.#redis.script(script, keys, args)) as [ScriptStatus, string[]?];
+    const reply = (await this.#redis.script(script, keys, args)) as [
+      ScriptStatus,
+      (string[] | number)?,
+    ];
     const [status, flat] = reply;
+    if (typeof flat === 'number') return { status, updatedAt: flat };
     return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
   }
 

@@ -2,7 +2,9 @@ import {
   type RecordStore,
   RecordStoreFullError,
   refusalFor,
+  type SetAddition,
   type SetEntry,
+  type SetMember,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
 import {
@@ -14,7 +16,7 @@ import {
   KeyLayout,
 } from './key-layout.ts';
 import {
-  ADD_TO_SET,
+  ADD_TO_SETS,
   CREATE_RECORD,
   DELETE_RECORD,
   RANGE_OF_SET,
@@ -141,16 +143,67 @@ export class RedisRecordStore implements RecordStore {
   }
 
   async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
-    const added = await this.#redis.script(
-      ADD_TO_SET,
-      [this.#setKey(set)],
-      [member, ttl(ttlMs), String(maxSize ?? 0)],
+    return (await this.#addToSets([set], [{ set, member, ttlMs, maxSize }])) === -1;
+  }
+
+  /**
+   * Adds every entry, all or none, in one script (a job's quota claims: one round trip). On a
+   * Redis Cluster the sets are in different slots: one script per set, in order, and what the
+   * earlier ones added is taken back when a later one refuses.
+   */
+  async addToSets(entries: readonly SetAddition[]): Promise<number> {
+    const sets = [...new Set(entries.map((entry) => entry.set))];
+    if (sets.length <= 1 || !this.#redis.cluster) return this.#addToSets(sets, entries);
+    const done: SetAddition[] = [];
+    try {
+      for (const set of sets) {
+        const group = entries.filter((entry) => entry.set === set);
+        const refused = await this.#addToSets([set], group);
+        if (refused !== -1) {
+          await this.removeFromSets(done);
+          return entries.indexOf(group[refused]!);
+        }
+        done.push(...group);
+      }
+      return -1;
+    } catch (error) {
+      await this.removeFromSets(done).catch(() => {});
+      throw error;
+    }
+  }
+
+  async #addToSets(sets: readonly string[], entries: readonly SetAddition[]): Promise<number> {
+    if (entries.length === 0) return -1;
+    const index = new Map(sets.map((set, i) => [set, String(i + 1)]));
+    const args: string[] = [];
+    for (const { set, member, ttlMs, maxSize } of entries)
+      args.push(index.get(set)!, member, ttl(ttlMs), String(maxSize ?? -1));
+    const refused = await this.#redis.script(
+      ADD_TO_SETS,
+      sets.map((set) => this.#setKey(set)),
+      args,
     );
-    return Number(added) === 1;
+    return Number(refused);
   }
 
   async removeFromSet(set: string, member: string): Promise<void> {
     await this.#redis.call((client) => client.zRem(this.#setKey(set), member));
+  }
+
+  /** One `ZREM` per set, all at once (a job's quota releases: one round trip). */
+  async removeFromSets(entries: readonly SetMember[]): Promise<void> {
+    const bySet = new Map<string, string[]>();
+    for (const { set, member } of entries) {
+      const members = bySet.get(set);
+      if (members) members.push(member);
+      else bySet.set(set, [member]);
+    }
+    await Promise.all(
+      [...bySet].map(([set, members]) => {
+        const key = this.#setKey(set);
+        return this.#redis.send(key, ['ZREM', key, ...members]);
+      }),
+    );
   }
 
   async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { NewJob } from '@svc/gateway-kit/store';
+import { isJobStoreFullError, type NewJob } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   isStoreUnavailableError,
   RedisJobStore,
@@ -288,6 +288,31 @@ describe('keys', () => {
     const ttl = await raw.pTTL(layout(app.prefix).job('k1'));
     expect(ttl).toBeGreaterThan(59_000);
     expect(await raw.pTTL(layout(app.prefix).job('k2'))).toBe(-1);
+  });
+
+  it('finished jobs whose retention ran out leave the finish index when the store is full, and never cost a live job its place', async () => {
+    const app = deployment({ buckets: 1, maxJobs: 3, retentionMs: 100, sweepIntervalMs: 0 });
+    const a = app.instance();
+    const at = new KeyLayout(app.prefix, 1);
+    const finished = `${at.base(0)}finished`;
+    for (const id of ['e1', 'e2', 'e3']) {
+      const { job: running } = await a.create(job(id, 'running'));
+      await a.update(id, running.version, { status: 'completed' });
+    }
+    await vi.waitFor(
+      async () => expect(await raw.exists(['e1', 'e2', 'e3'].map((id) => at.job(id)))).toBe(0),
+      {
+        timeout: 5_000,
+        interval: 50,
+      },
+    );
+    // Expired, but still counted in the finish index until the store is full.
+    expect(await raw.zCard(finished)).toBe(3);
+    for (const id of ['l1', 'l2', 'l3'])
+      expect((await a.create(job(id, 'running'))).created).toBe(true);
+    expect(await raw.zCard(finished)).toBe(0);
+    await expect(a.create(job('l4', 'running'))).rejects.toSatisfy(isJobStoreFullError);
+    for (const id of ['l1', 'l2', 'l3']) expect((await a.get(id))?.status).toBe('running');
   });
 
   it('defaults to the svc:gw: prefix and, on one node, one bucket (exact bounds, no cross-bucket index)', async () => {

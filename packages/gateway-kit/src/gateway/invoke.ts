@@ -42,14 +42,7 @@ import {
 import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
-import {
-  claimHeldBytes,
-  claimQuota,
-  heldUnits,
-  quotaExceeded,
-  releaseHeldBytes,
-  releaseQuota,
-} from '../quotas/quotas.ts';
+import { claimJobQuotas, heldUnits, quotaExceeded, releaseJobQuotas } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { maxBodyNodes } from '../runtime/limits.ts';
@@ -400,7 +393,7 @@ function refusedCallbackUrl(
  * `activeJobs` budget until it finishes.
  */
 async function acceptJob(
-  { runtime, action, request, invocation, principal, call }: InvokeScope,
+  { runtime, action, request, input, invocation, principal, call }: InvokeScope,
   idempotent: IdempotencyScope | undefined,
 ): Promise<GatewayReply> {
   const jobId = idempotent ? `job_${idempotent.scopeId.slice(0, 32)}` : randomId('job');
@@ -420,21 +413,15 @@ async function acceptJob(
   if (existing) return answer(existing);
 
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
-  if (!(await claimQuota(runtime, 'activeJobs', principal.id, jobId, quotaTtlMs)))
-    return quotaExceeded(runtime, 'activeJobs');
-  // What the job holds of the request counts against the principal's heldBytes too.
+  // The job counts against its principal's activeJobs, and what it holds of the request against
+  // heldBytes: both claimed at once, all or none.
   const requestText = encodeJobRequest({ input: request.action.input, invocation });
   const units = heldUnits(utf8Length(requestText));
-  const release = async (): Promise<void> => {
-    await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
-    await releaseHeldBytes(runtime, principal.id, jobId, units);
-  };
+  const spent = await claimJobQuotas(runtime, principal.id, jobId, units, quotaTtlMs);
+  if (spent) return quotaExceeded(runtime, spent);
+  const release = (): Promise<void> => releaseJobQuotas(runtime, principal.id, jobId, units);
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
-    if (!(await claimHeldBytes(runtime, principal.id, jobId, units, quotaTtlMs))) {
-      await releaseQuota(runtime, 'activeJobs', principal.id, jobId);
-      return quotaExceeded(runtime, 'heldBytes');
-    }
     created = await runtime.jobs.create(
       createJob({
         jobId,
@@ -447,13 +434,18 @@ async function acceptJob(
         heldUnits: units,
         request: requestText,
         now: runtime.now(),
+        // This instance runs the job at once: created running, it saves the store a write. A store
+        // that restarts orphaned jobs in place (onOrphaned) must still tell a job that never ran
+        // (queued: started again) from one that may have (running: failed unless idempotent).
+        status: runtime.jobs.onOrphaned ? 'queued' : 'running',
       }),
     );
   } catch (error) {
     await release();
     throw error;
   }
-  if (created.created) startJob(runtime, created.job, action, principal, call.waitUntil);
+  if (created.created)
+    startJob(runtime, created.job, action, principal, call.waitUntil, { input, invocation });
   else if (isTerminal(created.job.status)) await release();
   return answer(created.job);
 }

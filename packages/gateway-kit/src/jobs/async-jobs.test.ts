@@ -327,6 +327,58 @@ describe('cancellation watch', () => {
   });
 });
 
+describe('the writes of a job', () => {
+  /** A memory store that records the status of every create and update. */
+  class RecordingStore extends MemoryJobStore {
+    readonly writes: string[] = [];
+    override async create(job: Parameters<MemoryJobStore['create']>[0]) {
+      this.writes.push(`create ${job.status}`);
+      return super.create(job);
+    }
+    override async update(...args: Parameters<MemoryJobStore['update']>) {
+      this.writes.push(`update ${args[2].status ?? 'progress'}`);
+      return super.update(...args);
+    }
+  }
+
+  it('creates a job it starts at once as running (no queued → running write), still answering queued', async () => {
+    const store = new RecordingStore();
+    const recording = asyncGateway({ jobStore: store });
+    try {
+      const recordingClient = createTestClient(recording, { token: TOKEN, baseUrl: BASE });
+      const response = await recordingClient.invoke(invokeBody('generate-report', { topic: 'q3' }));
+      expect((response.body as { job: { status: string } }).job.status).toBe('queued');
+      await recording.idle();
+      // (progress writes of the action in between)
+      expect(store.writes[0]).toBe('create running');
+      expect(store.writes).not.toContain('update running');
+      expect(store.writes.at(-1)).toBe('update completed');
+    } finally {
+      await recording.close();
+    }
+  });
+
+  it('keeps jobs queued until they start with a store that restarts orphaned jobs (onOrphaned)', async () => {
+    // Such a store tells a job that never ran (started again) from one that may have.
+    class OrphanStore extends RecordingStore {
+      onOrphaned(): () => void {
+        return () => {};
+      }
+    }
+    const store = new OrphanStore();
+    const orphans = asyncGateway({ jobStore: store });
+    try {
+      const orphansClient = createTestClient(orphans, { token: TOKEN, baseUrl: BASE });
+      await orphansClient.invoke(invokeBody('generate-report', { topic: 'q3' }));
+      await orphans.idle();
+      expect(store.writes.slice(0, 2)).toEqual(['create queued', 'update running']);
+      expect(store.writes.at(-1)).toBe('update completed');
+    } finally {
+      await orphans.close();
+    }
+  });
+});
+
 describe('jobs failed by the store itself', () => {
   it('sends the job-result callback for a job the store reports as worker_lost', async () => {
     // A store that, like a distributed one, can fail a job whose worker died.

@@ -5,7 +5,7 @@ import type { GatewayRuntime, JobPayload } from '../context/gateway-runtime.ts';
 import { gatewayError } from '../contract/error-catalogue.ts';
 import { type Outcome, runAction } from '../execution/run-action.ts';
 import { utf8Length } from '../http/json-size.ts';
-import { releaseHeldBytes, releaseQuota } from '../quotas/quotas.ts';
+import { releaseJobQuotas } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
@@ -32,12 +32,16 @@ export function startJob(
   action: Action,
   principal: Principal,
   waitUntil?: (work: Promise<unknown>) => void,
+  accepted?: AcceptedRun,
 ): void {
   const observer = runtime.observer;
-  observer?.jobQueued(job);
+  // A job created running because it starts at once was accepted as queued (the answer says so):
+  // hooks and spans see the same queued → running → finished steps as for any job.
+  if (observer)
+    observer.jobQueued(accepted && job.status === 'running' ? { ...job, status: 'queued' } : job);
   // Closures keep the id only: the job record carries the caller's request.
   const { jobId } = job;
-  const run = runJob(runtime, job, action, principal).catch((error: unknown) => {
+  const run = runJob(runtime, job, action, principal, accepted).catch((error: unknown) => {
     runtime.logger.error('job runner failed', { jobId, actionId: action.id, error });
     observer?.jobFailedHere(jobId);
   });
@@ -69,13 +73,24 @@ export function resumeJob(runtime: GatewayRuntime, job: StoredJob): void {
   runtime.background(lost);
 }
 
+/**
+ * A job's input as the invoke that accepted it validated it a moment ago, and its invocation: the
+ * run starts from these instead of decoding and validating the stored request again.
+ */
+export interface AcceptedRun {
+  readonly input: unknown;
+  readonly invocation: Invocation;
+}
+
 async function runJob(
   runtime: GatewayRuntime,
   queued: StoredJob,
   action: Action,
   principal: Principal,
+  accepted?: AcceptedRun,
 ): Promise<void> {
-  const request = requestOf(queued);
+  const stored: JobRequest | undefined = accepted ? undefined : requestOf(queued);
+  const invocation = accepted?.invocation ?? (stored as JobRequest).invocation;
   const { jobId } = queued;
   const deadline = deadlineOf(queued.deadlineAt);
   if (deadline <= runtime.now()) {
@@ -87,8 +102,10 @@ async function runJob(
     });
     return;
   }
-  // Re-validate: an approved job runs long after its input was first checked.
-  const input = await parseActionInput(action.input, request.input);
+  // Re-validate: an approved or resumed job runs long after its input was first checked.
+  const input = accepted
+    ? ({ success: true, output: accepted.input } as const)
+    : await parseActionInput(action.input, (stored as JobRequest).input);
   if (!input.success) {
     await finishJob(runtime, queued, {
       status: 'failed',
@@ -138,7 +155,7 @@ async function runJob(
       runtime,
       action,
       input: input.output,
-      invocation: request.invocation,
+      invocation,
       principal,
       budgetMs: Math.min(action.timeoutMs, deadline - runtime.now()),
       abortSource: cancel,
@@ -385,13 +402,10 @@ async function handOver(
   job: StoredJob,
   handedOver: () => void,
 ): Promise<void> {
-  // Every way a job ends comes through here: its principal's budgets are free again.
-  // Both at once: one round trip to the record store, not two.
+  // Every way a job ends comes through here: its principal's budgets are free again (both in one
+  // call to the record store).
   const payload = job.payload as unknown as JobPayload | undefined;
-  const activeJobs = releaseQuota(runtime, 'activeJobs', job.ownerId, job.jobId);
-  if (payload?.heldUnits)
-    await releaseHeldBytes(runtime, job.ownerId, job.jobId, payload.heldUnits);
-  await activeJobs;
+  await releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
   const observer = runtime.observer;
   observer?.jobFinished(job);
   const url = payload?.callbacks.jobResultUrl;

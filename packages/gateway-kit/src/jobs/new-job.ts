@@ -26,10 +26,15 @@ export interface JobSource {
   readonly request?: string | undefined;
   /** Now, in epoch ms. */
   readonly now: number;
+  /**
+   * `running` for a job this instance starts at once (its lease taken with it, no `queued →
+   * running` write to follow). Default `queued`.
+   */
+  readonly status?: 'queued' | 'running' | undefined;
 }
 
 /**
- * The one way a job is built: queued, owned by its principal, carrying what its run needs (the
+ * The one way a job is built: queued (or running, when it starts at once), owned by its principal, carrying what its run needs (the
  * caller's input and invocation, as text the store drops when the job ends) and what its callback
  * needs.
  *
@@ -51,7 +56,7 @@ export function createJob(source: JobSource): NewJob {
     invocationId: source.invocation.invocationId,
     actionId: source.action.id,
     actionName: source.action.name,
-    status: 'queued',
+    status: source.status ?? 'queued',
     createdAt: new Date(source.now).toISOString(),
     ...(source.approvalId !== undefined ? { approvalId: source.approvalId } : {}),
     ...(deadlineAt !== undefined ? { deadlineAt } : {}),

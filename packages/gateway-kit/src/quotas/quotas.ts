@@ -1,6 +1,8 @@
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { errorReply } from '../http/replies.ts';
+import type { SetAddition, SetMember } from '../records/record-store.ts';
+import { addToSets, removeFromSets } from '../records/set-batches.ts';
 import type { QuotaName } from '../runtime/limits.ts';
 
 // What `Retry-After` says when a budget is spent: about how soon one entry frees up.
@@ -87,50 +89,68 @@ export function heldUnits(bytes: number): number {
 }
 
 /**
- * Takes `units` of `principalId`'s `heldBytes` budget for job `jobId` (members `jobId#0…`), for at
- * most `ttlMs`; `false`, having taken none, when they do not all fit.
+ * What a job counts against its principal: one `activeJobs` unit (member `jobId`) and `units` of
+ * `heldBytes` (members `jobId#0…`).
  */
-export async function claimHeldBytes(
+function jobUnits(
   runtime: GatewayRuntime,
   principalId: string,
   jobId: string,
   units: number,
   ttlMs: number,
-): Promise<boolean> {
-  const max = Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
-  const set = setOf('heldBytes', principalId);
-  // The common case (a request under 16 KiB): one claim, nothing to undo when it is refused.
-  if (units === 1) {
-    try {
-      return await runtime.records.addToSet(set, `${jobId}#0`, ttlMs, max);
-    } catch (error) {
-      await releaseHeldBytes(runtime, principalId, jobId, units);
-      throw error;
-    }
-  }
-  const taken = await Promise.allSettled(
-    Array.from({ length: units }, (_, unit) =>
-      runtime.records.addToSet(set, `${jobId}#${unit}`, ttlMs, max),
-    ),
-  );
-  if (taken.every((result) => result.status === 'fulfilled' && result.value)) return true;
-  await releaseHeldBytes(runtime, principalId, jobId, units);
-  const failed = taken.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  return false;
+): SetAddition[] {
+  const heldSet = setOf('heldBytes', principalId);
+  const maxHeld = Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
+  const entries: SetAddition[] = [
+    {
+      set: setOf('activeJobs', principalId),
+      member: jobId,
+      ttlMs,
+      maxSize: runtime.quotas.activeJobs,
+    },
+  ];
+  for (let unit = 0; unit < units; unit++)
+    entries.push({ set: heldSet, member: `${jobId}#${unit}`, ttlMs, maxSize: maxHeld });
+  return entries;
 }
 
-/** Gives back the `units` job `jobId` took of `principalId`'s `heldBytes`. Never rejects. */
-export async function releaseHeldBytes(
+/**
+ * Takes a new job's budgets of `principalId`, all or none, for at most `ttlMs`: one `activeJobs`
+ * unit and `units` of `heldBytes` (one round trip with a store that has `addToSets`). Resolves the
+ * budget that is spent, having taken nothing, or `undefined` when the job fits.
+ */
+export async function claimJobQuotas(
+  runtime: GatewayRuntime,
+  principalId: string,
+  jobId: string,
+  units: number,
+  ttlMs: number,
+): Promise<'activeJobs' | 'heldBytes' | undefined> {
+  const refused = await addToSets(
+    runtime.records,
+    jobUnits(runtime, principalId, jobId, units, ttlMs),
+  );
+  if (refused === -1) return undefined;
+  return refused === 0 ? 'activeJobs' : 'heldBytes';
+}
+
+/**
+ * Gives back what {@link claimJobQuotas} took for job `jobId`. Never rejects: a release that fails
+ * is logged, and the units free themselves when their time to live runs out.
+ */
+export async function releaseJobQuotas(
   runtime: GatewayRuntime,
   principalId: string,
   jobId: string,
   units: number,
 ): Promise<void> {
-  if (units === 1) return releaseQuota(runtime, 'heldBytes', principalId, `${jobId}#0`);
-  await Promise.all(
-    Array.from({ length: units }, (_, unit) =>
-      releaseQuota(runtime, 'heldBytes', principalId, `${jobId}#${unit}`),
-    ),
-  );
+  const entries: SetMember[] = jobUnits(runtime, principalId, jobId, units, 0);
+  try {
+    await removeFromSets(runtime.records, entries);
+  } catch (error) {
+    runtime.logger.warn?.('quota release failed; it frees itself when it expires', {
+      quota: 'activeJobs',
+      error,
+    });
+  }
 }

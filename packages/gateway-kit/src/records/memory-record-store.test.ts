@@ -31,6 +31,25 @@ recordStoreConformance({
   ttl: { ttlMs: 1_000 },
 });
 
+// A store without the optional batch methods (as Postgres and Cloudflare are): the gateway's
+// set-by-set fallback of addToSets / removeFromSets keeps the same guarantees.
+recordStoreConformance({
+  name: 'MemoryRecordStore without addToSets (the fallback)',
+  createStore: () => {
+    const store = new MemoryRecordStore({ now: () => clock });
+    return Object.assign(store, { addToSets: undefined, removeFromSets: undefined });
+  },
+  test: { describe, it },
+  fc,
+  numRuns: 20,
+  ttl: {
+    ttlMs: 60_000,
+    advanceTime: (ms) => {
+      clock += ms;
+    },
+  },
+});
+
 describe('MemoryRecordStore', () => {
   describe('options', () => {
     it.each([

@@ -1,6 +1,6 @@
 import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { ExpiryHeap } from './expiry-heap.ts';
-import type { RecordStore, VersionedRecord } from './record-store.ts';
+import type { RecordStore, SetAddition, SetMember, VersionedRecord } from './record-store.ts';
 import { RecordStoreFullError } from './record-store-full-error.ts';
 import { type SetEntry, SortedSet } from './sorted-set.ts';
 
@@ -200,6 +200,45 @@ export class MemoryRecordStore implements RecordStore {
     if (members.delete(member)) this.#bytes -= MEMBER_BYTES;
     this.#prune(members, this.#now());
     if (members.size === 0) this.#sets.delete(set);
+  }
+
+  async addToSets(entries: readonly SetAddition[]): Promise<number> {
+    const now = this.#now();
+    // Checked first, written after: all or none.
+    const fresh = new Map<string, Set<string>>();
+    for (const [index, { set, member, maxSize }] of entries.entries()) {
+      const members = this.#sets.get(set);
+      if (members) this.#prune(members, now);
+      if (members?.has(member)) continue;
+      const adding = fresh.get(set);
+      if (adding?.has(member)) continue;
+      if (maxSize !== undefined && (members?.size ?? 0) + (adding?.size ?? 0) >= maxSize)
+        return index;
+      if (adding) adding.add(member);
+      else fresh.set(set, new Set([member]));
+    }
+    let count = 0;
+    for (const adding of fresh.values()) count += adding.size;
+    if (this.#bytes + count * MEMBER_BYTES > this.#maxBytes) {
+      this.#sweep(now);
+      if (this.#bytes + count * MEMBER_BYTES > this.#maxBytes)
+        throw new RecordStoreFullError('The record store is full.');
+    }
+    for (const { set, member, ttlMs } of entries) {
+      let members = this.#sets.get(set);
+      if (!members) {
+        members = new SortedSet();
+        this.#sets.set(set, members);
+      }
+      const before = members.size;
+      members.add(member, now + ttlMs);
+      this.#bytes += (members.size - before) * MEMBER_BYTES;
+    }
+    return -1;
+  }
+
+  async removeFromSets(entries: readonly SetMember[]): Promise<void> {
+    for (const { set, member } of entries) await this.removeFromSet(set, member);
   }
 
   async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {

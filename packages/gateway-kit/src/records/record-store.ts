@@ -9,6 +9,30 @@ export interface VersionedRecord<T> {
 }
 
 /**
+ * One member to add with {@link RecordStore.addToSets}: as `addToSet(set, member, ttlMs, maxSize)`.
+ *
+ * @example
+ * const claim: SetAddition = { set: 'quota:activeJobs:p1', member: 'job_1', ttlMs: 60_000, maxSize: 100 };
+ */
+export interface SetAddition {
+  readonly set: string;
+  readonly member: string;
+  readonly ttlMs: number;
+  readonly maxSize?: number | undefined;
+}
+
+/**
+ * One member to remove with {@link RecordStore.removeFromSets}.
+ *
+ * @example
+ * const release: SetMember = { set: 'quota:activeJobs:p1', member: 'job_1' };
+ */
+export interface SetMember {
+  readonly set: string;
+  readonly member: string;
+}
+
+/**
  * Where the gateway keeps idempotency and approval records: small JSON values under string keys,
  * each with a time to live. Any adapter must keep these guarantees (the record store conformance
  * suite in `@svc/gateway-kit/testing` checks them):
@@ -46,6 +70,16 @@ export interface RecordStore {
   addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean>;
   /** Removes `member` from `set` (nothing happens when it is not there). */
   removeFromSet(set: string, member: string): Promise<void>;
+  /**
+   * Optional: adds every entry as `addToSet` would, all or none, in one step (a job's quota claims
+   * in one round trip). Each entry's `maxSize` counts the entries before it in the call. Resolves
+   * `-1` when every entry was added, else the index of the first entry that did not fit, having
+   * added none. Without it the gateway calls `addToSet` per set and takes back what it added (see
+   * `addToSets` in `@svc/gateway-kit/store`).
+   */
+  addToSets?(entries: readonly SetAddition[]): Promise<number>;
+  /** Optional: removes every entry, as `removeFromSet` would, in one step. */
+  removeFromSets?(entries: readonly SetMember[]): Promise<void>;
   /** Up to `limit` live members of `set` in expiry order, strictly after `after` when given. */
   rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]>;
   close(): Promise<void>;

@@ -1,10 +1,17 @@
 export type { MemoryRecordStoreOptions } from '../records/memory-record-store.ts';
 export { MemoryRecordStore } from '../records/memory-record-store.ts';
-export type { RecordStore, SetEntry, VersionedRecord } from '../records/record-store.ts';
+export type {
+  RecordStore,
+  SetAddition,
+  SetEntry,
+  SetMember,
+  VersionedRecord,
+} from '../records/record-store.ts';
 export {
   isRecordStoreFullError,
   RecordStoreFullError,
 } from '../records/record-store-full-error.ts';
+export { addToSets, removeFromSets } from '../records/set-batches.ts';
 export type {
   CallbackOutbox,
   ClaimedOutboxEntry,

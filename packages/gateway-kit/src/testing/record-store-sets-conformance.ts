@@ -1,4 +1,5 @@
 import type { RecordStore } from '../records/record-store.ts';
+import { addToSets, removeFromSets } from '../records/set-batches.ts';
 import { assert, assertEqual, type ConformanceTestApi } from './conformance-kit.ts';
 
 /** What the set cases need from {@link recordStoreConformance}'s registration. */
@@ -97,6 +98,78 @@ export function registerSetConformance(context: SetConformanceContext): void {
         await advanceTime(context.pastExpiry - context.early);
         assertEqual(await members(store, set), [], 'members after expiry');
         assertEqual(await store.addToSet(set, 'other', context.ttlMs, 1), true, 'add after expiry');
+      });
+    });
+
+    // Through `addToSets` of `@svc/gateway-kit/store`: the store's own `addToSets` when it has
+    // one, else the set-by-set fallback; either way what the gateway's quota claims rely on.
+    it('adds members to several sets all or none, and says which entry did not fit', async () => {
+      await withStore(async (store) => {
+        const jobs = nextKey('sets-jobs');
+        const bytes = nextKey('sets-bytes');
+        assert(await store.addToSet(bytes, 'held', LONG_TTL_MS, 2), 'first add');
+        const refused = await addToSets(store, [
+          { set: jobs, member: 'job-1', ttlMs: LONG_TTL_MS, maxSize: 5 },
+          { set: bytes, member: 'job-1#0', ttlMs: LONG_TTL_MS, maxSize: 2 },
+          { set: bytes, member: 'job-1#1', ttlMs: LONG_TTL_MS, maxSize: 2 },
+        ]);
+        assertEqual(refused, 2, 'index of the entry beyond maxSize');
+        assertEqual(await members(store, jobs), [], 'first set after a refused batch');
+        assertEqual(await members(store, bytes), ['held'], 'second set after a refused batch');
+        const full = nextKey('sets-full');
+        assert(await store.addToSet(full, 'other', LONG_TTL_MS, 1), 'add to a set of one');
+        const refusedFirst = await addToSets(store, [
+          { set: full, member: 'job-2', ttlMs: LONG_TTL_MS, maxSize: 1 },
+          { set: bytes, member: 'job-2#0', ttlMs: LONG_TTL_MS, maxSize: 2 },
+        ]);
+        assertEqual(refusedFirst, 0, 'index when the first set is full');
+        assertEqual(await members(store, full), ['other'], 'first set untouched');
+        assertEqual(await members(store, bytes), ['held'], 'second set untouched');
+        const added = await addToSets(store, [
+          { set: jobs, member: 'job-3', ttlMs: LONG_TTL_MS, maxSize: 1 },
+          { set: bytes, member: 'job-3#0', ttlMs: LONG_TTL_MS * 2, maxSize: 2 },
+          { set: bytes, member: 'held', ttlMs: LONG_TTL_MS * 3, maxSize: 2 },
+        ]);
+        assertEqual(added, -1, 'a batch that fits (an existing member always does)');
+        assertEqual(await members(store, jobs), ['job-3'], 'first set');
+        assertEqual(await members(store, bytes), ['job-3#0', 'held'], 'second set, expiry order');
+        assertEqual(
+          await addToSets(store, [{ set: jobs, member: 'job-4', ttlMs: LONG_TTL_MS, maxSize: 1 }]),
+          0,
+          'a full set refuses a new member',
+        );
+        await removeFromSets(store, [
+          { set: jobs, member: 'job-3' },
+          { set: bytes, member: 'job-3#0' },
+          { set: bytes, member: 'not-there' },
+        ]);
+        assertEqual(await members(store, jobs), [], 'first set after removal');
+        assertEqual(await members(store, bytes), ['held'], 'second set after removal');
+        assertEqual(await addToSets(store, []), -1, 'an empty batch');
+      });
+    });
+
+    it(`racing batches of ${context.concurrency} callers never exceed maxSize in any set`, async () => {
+      await withStore(async (store) => {
+        const jobs = nextKey('sets-race-jobs');
+        const bytes = nextKey('sets-race-bytes');
+        const max = Math.max(1, Math.floor(context.concurrency / 2));
+        const results = await Promise.all(
+          Array.from({ length: context.concurrency }, (_, i) =>
+            addToSets(store, [
+              { set: jobs, member: `m${i}`, ttlMs: LONG_TTL_MS, maxSize: max },
+              { set: bytes, member: `m${i}#0`, ttlMs: LONG_TTL_MS, maxSize: max },
+            ]),
+          ),
+        );
+        const winners = results.flatMap((result, i) => (result === -1 ? [`m${i}`] : []));
+        assertEqual(winners.length, max, 'batches that succeeded');
+        assertEqual((await members(store, jobs)).sort(), winners.sort(), 'first set');
+        assertEqual(
+          (await members(store, bytes)).sort(),
+          winners.map((member) => `${member}#0`).sort(),
+          'second set',
+        );
       });
     });
   });
