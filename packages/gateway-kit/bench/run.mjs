@@ -44,6 +44,13 @@ const ALL_SERVERS = [
   { key: 'd', label: 'd  Fastify, JSON Schema', file: 'servers/fastify.mjs', args: ['schema'] },
   { key: 'dv', label: 'dv Fastify, valibot', file: 'servers/fastify.mjs', args: ['valibot'] },
   { key: 'e', label: 'e  gateway-kit/fastify', file: 'servers/gateway-fastify.mjs' },
+  // Only when named in BENCH_SERVERS: no target rests on it.
+  {
+    key: 'cf',
+    label: 'cf gateway.fetch, node-server',
+    file: 'servers/gateway-fetch.mjs',
+    optional: true,
+  },
 ];
 const heapMeter = process.env.BENCH_HEAP === '1';
 const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
@@ -52,7 +59,7 @@ if (unknownKey !== undefined) throw new Error(`BENCH_SERVERS: no server "${unkno
 // `a` is every ratio's baseline: it always runs.
 const SERVERS = only
   ? ALL_SERVERS.filter((server) => server.key === 'a' || only.includes(server.key))
-  : ALL_SERVERS;
+  : ALL_SERVERS.filter((server) => !server.optional);
 
 // --- pinning and CPU accounting -------------------------------------------------------------
 
