@@ -1,7 +1,8 @@
 // `pnpm bench`: throughput of the same sync invoke on (a) bare node:http, (b) Hono on
 // @hono/node-server with its defaults and with a node:crypto hashFunction, (c)
 // @svc/gateway-kit/node, (d) Fastify with a route JSON Schema and with valibot in a preHandler,
-// (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost. Each server runs in its own process,
+// (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost;
+// on request (BENCH_SERVERS=a,cf) also (cf) the gateway's Web entry `gateway.fetch` on @hono/node-server. Each server runs in its own process,
 // pinned to core 0 where `taskset` exists; the load generator (load.mjs: closed loop, latency of
 // every request in µs) runs pinned to core 1. The order of the servers rotates every round.
 // Server CPU per request is read from /proc around each run. Method and recorded figures:
