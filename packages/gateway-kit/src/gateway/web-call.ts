@@ -2,10 +2,10 @@ import type { BodyReadResult, GatewayCall, GatewayReply } from '../http/gateway-
 import { readWebBody } from '../http/read-web-body.ts';
 
 /**
- * The core's {@link GatewayCall} over a Web `Request`. A class, with `header` and `readBody` on
- * its prototype: an object literal holding a closure of its own per request (as this was) kept
- * every finished request reachable from the old generation until a full GC, so each
- * young-generation collection copied them (docs/benchmarks.md, issue 24).
+ * The core's {@link GatewayCall} over a Web `Request`. A class, with `header`, `readBody`,
+ * `signal` and `requestBase` on its prototype: no closure per request (one stored on each Node
+ * call kept finished requests alive until a full GC, docs/benchmarks.md), no second URL parse, and
+ * the request's signal touched only when an action asks for it.
  */
 class WebCall implements GatewayCall {
   readonly method: string;
