@@ -1,7 +1,8 @@
 // `pnpm bench`: throughput of the same sync invoke on (a) bare node:http, (b) Hono on
 // @hono/node-server with its defaults and with a node:crypto hashFunction, (c)
 // @svc/gateway-kit/node, (d) Fastify with a route JSON Schema and with valibot in a preHandler,
-// (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost. Each server runs in its own process,
+// (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost;
+// on request (BENCH_SERVERS=a,cf) also (cf) the gateway's Web entry `gateway.fetch` on @hono/node-server. Each server runs in its own process,
 // pinned to core 0 where `taskset` exists; the load generator (load.mjs: closed loop, latency of
 // every request in µs) runs pinned to core 1. The order of the servers rotates every round.
 // Server CPU per request is read from /proc around each run. Method and recorded figures:
@@ -44,6 +45,13 @@ const ALL_SERVERS = [
   { key: 'd', label: 'd  Fastify, JSON Schema', file: 'servers/fastify.mjs', args: ['schema'] },
   { key: 'dv', label: 'dv Fastify, valibot', file: 'servers/fastify.mjs', args: ['valibot'] },
   { key: 'e', label: 'e  gateway-kit/fastify', file: 'servers/gateway-fastify.mjs' },
+  // Only when named in BENCH_SERVERS: no target rests on it.
+  {
+    key: 'cf',
+    label: 'cf gateway.fetch, node-server',
+    file: 'servers/gateway-fetch.mjs',
+    optional: true,
+  },
 ];
 const heapMeter = process.env.BENCH_HEAP === '1';
 const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
@@ -52,7 +60,7 @@ if (unknownKey !== undefined) throw new Error(`BENCH_SERVERS: no server "${unkno
 // `a` is every ratio's baseline: it always runs.
 const SERVERS = only
   ? ALL_SERVERS.filter((server) => server.key === 'a' || only.includes(server.key))
-  : ALL_SERVERS;
+  : ALL_SERVERS.filter((server) => !server.optional);
 
 // --- pinning and CPU accounting -------------------------------------------------------------
 

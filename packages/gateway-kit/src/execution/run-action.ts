@@ -11,7 +11,7 @@ import type {
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayError } from '../contract/gateway-error.ts';
-import { isPromiseLike, raceBudget, TIMED_OUT } from '../runtime/time-budget.ts';
+import { BudgetRace, isPromiseLike, TIMED_OUT } from '../runtime/time-budget.ts';
 
 /** What one run of an action ended as: the four outcomes every path maps to its answer. */
 export type Outcome =
@@ -67,24 +67,48 @@ export function runAction(scope: RunScope): Outcome | Promise<Outcome> {
   }
   if (!isPromiseLike(returned)) return classify(scope, returned);
   // The outcome is classified as the race settles: one promise per run, no mapping step after it.
-  return new Promise((resolve, reject) =>
-    raceBudget(
-      returned,
-      scope.budgetMs,
-      (settled) => {
-        try {
-          resolve(classify(scope, settled));
-        } catch (error) {
-          reject(error);
-        }
-      },
-      (error) => resolve(failedRun(scope, context, error)),
-      () => {
-        RunContext.timeOut(context);
-        resolve({ kind: 'timed_out' });
-      },
-    ),
-  );
+  const pending = returned;
+  return new Promise((resolve, reject) => {
+    new RunRace(scope, context, resolve, reject).start(pending, scope.budgetMs);
+  });
+}
+
+/** A pending run against its time budget: settles the run's promise with its {@link Outcome}. */
+class RunRace extends BudgetRace<ActionResult | ActionRejection | undefined> {
+  readonly #scope: RunScope;
+  readonly #context: RunContext;
+  readonly #resolve: (outcome: Outcome) => void;
+  readonly #reject: (error: unknown) => void;
+
+  constructor(
+    scope: RunScope,
+    context: RunContext,
+    resolve: (outcome: Outcome) => void,
+    reject: (error: unknown) => void,
+  ) {
+    super();
+    this.#scope = scope;
+    this.#context = context;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  protected won(produced: ActionResult | ActionRejection | undefined): void {
+    try {
+      this.#resolve(classify(this.#scope, produced));
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  protected failed(error: unknown): void {
+    this.#resolve(failedRun(this.#scope, this.#context, error));
+  }
+
+  protected timedOut(): void {
+    RunContext.timeOut(this.#context);
+    this.#resolve({ kind: 'timed_out' });
+  }
 }
 
 /** What a throw (or a rejection) of `run` ended as. */

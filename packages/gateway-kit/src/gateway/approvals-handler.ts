@@ -194,7 +194,7 @@ export function createApprovalsHandler(
 
   const handler = {
     fetch: async (request: Request): Promise<Response> =>
-      toWebResponse(await handle(withQuery(fromWebRequest(request), request.url))),
+      toWebResponse(await handle(fromWebRequest(request, undefined, true))),
     [HANDLE_CALL]: handle,
     [WANTS_QUERY]: true,
   };
@@ -206,11 +206,6 @@ function invalid(path: string, message: string): GatewayReply {
     message: `${path}: ${message}`,
     details: { issues: [{ path, message }] },
   });
-}
-
-function withQuery(call: GatewayCall, url: string): GatewayCall {
-  const question = url.indexOf('?');
-  return question === -1 ? call : { ...call, query: url.slice(question + 1) };
 }
 
 /** The route a path names below `basePath`, or `undefined`. */

@@ -26,7 +26,7 @@ import {
   runAction,
   timeOutRunContext,
 } from '../execution/run-action.ts';
-import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
+import type { BodyReadResult, GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { jsonValueNodes } from '../http/json-shape.ts';
 import { jsonByteLength, utf8Length } from '../http/json-size.ts';
 import { judgeJsonBody, refuseJsonHeaders, tooManyNodes } from '../http/read-json-body.ts';
@@ -174,20 +174,34 @@ interface InvokeScope extends RunScope {
  * `POST /v1/invoke` after authentication: read and validate the body, resolve the one action,
  * validate its input, then dispatch — approval, async job or sync run — and answer with one of the
  * contract's four invoke responses.
+ *
+ * Not `async`, and split at its waits (the body, an async input schema, a precheck or approval
+ * policy, the run): each step continues in a plain function, so a sync invoke holds no suspended
+ * `async` frame of its own and takes one promise reaction per wait. May throw; the router answers
+ * a throw (or a rejection) as any other failure.
  */
-export async function handleInvoke(
+export function handleInvoke(
   call: GatewayCall,
   principal: Principal,
   runtime: GatewayRuntime,
   approvals: ApprovalService,
-): Promise<GatewayReply> {
+): GatewayReply | Promise<GatewayReply> {
   const refusedBody = refuseJsonHeaders(call, runtime.maxBodyBytes);
   if (refusedBody) return refusedBody;
-  const body = judgeJsonBody(
-    await call.readBody(runtime.maxBodyBytes),
-    runtime.maxBodyBytes,
-    maxBodyNodes(runtime.limits),
-  );
+  return call
+    .readBody(runtime.maxBodyBytes)
+    .then((read) => invokeWithBody(call, principal, runtime, approvals, read));
+}
+
+/** {@link handleInvoke} once the body is read: the request and the action, then its input. */
+function invokeWithBody(
+  call: GatewayCall,
+  principal: Principal,
+  runtime: GatewayRuntime,
+  approvals: ApprovalService,
+  read: BodyReadResult,
+): GatewayReply | Promise<GatewayReply> {
+  const body = judgeJsonBody(read, runtime.maxBodyBytes, maxBodyNodes(runtime.limits));
   if (!body.ok) return body.reply;
 
   // The specialised check answers the common body; the schema judges (and names) the rest.
@@ -211,8 +225,32 @@ export async function handleInvoke(
   runtime.observer?.invokeReceived(call, invocation, action, principal.id);
 
   const parsedInput = parseActionInput(action.input, request.action.input);
-  // Sync schemas (the common case) answer at once: no await, no extra microtask.
-  const input = parsedInput instanceof Promise ? await parsedInput : parsedInput;
+  // Sync schemas (the common case) answer at once: no extra promise, no extra microtask.
+  if (parsedInput instanceof Promise) {
+    const known: KnownInvoke = { runtime, action, invocation, principal, call, request };
+    return parsedInput.then((input) => invokeWithInput(known, input, approvals, body.bytes));
+  }
+  return invokeWithInput(
+    { runtime, action, invocation, principal, call, request },
+    parsedInput,
+    approvals,
+    body.bytes,
+  );
+}
+
+/** What {@link invokeWithBody} knows before the action's input is validated. */
+type KnownInvoke = Pick<
+  InvokeScope,
+  'runtime' | 'action' | 'invocation' | 'principal' | 'call' | 'request'
+>;
+
+/** {@link handleInvoke} once the input is validated: the deadline, then the checks and the run. */
+function invokeWithInput(
+  { runtime, action, invocation, principal, call, request }: KnownInvoke,
+  input: Awaited<ReturnType<typeof parseActionInput>>,
+  approvals: ApprovalService,
+  bodyBytes: number | undefined,
+): GatewayReply | Promise<GatewayReply> {
   if (!input.success) {
     return errorReply('invalid_input', { details: describeIssues(input.issues, 'action.input') });
   }
@@ -235,13 +273,37 @@ export async function handleInvoke(
     call,
     request,
   };
-  if (action.precheck) {
+  // Most actions have no precheck, need no approval and no policy is set: nothing to wait for.
+  if (action.precheck || action.requiresApproval || runtime.approvalPolicy)
+    return checkThenDispatch(scope, approvals, bodyBytes);
+  return dispatchInvoke(scope, approvals, undefined, bodyBytes);
+}
+
+/** The action's precheck, then whether it needs an operator's approval; then the dispatch. */
+async function checkThenDispatch(
+  scope: InvokeScope,
+  approvals: ApprovalService,
+  bodyBytes: number | undefined,
+): Promise<GatewayReply> {
+  if (scope.action.precheck) {
     const refusal = await runPrecheck(scope);
     if (refusal) return refusal;
   }
-  // Most actions need no approval and no policy is set: skip the await on the hot path.
   const approvalReason =
-    action.requiresApproval || runtime.approvalPolicy ? await approvalReasonFor(scope) : undefined;
+    scope.action.requiresApproval || scope.runtime.approvalPolicy
+      ? await approvalReasonFor(scope)
+      : undefined;
+  return dispatchInvoke(scope, approvals, approvalReason, bodyBytes);
+}
+
+/** Approval, async job or sync run, once every check passed. */
+function dispatchInvoke(
+  scope: InvokeScope,
+  approvals: ApprovalService,
+  approvalReason: string | undefined,
+  bodyBytes: number | undefined,
+): GatewayReply | Promise<GatewayReply> {
+  const { runtime, action, request, principal, invocation, call } = scope;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
   runtime.logger.debug?.('invoke dispatched', {
     invocationId: request.invocationId,
@@ -251,7 +313,7 @@ export async function handleInvoke(
 
   const refused = refusedCallbackUrl(scope, runsAsJob, approvalReason !== undefined);
   if (refused) return refused;
-  const oversized = overBudget(scope, body.bytes, runsAsJob);
+  const oversized = overBudget(scope, bodyBytes, runsAsJob);
   if (oversized) return oversized;
 
   const idempotent =
@@ -266,11 +328,17 @@ export async function handleInvoke(
     return runIdempotentSync(runtime, idempotent, action, traced ?? (() => runSync(scope)));
   if (traced) {
     const outcome = traced();
-    return outcome instanceof Promise ? (await outcome).reply : outcome.reply;
+    return outcome instanceof Promise ? outcome.then(replyOf) : outcome.reply;
   }
   // The common case, without the mapping promise of runSync.
   const ran = runAction(scope);
-  return answerOf(scope, isPromiseLike(ran) ? await ran : ran).reply;
+  return isPromiseLike(ran)
+    ? ran.then((outcome) => answerOf(scope, outcome).reply)
+    : answerOf(scope, ran).reply;
+}
+
+function replyOf(outcome: SyncOutcome): GatewayReply {
+  return outcome.reply;
 }
 
 /** Asks for an operator's approval: the `approval_required` answer, or a quota/idempotency refusal. */

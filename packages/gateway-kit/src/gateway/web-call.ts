@@ -1,21 +1,102 @@
-import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
+import type { BodyReadResult, GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { readWebBody } from '../http/read-web-body.ts';
 
-/** Adapts a Web `Request` to the core's {@link GatewayCall}. */
+/**
+ * The core's {@link GatewayCall} over a Web `Request`. A class, with `header`, `readBody`,
+ * `signal` and `requestBase` on its prototype: no closure per request (one stored on each Node
+ * call kept finished requests alive until a full GC, docs/benchmarks.md), no second URL parse, and
+ * the request's signal touched only when an action asks for it.
+ */
+class WebCall implements GatewayCall {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string | undefined;
+  readonly waitUntil: ((work: Promise<unknown>) => void) | undefined;
+  readonly #request: Request;
+  readonly #url: string;
+  /** Where the path starts in `#url` (after `scheme://host[:port]`). */
+  readonly #pathStart: number;
+
+  constructor(
+    request: Request,
+    waitUntil: ((work: Promise<unknown>) => void) | undefined,
+    withQuery: boolean,
+  ) {
+    this.#request = request;
+    this.waitUntil = waitUntil;
+    this.method = request.method;
+    // `Request#url` is already parsed and serialized (absolute; undici keeps any fragment): for
+    // http(s) the path is what follows the authority, up to `?` or `#`, so no second URL parse.
+    let url = request.url;
+    let pathStart = authorityEnd(url);
+    if (pathStart === -1) {
+      // Another scheme: let the URL parser tell where the path is.
+      const parsed = new URL(url);
+      url = parsed.origin + parsed.pathname + parsed.search;
+      pathStart = parsed.origin.length;
+    }
+    const hash = url.indexOf('#', pathStart);
+    if (hash !== -1) url = url.slice(0, hash);
+    this.#url = url;
+    this.#pathStart = pathStart;
+    const question = url.indexOf('?', pathStart);
+    this.path = question === -1 ? url.slice(pathStart) : url.slice(pathStart, question);
+    this.query = withQuery ? (question === -1 ? '' : url.slice(question + 1)) : undefined;
+  }
+
+  header(name: string): string | undefined {
+    return this.#request.headers.get(name) ?? undefined;
+  }
+
+  /**
+   * A body whose declared `Content-Length` is within `limit` is read whole with `arrayBuffer()`
+   * (the runtime's own fast path: no stream reader, and on `@hono/node-server` no Web stream at
+   * all); its length is checked again once read, in case the declaration was wrong. Any other body
+   * is streamed and counted, stopping past `limit`.
+   */
+  readBody(limit: number): Promise<BodyReadResult> {
+    const request = this.#request;
+    const declared = request.headers.get('content-length');
+    if (declared !== null && DECIMAL.test(declared) && Number(declared) <= limit) {
+      return request
+        .arrayBuffer()
+        .then((buffer) =>
+          buffer.byteLength > limit ? TOO_LARGE : { kind: 'bytes', bytes: new Uint8Array(buffer) },
+        );
+    }
+    return readWebBody(request.body, limit);
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  get requestBase(): string {
+    return this.#url.slice(0, this.#pathStart);
+  }
+}
+
+const DECIMAL = /^\d{1,15}$/;
+const TOO_LARGE: BodyReadResult = { kind: 'too_large' };
+
+/** The index of the first `/` after `http://` or `https://` and the authority; -1 for another scheme. */
+function authorityEnd(url: string): number {
+  const after = url.startsWith('https://') ? 8 : url.startsWith('http://') ? 7 : -1;
+  if (after === -1) return -1;
+  const slash = url.indexOf('/', after);
+  return slash === -1 ? -1 : slash;
+}
+
+/**
+ * Adapts a Web `Request` to the core's {@link GatewayCall}; `withQuery` also hands over the query
+ * string (the approvals API reads it; the gateway's own routes do not).
+ */
 export function fromWebRequest(
   request: Request,
   waitUntil?: (work: Promise<unknown>) => void,
+  withQuery = false,
 ): GatewayCall {
-  const url = new URL(request.url);
-  return {
-    method: request.method,
-    path: url.pathname,
-    header: (name) => request.headers.get(name) ?? undefined,
-    readBody: (limit) => readWebBody(request.body, limit),
-    signal: request.signal,
-    requestBase: url.origin,
-    waitUntil,
-  };
+  return new WebCall(request, waitUntil, withQuery);
 }
 
 /** Adapts the core's {@link GatewayReply} to a Web `Response`. */

@@ -34,12 +34,9 @@ export function withinBudget<T>(
   const { budgetMs, signal, onTimeout } = budget;
   if (signal === undefined) {
     // The hot path (every precheck and verify): one promise and at most one timer.
-    return new Promise((resolve, reject) =>
-      raceBudget(pending, budgetMs, resolve, reject, () => {
-        onTimeout?.();
-        resolve(TIMED_OUT);
-      }),
-    );
+    return new Promise((resolve, reject) => {
+      new SettleOnce(resolve, reject, onTimeout).start(pending, budgetMs);
+    });
   }
   return new Promise((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,50 +71,93 @@ export function withinBudget<T>(
 }
 
 /**
- * {@link withinBudget}'s race without a signal, for a caller that settles its own promise (and so
- * maps the outcome in the same step, with no promise in between): exactly one of `onValue`,
- * `onError` and `onTimedOut` is called, once. At most one timer, and none for work that has
- * settled already. Internal.
+ * {@link withinBudget}'s race without a signal, as a base class for a caller that settles its own
+ * promise (and so maps the outcome in the same step, with no promise in between): exactly one of
+ * `won`, `failed` and `timedOut` is called, once. The race's state lives on the subclass's one
+ * object (its methods on the prototype), so a race costs that object and three small closures,
+ * not a closure per outcome. At most one timer, and none for work that has settled already.
+ * Internal.
  *
  * @example
- * new Promise((resolve) => raceBudget(work, 500, resolve, resolve, () => resolve('late')));
+ * class Late extends BudgetRace<number> {
+ *   constructor(readonly done: (value: number | 'late') => void) { super(); }
+ *   protected won(value: number): void { this.done(value); }
+ *   protected failed(): void { this.done('late'); }
+ *   protected timedOut(): void { this.done('late'); }
+ * }
+ * new Late(console.log).start(work, 500);
  */
-export function raceBudget<T>(
-  pending: PromiseLike<T>,
-  budgetMs: number | undefined,
-  onValue: (value: T) => void,
-  onError: (error: unknown) => void,
-  onTimedOut: () => void,
-): void {
-  let settled = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  pending.then(
-    (value) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      onValue(value);
-    },
-    (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      onError(error);
-    },
-  );
-  if (budgetMs === undefined) return;
-  // The timer is armed one microtask later, after the reactions of work that has settled
-  // already (an `async` function that did not wait for anything): most such waits then need
-  // no timer at all. The budget starts microseconds later, far below timers' resolution.
-  // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
-  // AsyncResource.)
-  SETTLED.then(() => {
-    if (settled) return;
-    timer = setTimeout(() => {
-      settled = true;
-      onTimedOut();
-    }, budgetMs);
-  });
+export abstract class BudgetRace<T> {
+  #settled = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  protected abstract won(value: T): void;
+  protected abstract failed(error: unknown): void;
+  protected abstract timedOut(): void;
+
+  /** Starts the race of `pending` against `budgetMs` (no time limit when `undefined`). */
+  start(pending: PromiseLike<T>, budgetMs: number | undefined): void {
+    pending.then(
+      (value) => {
+        if (this.#settle()) this.won(value);
+      },
+      (error: unknown) => {
+        if (this.#settle()) this.failed(error);
+      },
+    );
+    if (budgetMs === undefined) return;
+    // The timer is armed one microtask later, after the reactions of work that has settled
+    // already (an `async` function that did not wait for anything): most such waits then need
+    // no timer at all. The budget starts microseconds later, far below timers' resolution.
+    // (A reaction of a settled promise, not queueMicrotask: Node wraps each of those in an
+    // AsyncResource.)
+    SETTLED.then(() => {
+      if (this.#settled) return;
+      this.#timer = setTimeout(() => {
+        this.#settled = true;
+        this.timedOut();
+      }, budgetMs);
+    });
+  }
+
+  /** Marks the race won or lost by the work; false when it was decided already. */
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    return true;
+  }
+}
+
+/** {@link withinBudget}'s signal-less race: settles its promise with the outcome. */
+class SettleOnce<T> extends BudgetRace<T> {
+  readonly #resolve: (value: T | typeof TIMED_OUT) => void;
+  readonly #reject: (error: unknown) => void;
+  readonly #onTimeout: (() => void) | undefined;
+
+  constructor(
+    resolve: (value: T | typeof TIMED_OUT) => void,
+    reject: (error: unknown) => void,
+    onTimeout: (() => void) | undefined,
+  ) {
+    super();
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#onTimeout = onTimeout;
+  }
+
+  protected won(value: T): void {
+    this.#resolve(value);
+  }
+
+  protected failed(error: unknown): void {
+    this.#reject(error);
+  }
+
+  protected timedOut(): void {
+    this.#onTimeout?.();
+    this.#resolve(TIMED_OUT);
+  }
 }
 
 /**
