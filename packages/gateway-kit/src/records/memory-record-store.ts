@@ -172,7 +172,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
     const now = this.#now();
-    let members = this.#sets.get(set);
+    const members = this.#sets.get(set);
     if (members) this.#prune(members, now);
     if (members?.has(member)) {
       members.add(member, now + ttlMs);
@@ -184,14 +184,20 @@ export class MemoryRecordStore implements RecordStore {
       if (this.#bytes + MEMBER_BYTES > this.#maxBytes)
         throw new RecordStoreFullError('The record store is full.');
     }
+    this.#put(set, member, now + ttlMs);
+    return true;
+  }
+
+  /** Adds (or renews) a member, creating its set, and counts the bytes a new one takes. */
+  #put(set: string, member: string, expiresAt: number): void {
+    let members = this.#sets.get(set);
     if (!members) {
       members = new SortedSet();
       this.#sets.set(set, members);
     }
     const before = members.size;
-    members.add(member, now + ttlMs);
+    members.add(member, expiresAt);
     this.#bytes += (members.size - before) * MEMBER_BYTES;
-    return true;
   }
 
   async removeFromSet(set: string, member: string): Promise<void> {
@@ -224,16 +230,7 @@ export class MemoryRecordStore implements RecordStore {
       if (this.#bytes + count * MEMBER_BYTES > this.#maxBytes)
         throw new RecordStoreFullError('The record store is full.');
     }
-    for (const { set, member, ttlMs } of entries) {
-      let members = this.#sets.get(set);
-      if (!members) {
-        members = new SortedSet();
-        this.#sets.set(set, members);
-      }
-      const before = members.size;
-      members.add(member, now + ttlMs);
-      this.#bytes += (members.size - before) * MEMBER_BYTES;
-    }
+    for (const { set, member, ttlMs } of entries) this.#put(set, member, now + ttlMs);
     return -1;
   }
 
