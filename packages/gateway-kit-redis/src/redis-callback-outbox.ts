@@ -77,7 +77,7 @@ export interface RedisCallbackOutboxSettings {
   /** How long an entry may wait at most, in ms; then it is removed and reported as `expired`. */
   readonly ttlMs: number;
   /** Resolves once a write to the key reached the replicas the store asks for (`waitForReplicas`). */
-  readonly replicated?: (key: string) => Promise<void>;
+  readonly replicated?: ((key: string) => Promise<void>) | undefined;
 }
 
 /**

@@ -223,10 +223,11 @@ export class RedisJobStore implements JobStore {
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   #sweeping = false;
-  /** Resolves once the write to `key` reached the replicas (`waitForReplicas`); a no-op without it. */
-  readonly #replicated: (key: string) => Promise<void> = async () => {};
-  /** Whether `waitForReplicas` is on (without it the job path skips the no-op wait). */
-  readonly #waits: boolean = false;
+  /**
+   * Resolves once the write to `key` reached the replicas; only with `waitForReplicas` (without it
+   * the job path does not wait at all).
+   */
+  readonly #replicated: ((key: string) => Promise<void>) | undefined;
 
   constructor(options: RedisJobStoreOptions = {}) {
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
@@ -273,7 +274,6 @@ export class RedisJobStore implements JobStore {
       positiveInteger('waitForReplicas.replicas', replicas);
       positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
       this.#replicated = (key) => waitForReplicas(this.#redis, key, replicas, timeoutMs);
-      this.#waits = true;
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
       replicated: this.#replicated,
@@ -338,7 +338,7 @@ export class RedisJobStore implements JobStore {
     written.cancelRequested = false;
     written.updatedAt = new Date(Number(reply.updatedAt)).toISOString();
     const job = written as unknown as StoredJob;
-    if (this.#waits) await this.#replicated(this.#keys.job(job.jobId));
+    if (this.#replicated) await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
     return { created: true, job };
@@ -364,7 +364,7 @@ export class RedisJobStore implements JobStore {
     ]);
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
-      if (this.#waits) await this.#replicated(this.#keys.job(jobId));
+      if (this.#replicated) await this.#replicated(this.#keys.job(jobId));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
     }
     if (result.ok) {
@@ -389,7 +389,7 @@ export class RedisJobStore implements JobStore {
       this.#inline,
     ]);
     const result = toWriteResult(reply);
-    if (result.ok) await this.#replicated(this.#keys.job(jobId));
+    if (result.ok && this.#replicated) await this.#replicated(this.#keys.job(jobId));
     if (result.ok && sharded)
       await this.#redis
         .publish(this.#cancelChannel(this.#keys.bucketOf(jobId)), jobId)
@@ -504,7 +504,7 @@ export class RedisJobStore implements JobStore {
       unannounced = waiting;
       cursor = String(next);
       if (pairs.length === 0) continue;
-      await this.#replicated(`${base}active`);
+      if (this.#replicated) await this.#replicated(`${base}active`);
       const kept: Promise<void>[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {
         failed.push(pairs[i]!);
@@ -619,7 +619,7 @@ export class RedisJobStore implements JobStore {
     await this.#redis.send(unannounced, ['ZREM', unannounced, jobId]);
     // Lost in a failover, the entry would make another instance report the job (and send its
     // callback) again: the job and its callback's outbox entry are on different primaries.
-    if (this.#waits) await this.#replicated(unannounced);
+    if (this.#replicated) await this.#replicated(unannounced);
   }
 
   /**
