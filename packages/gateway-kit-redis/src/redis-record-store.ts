@@ -1,4 +1,5 @@
 import {
+  addSetBySet,
   type RecordStore,
   RecordStoreFullError,
   refusalFor,
@@ -149,27 +150,16 @@ export class RedisRecordStore implements RecordStore {
   /**
    * Adds every entry, all or none, in one script (a job's quota claims: one round trip). On a
    * Redis Cluster the sets are in different slots: one script per set, in order, and what the
-   * earlier ones added is taken back when a later one refuses.
+   * earlier ones added is taken back when a later one refuses (`addSetBySet` of the kit).
    */
   async addToSets(entries: readonly SetAddition[]): Promise<number> {
     const sets = [...new Set(entries.map((entry) => entry.set))];
     if (sets.length <= 1 || !this.#redis.cluster) return this.#addToSets(sets, entries);
-    const done: SetAddition[] = [];
-    try {
-      for (const set of sets) {
-        const group = entries.filter((entry) => entry.set === set);
-        const refused = await this.#addToSets([set], group);
-        if (refused !== -1) {
-          await this.removeFromSets(done);
-          return entries.indexOf(group[refused]!);
-        }
-        done.push(...group);
-      }
-      return -1;
-    } catch (error) {
-      await this.removeFromSets(done).catch(() => {});
-      throw error;
-    }
+    return addSetBySet(
+      entries,
+      (group) => this.#addToSets([group[0]!.set], group),
+      (added) => this.removeFromSets(added),
+    );
   }
 
   async #addToSets(sets: readonly string[], entries: readonly SetAddition[]): Promise<number> {

@@ -2,9 +2,8 @@ import type { RecordStore, SetAddition, SetMember } from './record-store.ts';
 
 /**
  * Adds every entry to its set, all or none: in one step with the store's `addToSets`, else set by
- * set with `addToSet` (the members of one set at once), taking back what this call added when an
- * entry does not fit or a call fails. Resolves `-1` when every entry was added, else the index of
- * the first entry that did not fit.
+ * set with `addToSet` (the members of one set at once; see {@link addSetBySet}). Resolves `-1`
+ * when every entry was added, else the index of the first entry that did not fit.
  *
  * @example
  * const refused = await addToSets(records, [
@@ -18,34 +17,75 @@ export async function addToSets(
 ): Promise<number> {
   if (entries.length === 0) return -1;
   if (store.addToSets) return store.addToSets(entries);
-  const added: SetAddition[] = [];
+  return addSetBySet(
+    entries,
+    (group) => addGroup(store, group),
+    (added) => removeFromSets(store, added),
+  );
+}
+
+/**
+ * Adds every entry, all or none, for a store that cannot write several sets in one step (a store
+ * without `addToSets`, or sets on different nodes of a cluster): one `addGroup` call per run of
+ * consecutive entries of one set, in order, and when a run does not fit or a call fails, `takeBack`
+ * of the runs added before it. `addGroup` adds its run all or none and resolves `-1`, or the index
+ * in the run of the first entry that did not fit, having added none. Resolves as
+ * {@link RecordStore.addToSets}: `-1`, or the index in `entries` of the first entry that did not fit.
+ *
+ * @example
+ * // A store adapter whose sets live on different shards: one atomic step per set.
+ * addToSets(entries) {
+ *   return addSetBySet(entries, (group) => this.#addToOneSet(group), (added) => this.removeFromSets(added));
+ * }
+ */
+export async function addSetBySet(
+  entries: readonly SetAddition[],
+  addGroup: (group: readonly SetAddition[]) => Promise<number>,
+  takeBack: (added: readonly SetMember[]) => Promise<void>,
+): Promise<number> {
+  let start = 0;
   try {
-    // Set by set in order: a refused set costs the later ones nothing.
-    for (let start = 0; start < entries.length; ) {
+    // Run by run in order: a refused run costs the later ones nothing.
+    while (start < entries.length) {
       let end = start + 1;
       while (end < entries.length && entries[end]!.set === entries[start]!.set) end++;
-      const group = entries.slice(start, end);
-      const taken = await Promise.allSettled(
-        group.map((entry) => store.addToSet(entry.set, entry.member, entry.ttlMs, entry.maxSize)),
-      );
-      let refused = -1;
-      for (const [i, result] of taken.entries()) {
-        if (result.status === 'fulfilled' && result.value) added.push(group[i]!);
-        else if (refused === -1 && result.status === 'fulfilled') refused = start + i;
-      }
-      const failed = taken.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
+      const refused = await addGroup(entries.slice(start, end));
       if (refused !== -1) {
-        await removeFromSets(store, added);
-        return refused;
+        if (start > 0) await takeBack(entries.slice(0, start));
+        return start + refused;
       }
       start = end;
     }
     return -1;
   } catch (error) {
-    await removeFromSets(store, added).catch(() => {});
+    if (start > 0) await takeBack(entries.slice(0, start)).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * One set's run with `addToSet`, its members at once; all or none: what it added is taken back
+ * when one of them does not fit or a call fails.
+ */
+async function addGroup(store: RecordStore, group: readonly SetAddition[]): Promise<number> {
+  const taken = await Promise.allSettled(
+    group.map((entry) => store.addToSet(entry.set, entry.member, entry.ttlMs, entry.maxSize)),
+  );
+  const added = group.filter((_, i) => {
+    const result = taken[i]!;
+    return result.status === 'fulfilled' && result.value;
+  });
+  const failed = taken.find((result) => result.status === 'rejected');
+  const refused = taken.findIndex((result) => result.status === 'fulfilled' && !result.value);
+  if (failed || refused !== -1) {
+    if (added.length > 0) {
+      const undo = removeFromSets(store, added);
+      if (failed) await undo.catch(() => {});
+      else await undo;
+    }
+    if (failed) throw failed.reason;
+  }
+  return refused;
 }
 
 /**

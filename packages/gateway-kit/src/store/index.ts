@@ -11,7 +11,7 @@ export {
   isRecordStoreFullError,
   RecordStoreFullError,
 } from '../records/record-store-full-error.ts';
-export { addToSets, removeFromSets } from '../records/set-batches.ts';
+export { addSetBySet, addToSets, removeFromSets } from '../records/set-batches.ts';
 export type {
   CallbackOutbox,
   ClaimedOutboxEntry,
