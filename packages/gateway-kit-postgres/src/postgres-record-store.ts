@@ -2,6 +2,7 @@ import {
   type RecordStore,
   RecordStoreFullError,
   refusalFor,
+  type SetAddition,
   type SetEntry,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
@@ -137,11 +138,22 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean> {
-    const [row] = await this.#db.query<{ added: boolean }>(
-      `SELECT ${this.#s}.add_to_set($1, $2, $3, $4, $5) AS added`,
-      [this.#lockClass, set, member, ttl(ttlMs), maxSize ?? 0],
+    return (await this.#addToSets([{ set, member, ttlMs, maxSize }])) === -1;
+  }
+
+  /** One call of `add_to_sets` (migration 003): all or none, in one statement. */
+  async #addToSets(entries: readonly SetAddition[]): Promise<number> {
+    const [row] = await this.#db.query<{ refused: number }>(
+      `SELECT ${this.#s}.add_to_sets($1, $2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS refused`,
+      [
+        this.#lockClass,
+        entries.map((entry) => entry.set),
+        entries.map((entry) => entry.member),
+        entries.map((entry) => ttl(entry.ttlMs)),
+        entries.map((entry) => cap(entry.maxSize)),
+      ],
     );
-    return row!.added;
+    return row!.refused;
   }
 
   async removeFromSet(set: string, member: string): Promise<void> {
@@ -235,6 +247,11 @@ function encode(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) throw new TypeError('A record value must be JSON-serialisable.');
   return json;
+}
+
+/** A set's cap as `add_to_sets` takes it: `null` for none; 0 or less admits no new member. */
+function cap(maxSize: number | undefined): number | null {
+  return maxSize === undefined ? null : Math.max(0, Math.ceil(maxSize));
 }
 
 /** Whole milliseconds ≥ 1; a shorter time to live expires at once. */

@@ -167,7 +167,7 @@ export class RedisRecordStore implements RecordStore {
     const index = new Map(sets.map((set, i) => [set, String(i + 1)]));
     const args: string[] = [];
     for (const { set, member, ttlMs, maxSize } of entries)
-      args.push(index.get(set)!, member, ttl(ttlMs), String(maxSize ?? -1));
+      args.push(index.get(set)!, member, ttl(ttlMs), cap(maxSize));
     const refused = await this.#redis.script(
       ADD_TO_SETS,
       sets.map((set) => this.#setKey(set)),
@@ -247,6 +247,11 @@ function encode(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) throw new TypeError('A record value must be JSON-serialisable.');
   return json;
+}
+
+/** A set's cap as ADD_TO_SETS takes it: `-1` for none; 0 or less admits no new member. */
+function cap(maxSize: number | undefined): string {
+  return maxSize === undefined ? '-1' : String(Math.max(0, maxSize));
 }
 
 /** PX takes whole milliseconds ≥ 1; a shorter time to live expires as soon as Redis allows. */

@@ -65,7 +65,8 @@ export interface RecordStore {
   /**
    * Adds `member` to `set` for `ttlMs` (an existing member keeps the later of its two expiries).
    * With `maxSize`, a new member is refused — `false` — when the set already holds that many live
-   * members; an existing member is always accepted.
+   * members; an existing member is always accepted. `maxSize` is a cap: `0` (or less) admits no
+   * new member, it never means "unbounded" (leave it out for a set without a cap).
    */
   addToSet(set: string, member: string, ttlMs: number, maxSize?: number): Promise<boolean>;
   /** Removes `member` from `set` (nothing happens when it is not there). */

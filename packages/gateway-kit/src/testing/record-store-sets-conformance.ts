@@ -49,6 +49,35 @@ export function registerSetConformance(context: SetConformanceContext): void {
       });
     });
 
+    it('a maxSize of 0 (or less) is a cap that admits no new member, never "unbounded"', async () => {
+      await withStore(async (store) => {
+        const set = nextKey('set-zero');
+        assertEqual(await store.addToSet(set, 'a', LONG_TTL_MS, 0), false, 'a new member, cap 0');
+        assertEqual(await members(store, set), [], 'members after the refused add');
+        assert(await store.addToSet(set, 'a', LONG_TTL_MS), 'add without a cap');
+        assert(await store.addToSet(set, 'b', LONG_TTL_MS * 2), 'second add without a cap');
+        assertEqual(
+          await store.addToSet(set, 'a', LONG_TTL_MS * 3, 0),
+          true,
+          'an existing member, cap 0',
+        );
+        assertEqual(await store.addToSet(set, 'c', LONG_TTL_MS, 0), false, 'a new one, cap 0');
+        assertEqual(await store.addToSet(set, 'c', LONG_TTL_MS, -1), false, 'a new one, cap -1');
+        assertEqual(await members(store, set), ['b', 'a'], 'members, the existing one extended');
+        const other = nextKey('set-zero-batch');
+        assertEqual(
+          await addToSets(store, [
+            { set: other, member: 'x', ttlMs: LONG_TTL_MS, maxSize: 5 },
+            { set, member: 'd', ttlMs: LONG_TTL_MS, maxSize: 0 },
+          ]),
+          1,
+          'index of the new member under cap 0 in a batch',
+        );
+        assertEqual(await members(store, other), [], 'the batch added nothing');
+        assertEqual(await members(store, set), ['b', 'a'], 'the capped set is unchanged');
+      });
+    });
+
     it(`racing adds of ${context.concurrency} new members never exceed maxSize`, async () => {
       await withStore(async (store) => {
         const set = nextKey('set-race');
