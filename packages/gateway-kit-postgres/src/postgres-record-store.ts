@@ -4,6 +4,7 @@ import {
   refusalFor,
   type SetAddition,
   type SetEntry,
+  type SetMember,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
 import {
@@ -141,6 +142,15 @@ export class PostgresRecordStore implements RecordStore {
     return (await this.#addToSets([{ set, member, ttlMs, maxSize }])) === -1;
   }
 
+  /**
+   * Adds every entry, all or none, in one statement (`add_to_sets`: a job's quota claims in one
+   * round trip). Resolves `-1`, or the index of the first entry that did not fit, having added none.
+   */
+  async addToSets(entries: readonly SetAddition[]): Promise<number> {
+    if (entries.length === 0) return -1;
+    return this.#addToSets(entries);
+  }
+
   /** One call of `add_to_sets` (migration 003): all or none, in one statement. */
   async #addToSets(entries: readonly SetAddition[]): Promise<number> {
     const [row] = await this.#db.query<{ refused: number }>(
@@ -161,6 +171,17 @@ export class PostgresRecordStore implements RecordStore {
       set,
       member,
     ]);
+  }
+
+  /** Removes every entry in one statement (a job's quota releases: one round trip). */
+  async removeFromSets(entries: readonly SetMember[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#db.query(
+      `DELETE FROM ${this.#s}.set_members m
+       USING unnest($1::text[], $2::text[]) AS e(set_name, member)
+       WHERE m.set_name = e.set_name AND m.member = e.member`,
+      [entries.map((entry) => entry.set), entries.map((entry) => entry.member)],
+    );
   }
 
   async rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]> {

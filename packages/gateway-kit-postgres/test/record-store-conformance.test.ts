@@ -1,17 +1,22 @@
+import { addToSets, removeFromSets } from '@svc/gateway-kit/store';
 import { recordStoreConformance } from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRecordStore } from '../src/index.ts';
+import { lockClass } from '../src/postgres-connection.ts';
 import { startPostgres, type TestPostgres } from './postgres-server.ts';
 import { Schemas } from './schemas.ts';
 
 let postgres: TestPostgres;
 let schemas: Schemas;
+const closers: (() => Promise<unknown>)[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
   schemas = new Schemas(postgres.url);
 });
 afterAll(async () => {
+  for (const close of closers.reverse()) await close();
   await schemas.close();
   await postgres.stop();
 });
@@ -33,4 +38,73 @@ recordStoreConformance({
   timeoutMs: 60_000,
   // Real sleeps: records expire on the server's clock (microsecond precision).
   ttl: { ttlMs: 1_000 },
+});
+
+/** A store on a pool whose statements are counted. */
+async function countedStore() {
+  const schema = await schemas.fresh();
+  const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+  const counted = {
+    statements: 0,
+    query: (config: { text: string; values?: readonly unknown[] }) => {
+      counted.statements += 1;
+      return pool.query(config as pg.QueryConfig);
+    },
+    end: () => pool.end(),
+    options: pool.options,
+  };
+  const store = new PostgresRecordStore({
+    pool: counted,
+    schema,
+    sweepIntervalMs: 0,
+    commandTimeoutMs: 10_000,
+  });
+  closers.push(
+    () => pool.end(),
+    () => store.close(),
+  );
+  return { store, counted, schema };
+}
+
+const HOUR = 3_600_000;
+
+describe('PostgresRecordStore set batches', () => {
+  it('a job’s quota claims and releases are one statement each, refused or not', async () => {
+    const { store, counted } = await countedStore();
+    const claim = (job: string) => [
+      { set: 'jobs:p1', member: job, ttlMs: HOUR, maxSize: 2 },
+      { set: 'bytes:p1', member: `${job}#0`, ttlMs: HOUR, maxSize: 3 },
+      { set: 'bytes:p1', member: `${job}#1`, ttlMs: HOUR, maxSize: 3 },
+    ];
+    expect(await addToSets(store, claim('job-1'))).toBe(-1);
+    expect(counted.statements).toBe(1);
+    // Two units of three are held: the second unit of job-2 does not fit.
+    expect(await addToSets(store, claim('job-2'))).toBe(2);
+    expect(counted.statements).toBe(2);
+    expect((await store.rangeOfSet('jobs:p1', 10)).map((entry) => entry.member)).toEqual(['job-1']);
+    counted.statements = 0;
+    await removeFromSets(store, claim('job-1'));
+    expect(counted.statements).toBe(1);
+    expect(await store.rangeOfSet('jobs:p1', 10)).toEqual([]);
+    expect(await store.rangeOfSet('bytes:p1', 10)).toEqual([]);
+  });
+
+  it('adds racing with the previous version’s add_to_set (a rolling upgrade) never exceed a cap', async () => {
+    const { store, schema } = await countedStore();
+    const max = 4;
+    const old = (member: string) =>
+      schemas.query<{ added: boolean }>(
+        `SELECT "${schema}".add_to_set($1, $2, $3, $4, $5) AS added`,
+        [lockClass('sets', schema), 'race', member, HOUR, max],
+      );
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 2 === 0
+          ? old(`old-${i}`).then(([row]) => row!.added)
+          : store.addToSet('race', `new-${i}`, HOUR, max),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(max);
+    expect(await store.rangeOfSet('race', 100)).toHaveLength(max);
+  });
 });

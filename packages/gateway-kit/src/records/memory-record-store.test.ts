@@ -31,7 +31,7 @@ recordStoreConformance({
   ttl: { ttlMs: 1_000 },
 });
 
-// A store without the optional batch methods (as Postgres and Cloudflare are): the gateway's
+// A store without the optional batch methods (as Cloudflare's and custom stores): the gateway's
 // set-by-set fallback of addToSets / removeFromSets keeps the same guarantees.
 recordStoreConformance({
   name: 'MemoryRecordStore without addToSets (the fallback)',
