@@ -1,4 +1,5 @@
 import {
+  CancelListeners,
   canTransition,
   isTerminal,
   JOB_UPDATE_FIELDS,
@@ -62,11 +63,6 @@ interface JobRow extends Record<string, string | number | null> {
   resumes: number;
 }
 
-interface Subscription {
-  readonly listener: () => void;
-  active: boolean;
-}
-
 const ACTIVE = "('queued','running')";
 const noop = (): void => {};
 
@@ -101,8 +97,7 @@ export class DurableJobStore implements JobStore {
   readonly #maxResumes: number;
   readonly #maxFinishedPerOwner: number;
   readonly #now: () => number;
-  readonly #onListenerError: (error: unknown, jobId: string) => void;
-  readonly #listeners = new Map<string, Set<Subscription>>();
+  readonly #listeners: CancelListeners;
   readonly #orphanListeners = new Set<(job: StoredJob) => void>();
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   readonly #usage: () => Usage;
@@ -126,9 +121,7 @@ export class DurableJobStore implements JobStore {
     if (!Number.isSafeInteger(this.#maxResumes) || this.#maxResumes < 0)
       check.refuse('maxResumes', this.#maxResumes, 'expected an integer ≥ 0.');
     this.#now = options.now ?? (() => Date.now());
-    this.#onListenerError =
-      options.onListenerError ??
-      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    this.#listeners = new CancelListeners(options.onListenerError);
     if (options.callbackOutbox) this.callbackOutbox = options.callbackOutbox;
     const t = this.#table;
     this.#sql.exec(
@@ -200,7 +193,7 @@ export class DurableJobStore implements JobStore {
       };
     });
     // Finishing any other way than requestCancel releases listeners without calling them.
-    if (result.ok && isTerminal(result.job.status)) this.#listeners.delete(jobId);
+    if (result.ok && isTerminal(result.job.status)) this.#listeners.release(jobId);
     return result;
   }
 
@@ -217,11 +210,7 @@ export class DurableJobStore implements JobStore {
         job: this.#write(row, current, { status: 'cancelled', cancelRequested: true }, now),
       };
     });
-    if (result.ok) {
-      const subscriptions = this.#listeners.get(jobId);
-      this.#listeners.delete(jobId);
-      for (const subscription of subscriptions ?? []) this.#deliver(subscription, jobId);
-    }
+    if (result.ok) this.#listeners.deliver(jobId);
     return result;
   }
 
@@ -229,24 +218,8 @@ export class DurableJobStore implements JobStore {
     const row = this.#live(jobId, this.#now());
     const job = row ? parse(row) : undefined;
     if (!job || (isTerminal(job.status) && !job.cancelRequested)) return noop;
-    const subscription: Subscription = { listener, active: true };
-    if (job.cancelRequested) {
-      queueMicrotask(() => this.#deliver(subscription, jobId));
-      return () => {
-        subscription.active = false;
-      };
-    }
-    let subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) {
-      subscriptions = new Set();
-      this.#listeners.set(jobId, subscriptions);
-    }
-    subscriptions.add(subscription);
-    return () => {
-      subscription.active = false;
-      const current = this.#listeners.get(jobId);
-      if (current?.delete(subscription) && current.size === 0) this.#listeners.delete(jobId);
-    };
+    if (job.cancelRequested) return this.#listeners.addCancelled(jobId, listener);
+    return this.#listeners.add(jobId, listener);
   }
 
   /**
@@ -448,16 +421,6 @@ export class DurableJobStore implements JobStore {
       this.#sql.exec(`DELETE FROM ${t} WHERE id = ?`, oldest.id);
       n -= 1;
       used -= oldest.bytes;
-    }
-  }
-
-  #deliver(subscription: Subscription, jobId: string): void {
-    if (!subscription.active) return;
-    subscription.active = false;
-    try {
-      subscription.listener();
-    } catch (error) {
-      this.#onListenerError(error, jobId);
     }
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { GatewayError } from '@svc/gateway-kit/contract';
 import {
+  CancelListeners,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobStore,
@@ -97,11 +98,6 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
   readonly instanceId?: string;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
   readonly onListenerError?: (error: unknown, jobId: string) => void;
-}
-
-interface CancelSubscription {
-  readonly listener: () => void;
-  active: boolean;
 }
 
 /** A row of the SQL functions' `job_reply` type. */
@@ -249,8 +245,7 @@ export class PostgresJobStore implements JobStore {
   readonly #listen: boolean;
   readonly #transactionalCallbacks: boolean;
   readonly #channel: string;
-  readonly #onListenerError: (error: unknown, jobId: string) => void;
-  readonly #listeners = new Map<string, Set<CancelSubscription>>();
+  readonly #listeners: CancelListeners;
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   readonly #leased = new Set<string>();
   readonly #writes: WriteBatcher<WriteOp, JobRow>;
@@ -297,9 +292,7 @@ export class PostgresJobStore implements JobStore {
     this.#channel = `${options.schema ?? 'svc_gateway'}_cancel`;
     this.instanceId =
       options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.#onListenerError =
-      options.onListenerError ??
-      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    this.#listeners = new CancelListeners(options.onListenerError);
     this.callbackOutbox = new PostgresCallbackOutbox(this.#db, {
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
@@ -340,9 +333,7 @@ export class PostgresJobStore implements JobStore {
 
   /** Cancel listeners registered on this instance (not yet called or unsubscribed). */
   get listenerCount(): number {
-    let count = 0;
-    for (const subscriptions of this.#listeners.values()) count += subscriptions.size;
-    return count;
+    return this.#listeners.size;
   }
 
   /** Jobs this instance currently holds a lease for. */
@@ -398,7 +389,7 @@ export class PostgresJobStore implements JobStore {
       else {
         this.#leased.delete(jobId);
         // Finishing any other way than requestCancel releases listeners without calling them.
-        this.#takeListeners(jobId);
+        this.#listeners.release(jobId);
       }
     }
     return result;
@@ -425,28 +416,17 @@ export class PostgresJobStore implements JobStore {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
       // it from the NOTIFY (or their polling fallback).
-      this.#deliverAll(jobId);
+      this.#listeners.deliver(jobId);
     }
     return result;
   }
 
   onCancel(jobId: string, listener: () => void): () => void {
     if (this.#closed) return noop;
-    const subscription: CancelSubscription = { listener, active: true };
-    let subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) {
-      subscriptions = new Set();
-      this.#listeners.set(jobId, subscriptions);
-    }
-    subscriptions.add(subscription);
+    const unsubscribe = this.#listeners.add(jobId, listener);
     this.#startPolling();
     void this.#checkAfterListening(jobId);
-    return () => {
-      if (!subscription.active) return;
-      subscription.active = false;
-      const current = this.#listeners.get(jobId);
-      if (current?.delete(subscription) && current.size === 0) this.#listeners.delete(jobId);
-    };
+    return unsubscribe;
   }
 
   /**
@@ -788,7 +768,7 @@ export class PostgresJobStore implements JobStore {
       const client = this.#db.listenClient();
       client.on('error', noop);
       client.on('notification', (message) => {
-        if (message.payload) this.#deliverAll(message.payload);
+        if (message.payload) this.#listeners.deliver(message.payload);
       });
       client.on('end', () => {
         if (this.#listener === client) this.#listener = undefined;
@@ -860,14 +840,15 @@ export class PostgresJobStore implements JobStore {
     const found = new Map(rows.map((row) => [row.job_id, row]));
     for (const jobId of jobIds) {
       const row = found.get(jobId);
-      if (row?.cancel_requested) this.#deliverAll(jobId);
+      if (row?.cancel_requested) this.#listeners.deliver(jobId);
       // Unknown, expired or finished without a cancel: such a listener would only leak.
-      else if (!row || isTerminal(row.status as StoredJob['status'])) this.#takeListeners(jobId);
+      else if (!row || isTerminal(row.status as StoredJob['status']))
+        this.#listeners.release(jobId);
     }
   }
 
   async #poll(): Promise<void> {
-    await this.#check([...this.#listeners.keys()]);
+    await this.#check(this.#listeners.jobIds());
   }
 
   #startPolling(): void {
@@ -882,25 +863,6 @@ export class PostgresJobStore implements JobStore {
       this.#pollTimer = undefined;
     }, this.#pollIntervalMs);
     this.#pollTimer.unref();
-  }
-
-  #takeListeners(jobId: string): Set<CancelSubscription> {
-    const subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) return new Set();
-    this.#listeners.delete(jobId);
-    return subscriptions;
-  }
-
-  #deliverAll(jobId: string): void {
-    for (const subscription of this.#takeListeners(jobId)) {
-      if (!subscription.active) continue;
-      subscription.active = false;
-      try {
-        subscription.listener();
-      } catch (error) {
-        this.#onListenerError(error, jobId);
-      }
-    }
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { GatewayError } from '@svc/gateway-kit/contract';
 import {
+  CancelListeners,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobStore,
@@ -144,11 +145,6 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
   readonly onListenerError?: (error: unknown, jobId: string) => void;
 }
 
-interface CancelSubscription {
-  readonly listener: () => void;
-  active: boolean;
-}
-
 type ScriptStatus =
   | 'created'
   | 'exists'
@@ -210,8 +206,7 @@ export class RedisJobStore implements JobStore {
   readonly #leaseMs: number;
   readonly #sweepIntervalMs: number;
   readonly #pollIntervalMs: number;
-  readonly #onListenerError: (error: unknown, jobId: string) => void;
-  readonly #listeners = new Map<string, Set<CancelSubscription>>();
+  readonly #listeners: CancelListeners;
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   /** Jobs this instance created or moved to `running` and keeps leased until they end. */
   readonly #leased = new Set<string>();
@@ -257,9 +252,7 @@ export class RedisJobStore implements JobStore {
     this.#pollIntervalMs = pollIntervalMs;
     this.instanceId =
       options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.#onListenerError =
-      options.onListenerError ??
-      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    this.#listeners = new CancelListeners(options.onListenerError);
     const buckets = options.buckets ?? defaultBuckets(connectsToCluster(options));
     checkBuckets(refuse, buckets, { maxJobs, maxPendingCallbacks });
     const prefix = options.prefix ?? defaultPrefix();
@@ -292,9 +285,7 @@ export class RedisJobStore implements JobStore {
 
   /** Cancel listeners registered on this instance (not yet called or unsubscribed). */
   get listenerCount(): number {
-    let count = 0;
-    for (const subscriptions of this.#listeners.values()) count += subscriptions.size;
-    return count;
+    return this.#listeners.size;
   }
 
   /** Jobs this instance currently holds a lease for. */
@@ -371,7 +362,7 @@ export class RedisJobStore implements JobStore {
       if (!isTerminal(result.job.status)) this.#lease(jobId);
       else this.#leased.delete(jobId);
       // Finishing any other way than requestCancel releases listeners without calling them.
-      if (isTerminal(result.job.status)) this.#takeListeners(jobId);
+      if (isTerminal(result.job.status)) this.#listeners.release(jobId);
     }
     return result;
   }
@@ -399,28 +390,17 @@ export class RedisJobStore implements JobStore {
       this.#leased.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
       // it from the PUBLISH (or their polling fallback).
-      this.#deliverAll(jobId);
+      this.#listeners.deliver(jobId);
     }
     return result;
   }
 
   onCancel(jobId: string, listener: () => void): () => void {
     if (this.#closed) return noop;
-    const subscription: CancelSubscription = { listener, active: true };
-    let subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) {
-      subscriptions = new Set();
-      this.#listeners.set(jobId, subscriptions);
-    }
-    subscriptions.add(subscription);
+    const unsubscribe = this.#listeners.add(jobId, listener);
     this.#startPolling();
     void this.#checkAfterSubscribing(jobId);
-    return () => {
-      if (!subscription.active) return;
-      subscription.active = false;
-      const current = this.#listeners.get(jobId);
-      if (current?.delete(subscription) && current.size === 0) this.#listeners.delete(jobId);
-    };
+    return unsubscribe;
   }
 
   /**
@@ -784,7 +764,7 @@ export class RedisJobStore implements JobStore {
       : [this.#channel()];
     this.#subscribed ??= this.#redis.subscribe(
       channels,
-      (jobId) => this.#deliverAll(jobId),
+      (jobId) => this.#listeners.deliver(jobId),
       // After a reconnect, messages sent meanwhile are lost: re-read every watched job.
       () => void this.#poll(),
     );
@@ -812,14 +792,14 @@ export class RedisJobStore implements JobStore {
     }
     for (const [index, jobId] of jobIds.entries()) {
       const [status, cancelRequested] = states[index] ?? [];
-      if (cancelRequested === '1') this.#deliverAll(jobId);
+      if (cancelRequested === '1') this.#listeners.deliver(jobId);
       // Unknown, expired or finished without a cancel: such a listener would only leak.
-      else if (!status || isTerminal(status as StoredJob['status'])) this.#takeListeners(jobId);
+      else if (!status || isTerminal(status as StoredJob['status'])) this.#listeners.release(jobId);
     }
   }
 
   async #poll(): Promise<void> {
-    await this.#check([...this.#listeners.keys()]);
+    await this.#check(this.#listeners.jobIds());
   }
 
   #startPolling(): void {
@@ -833,25 +813,6 @@ export class RedisJobStore implements JobStore {
       this.#pollTimer = undefined;
     }, this.#pollIntervalMs);
     this.#pollTimer.unref();
-  }
-
-  #takeListeners(jobId: string): Set<CancelSubscription> {
-    const subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) return new Set();
-    this.#listeners.delete(jobId);
-    return subscriptions;
-  }
-
-  #deliverAll(jobId: string): void {
-    for (const subscription of this.#takeListeners(jobId)) {
-      if (!subscription.active) continue;
-      subscription.active = false;
-      try {
-        subscription.listener();
-      } catch (error) {
-        this.#onListenerError(error, jobId);
-      }
-    }
   }
 }
 

@@ -27,6 +27,7 @@ it.each([
   ['assertOptions', 'runtime/option-schemas.ts'],
   ['isTimerMs', 'runtime/option-schemas.ts'],
   ['BASE_PATH', 'http/routes.ts'],
+  ['CancelListeners', 'store/cancel-listeners.ts'],
 ])('%s is defined once, in %s', (name, home) => {
   const definition = new RegExp(`(?:function|const|let|class)\\s+${name}\\b`);
   expect(sources.filter((file) => definition.test(file.text)).map((file) => file.path)).toEqual([

@@ -20,6 +20,7 @@ export type {
 // For store adapters: option errors in the kit's one style (`new XStore: maxJobs is the number 0: …`).
 export { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 export { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+export { CancelListeners } from './cancel-listeners.ts';
 export type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from './job-store.ts';
 export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './job-store.ts';
 export { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';

@@ -1,5 +1,6 @@
 import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { unrefTimer } from '../runtime/timers.ts';
+import { CancelListeners } from './cancel-listeners.ts';
 import {
   canTransition,
   isTerminal,
@@ -67,11 +68,6 @@ interface FinishQueue {
   count: number;
 }
 
-interface CancelSubscription {
-  readonly listener: () => void;
-  active: boolean;
-}
-
 const DEFAULT_MAX_JOBS = 10_000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -109,14 +105,12 @@ export class MemoryJobStore implements JobStore {
   readonly #retentionMs: number;
   readonly #sweepIntervalMs: number;
   readonly #now: () => number;
-  readonly #onListenerError: (error: unknown, jobId: string) => void;
   readonly #jobs = new Map<string, Slot>();
   readonly #maxFinishedPerOwner: number;
   /** Each principal's finished jobs, in finish order. */
   readonly #finished = new Map<string, FinishQueue>();
   #finishedCount = 0;
-  readonly #listeners = new Map<string, Set<CancelSubscription>>();
-  #listenerCount = 0;
+  readonly #listeners: CancelListeners;
   #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -149,9 +143,7 @@ export class MemoryJobStore implements JobStore {
     this.#sweepIntervalMs = sweepIntervalMs;
     // Looked up per call, so a clock installed later (fake timers) is honoured.
     this.#now = options.now ?? (() => Date.now());
-    this.#onListenerError =
-      options.onListenerError ??
-      ((error, jobId) => console.error(`A cancel listener of job ${jobId} threw:`, error));
+    this.#listeners = new CancelListeners(options.onListenerError);
   }
 
   /** Jobs currently held (active and finished, including expired ones not yet swept). */
@@ -166,7 +158,7 @@ export class MemoryJobStore implements JobStore {
 
   /** Cancel listeners currently registered (and not yet called or unsubscribed). */
   get listenerCount(): number {
-    return this.#listenerCount;
+    return this.#listeners.size;
   }
 
   async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
@@ -213,7 +205,7 @@ export class MemoryJobStore implements JobStore {
     const patch = structuredClone(pick(update, JOB_UPDATE_FIELDS));
     const job = this.#write(slot, { ...patch, status: update.status ?? current.status }, now);
     // Finishing any other way than requestCancel releases listeners without calling them.
-    if (isTerminal(job.status)) this.#takeListeners(jobId);
+    if (isTerminal(job.status)) this.#listeners.release(jobId);
     return { ok: true, job };
   }
 
@@ -227,7 +219,7 @@ export class MemoryJobStore implements JobStore {
     const job = this.#write(slot, { status: 'cancelled', cancelRequested: true }, now);
     // Called synchronously, after the write, so listeners that read the store see `cancelled`
     // and in-process runners are told before requestCancel resolves.
-    for (const subscription of this.#takeListeners(jobId)) this.#deliver(subscription, jobId);
+    this.#listeners.deliver(jobId);
     return { ok: true, job };
   }
 
@@ -236,30 +228,9 @@ export class MemoryJobStore implements JobStore {
     // Unknown jobs and jobs that finished without a cancel request will never be cancelled:
     // keeping their listeners would only leak them.
     if (!job || (isTerminal(job.status) && !job.cancelRequested)) return noop;
-    const subscription: CancelSubscription = { listener, active: true };
-    if (job.cancelRequested) {
-      // Cancellation already happened: tell the late subscriber, asynchronously and only once.
-      queueMicrotask(() => this.#deliver(subscription, jobId));
-      return () => {
-        subscription.active = false;
-      };
-    }
-    let subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) {
-      subscriptions = new Set();
-      this.#listeners.set(jobId, subscriptions);
-    }
-    subscriptions.add(subscription);
-    this.#listenerCount += 1;
-    return () => {
-      if (!subscription.active) return;
-      subscription.active = false;
-      const current = this.#listeners.get(jobId);
-      if (current?.delete(subscription)) {
-        this.#listenerCount -= 1;
-        if (current.size === 0) this.#listeners.delete(jobId);
-      }
-    };
+    // Cancellation already happened: tell the late subscriber, asynchronously and only once.
+    if (job.cancelRequested) return this.#listeners.addCancelled(jobId, listener);
+    return this.#listeners.add(jobId, listener);
   }
 
   async close(): Promise<void> {
@@ -388,25 +359,7 @@ export class MemoryJobStore implements JobStore {
     }
     this.#jobs.delete(slot.job.jobId);
     this.#bytes -= slot.bytes;
-    this.#takeListeners(slot.job.jobId);
-  }
-
-  #takeListeners(jobId: string): Set<CancelSubscription> {
-    const subscriptions = this.#listeners.get(jobId);
-    if (!subscriptions) return new Set();
-    this.#listeners.delete(jobId);
-    this.#listenerCount -= subscriptions.size;
-    return subscriptions;
-  }
-
-  #deliver(subscription: CancelSubscription, jobId: string): void {
-    if (!subscription.active) return;
-    subscription.active = false;
-    try {
-      subscription.listener();
-    } catch (error) {
-      this.#onListenerError(error, jobId);
-    }
+    this.#listeners.release(slot.job.jobId);
   }
 
   #startTimer(): void {
