@@ -150,7 +150,9 @@ export class RedisRecordStore implements RecordStore {
   /**
    * Adds every entry, all or none, in one script (a job's quota claims: one round trip). On a
    * Redis Cluster the sets are in different slots: one script per set, in order, and what the
-   * earlier ones added is taken back when a later one refuses (`addSetBySet` of the kit).
+   * earlier ones added is taken back when a later one refuses (`addSetBySet` of the kit). There,
+   * a member that was already in an earlier set is taken back too (removed): the gateway's quota
+   * claims name new members only.
    */
   async addToSets(entries: readonly SetAddition[]): Promise<number> {
     const sets = [...new Set(entries.map((entry) => entry.set))];

@@ -5,6 +5,11 @@ import type { RecordStore, SetAddition, SetMember } from './record-store.ts';
  * set with `addToSet` (the members of one set at once; see {@link addSetBySet}). Resolves `-1`
  * when every entry was added, else the index of the first entry that did not fit.
  *
+ * The set-by-set fallback cannot tell a new member from one already there (`addToSet` answers
+ * `true` for both): a refused call takes back every member it named before the refusal, so one
+ * that was in its set before the call is removed, and a renewed expiry stays renewed. Name new
+ * members only (as the gateway's quota claims do: one member per job) or implement `addToSets`.
+ *
  * @example
  * const refused = await addToSets(records, [
  *   { set: 'quota:activeJobs:p1', member: 'job_1', ttlMs: 60_000, maxSize: 100 },
@@ -31,6 +36,8 @@ export async function addToSets(
  * of the runs added before it. `addGroup` adds its run all or none and resolves `-1`, or the index
  * in the run of the first entry that did not fit, having added none. Resolves as
  * {@link RecordStore.addToSets}: `-1`, or the index in `entries` of the first entry that did not fit.
+ * The take-back removes every entry of the earlier runs, including a member that was in its set
+ * before the call (see {@link addToSets}).
  *
  * @example
  * // A store adapter whose sets live on different shards: one atomic step per set.
