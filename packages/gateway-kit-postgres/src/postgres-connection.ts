@@ -1,5 +1,6 @@
 import { refusalFor, StoreUnavailableError } from '@svc/gateway-kit/store';
 import pg from 'pg';
+import { timerMs } from './timer-ms.ts';
 
 /**
  * The part of a node-postgres `pg.Pool` the stores use. Pass your own `new pg.Pool(…)` as
@@ -161,12 +162,11 @@ export class PostgresConnection {
     const refuse = refusalFor(factory);
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
-    for (const [name, value, expected] of [
-      ['commandTimeoutMs', this.commandTimeoutMs, 'expected a positive integer (ms).'],
-      ['connectTimeoutMs', connectTimeoutMs, 'expected a positive integer (ms).'],
-      ['poolSize', options.poolSize ?? 10, 'expected a positive integer.'],
-    ] as const)
-      if (!Number.isSafeInteger(value) || value < 1) refuse(name, value, expected);
+    timerMs(refuse, 'commandTimeoutMs', this.commandTimeoutMs);
+    timerMs(refuse, 'connectTimeoutMs', connectTimeoutMs);
+    const poolSize = options.poolSize ?? 10;
+    if (!Number.isSafeInteger(poolSize) || poolSize < 1)
+      refuse('poolSize', poolSize, 'expected a positive integer.');
     this.schema = quoteSchema(options.schema ?? 'svc_gateway', factory);
     this.#report = options.onError ?? defaultReporter;
     this.#target = redactPostgresUrl(options.connectionString);

@@ -21,6 +21,7 @@ import {
   PostgresConnection,
   type PostgresConnectionOptions,
 } from './postgres-connection.ts';
+import { timerMs } from './timer-ms.ts';
 import { RETRY_ALONE, WriteBatcher } from './write-batcher.ts';
 
 /**
@@ -54,7 +55,8 @@ export interface PostgresJobStoreOptions extends PostgresConnectionOptions {
   /**
    * How long a queued or running job's lease lives without renewal, in ms. The instance that
    * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
-   * a sweeper fails the job with `worker_lost`. Default 30 000.
+   * a sweeper fails the job with `worker_lost`. Default 30 000. Like every duration of the store
+   * a timer waits for, whole ms up to 2 147 483 647 (the longest a timer holds).
    */
   readonly leaseMs?: number;
   /**
@@ -269,14 +271,14 @@ export class PostgresJobStore implements JobStore {
     const callbackPollIntervalMs = options.callbackPollIntervalMs ?? 1_000;
     const maxPendingCallbacks = options.maxPendingCallbacks ?? 100_000;
     positiveInteger('retentionMs', retentionMs);
-    positiveInteger('leaseMs', leaseMs);
-    positiveInteger('cancelPollIntervalMs', pollIntervalMs);
-    positiveInteger('callbackPollIntervalMs', callbackPollIntervalMs);
+    // Durations timers wait for (the lease is renewed every leaseMs / 3).
+    timerMs(refuse, 'leaseMs', leaseMs);
+    timerMs(refuse, 'cancelPollIntervalMs', pollIntervalMs);
+    timerMs(refuse, 'callbackPollIntervalMs', callbackPollIntervalMs);
+    timerMs(refuse, 'sweepIntervalMs', sweepIntervalMs, true);
     // Caps on what callers make us keep are positive integers: 0 is a mistake, not "unbounded".
     positiveInteger('maxPendingCallbacks', maxPendingCallbacks);
     positiveInteger('maxJobs', maxJobs);
-    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
     this.#db = new PostgresConnection(options, 'new PostgresJobStore');
     this.#s = this.#db.schema;
     this.#retentionMs = retentionMs;

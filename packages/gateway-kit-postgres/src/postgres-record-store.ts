@@ -12,6 +12,7 @@ import {
   PostgresConnection,
   type PostgresConnectionOptions,
 } from './postgres-connection.ts';
+import { timerMs } from './timer-ms.ts';
 
 /**
  * Options of {@link PostgresRecordStore}.
@@ -64,9 +65,12 @@ export class PostgresRecordStore implements RecordStore {
     const refuse = refusalFor('new PostgresRecordStore');
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
       refuse('maxRecords', maxRecords, 'expected a positive integer.');
-    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+    const sweepIntervalMs = timerMs(
+      refuse,
+      'sweepIntervalMs',
+      options.sweepIntervalMs ?? 60_000,
+      true,
+    );
     this.#db = new PostgresConnection(options, 'new PostgresRecordStore');
     this.#s = this.#db.schema;
     this.#maxRecords = maxRecords;

@@ -7,6 +7,7 @@ import {
   type RedisClientOptions,
   type RedisClusterOptions,
 } from 'redis';
+import { timerMs } from './timer-ms.ts';
 
 /** The node-redis client type these stores use (`createClient()` from `redis`). */
 export type RedisClient = ReturnType<typeof createClient>;
@@ -164,11 +165,8 @@ export class RedisConnection {
     const refuse = refusalFor(factory);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
-    for (const name of ['connectTimeoutMs', 'commandTimeoutMs'] as const) {
-      const ms = name === 'connectTimeoutMs' ? this.#connectTimeoutMs : this.#commandTimeoutMs;
-      // A timer holds at most 2^31-1 ms; a longer one fires at once.
-      if (!(ms > 0 && ms < 2 ** 31)) refuse(name, ms, 'expected a positive number (ms).');
-    }
+    timerMs(refuse, 'connectTimeoutMs', this.#connectTimeoutMs);
+    timerMs(refuse, 'commandTimeoutMs', this.#commandTimeoutMs);
     this.#report = options.onError ?? defaultReporter;
     const given = [options.client && 'client', options.cluster && 'cluster', options.url && 'url'];
     if (given.filter(Boolean).length > 1)

@@ -44,6 +44,7 @@ import {
   RedisConnection,
   type RedisConnectionOptions,
 } from './redis-connection.ts';
+import { timerMs } from './timer-ms.ts';
 
 /**
  * Options of {@link RedisJobStore}: the connection (see {@link RedisConnectionOptions}) plus
@@ -96,7 +97,8 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
   /**
    * How long a queued or running job's lease lives without renewal, in ms. The instance that
    * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
-   * a sweeper fails the job with `worker_lost`. Default 30 000.
+   * a sweeper fails the job with `worker_lost`. Default 30 000. Like every duration of the store
+   * a timer waits for, whole ms up to 2 147 483 647 (the longest a timer holds).
    */
   readonly leaseMs?: number;
   /**
@@ -234,17 +236,17 @@ export class RedisJobStore implements JobStore {
     const maxPendingCallbacks = options.maxPendingCallbacks ?? 100_000;
     // PEXPIRE and PX take whole milliseconds ≥ 1 (0 would delete the key at once).
     positiveInteger('retentionMs', retentionMs);
-    positiveInteger('leaseMs', leaseMs);
-    positiveInteger('cancelPollIntervalMs', pollIntervalMs);
-    positiveInteger('callbackPollIntervalMs', callbackPollIntervalMs);
+    // Durations timers wait for (the lease is renewed every leaseMs / 3).
+    timerMs(refuse, 'leaseMs', leaseMs);
+    timerMs(refuse, 'cancelPollIntervalMs', pollIntervalMs);
+    timerMs(refuse, 'callbackPollIntervalMs', callbackPollIntervalMs);
+    timerMs(refuse, 'sweepIntervalMs', sweepIntervalMs, true);
     // Caps on what callers make us keep are positive integers: 0 is a mistake, not "unbounded".
     positiveInteger('maxPendingCallbacks', maxPendingCallbacks);
     positiveInteger('maxJobs', maxJobs);
     const maxFinishedPerOwner = options.maxFinishedPerOwner ?? 1_000;
     positiveInteger('maxFinishedPerOwner', maxFinishedPerOwner);
     this.#maxFinishedPerOwner = maxFinishedPerOwner;
-    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0)
-      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
     this.#retentionMs = retentionMs;
     this.#maxJobs = maxJobs;
     this.#leaseMs = leaseMs;

@@ -31,19 +31,19 @@ describe('other options, in the same message style', () => {
   it.each([
     [
       { leaseMs: 0 },
-      'new RedisJobStore: leaseMs is the number 0: expected a positive integer (ms).',
+      'new RedisJobStore: leaseMs is the number 0: expected a positive integer of milliseconds up to 2147483647.',
     ],
     [
       { sweepIntervalMs: -1 },
-      'new RedisJobStore: sweepIntervalMs is the number -1: expected a finite number ≥ 0.',
+      'new RedisJobStore: sweepIntervalMs is the number -1: expected 0 (off) or a positive integer of milliseconds up to 2147483647.',
     ],
     [
       { commandTimeoutMs: 0 },
-      'new RedisJobStore: commandTimeoutMs is the number 0: expected a positive number (ms).',
+      'new RedisJobStore: commandTimeoutMs is the number 0: expected a positive integer of milliseconds up to 2147483647.',
     ],
     [
       { connectTimeoutMs: Number.NaN },
-      'new RedisJobStore: connectTimeoutMs is NaN: expected a positive number (ms).',
+      'new RedisJobStore: connectTimeoutMs is NaN: expected a positive integer of milliseconds up to 2147483647.',
     ],
     [
       { waitForReplicas: { replicas: 0, timeoutMs: 500 } },
@@ -59,5 +59,65 @@ describe('other options, in the same message style', () => {
     ],
   ])('%o → %s', (options, message) => {
     expect(() => new RedisJobStore(options as never)).toThrow(new GatewayConfigError(message));
+  });
+});
+
+// Above 2 147 483 647 ms a timer fires at once: an interval would spin, a deadline never wait.
+const MAX_TIMER_MS = 2_147_483_647;
+const durations = [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '10', 2 ** 31, 2 ** 53];
+const timers = [
+  'leaseMs',
+  'cancelPollIntervalMs',
+  'callbackPollIntervalMs',
+  'commandTimeoutMs',
+  'connectTimeoutMs',
+];
+
+describe('a duration a timer waits for is a positive integer of ms that a timer holds', () => {
+  it.each(timers.flatMap((option) => durations.map((value) => [option, value] as const)))(
+    'new RedisJobStore({ %s: %o }) throws a GatewayConfigError naming the option',
+    (option, value) => {
+      const create = () => new RedisJobStore({ [option]: value });
+      expect(create).toThrow(GatewayConfigError);
+      expect(create).toThrow(
+        new RegExp(
+          `^new RedisJobStore: ${option} is .*: expected a positive integer of milliseconds up to 2147483647\\.$`,
+        ),
+      );
+    },
+  );
+
+  it.each(durations.filter((value) => value !== 0))(
+    'new RedisJobStore({ sweepIntervalMs: %o }) throws (0 turns the sweeper off)',
+    (value) => {
+      expect(() => new RedisJobStore({ sweepIntervalMs: value as number })).toThrow(
+        /^new RedisJobStore: sweepIntervalMs is .*: expected 0 \(off\) or a positive integer of milliseconds up to 2147483647\.$/,
+      );
+    },
+  );
+
+  it.each(['commandTimeoutMs', 'connectTimeoutMs'])(
+    'new RedisRecordStore({ %s: 2 ** 31 }) throws too',
+    (option) => {
+      expect(() => new RedisRecordStore({ [option]: 2 ** 31 })).toThrow(
+        new RegExp(
+          `^new RedisRecordStore: ${option} is the number 2147483648: expected a positive integer of milliseconds up to 2147483647\\.$`,
+        ),
+      );
+    },
+  );
+
+  it('2147483647 ms, the longest a timer holds, is accepted for each; sweepIntervalMs 0 too', async () => {
+    const longest = Object.fromEntries(timers.map((option) => [option, MAX_TIMER_MS]));
+    const stores = [
+      new RedisJobStore({ url: 'redis://127.0.0.1:1', onError: () => {}, ...longest }),
+      new RedisJobStore({ url: 'redis://127.0.0.1:1', onError: () => {}, sweepIntervalMs: 0 }),
+      new RedisJobStore({
+        url: 'redis://127.0.0.1:1',
+        onError: () => {},
+        sweepIntervalMs: MAX_TIMER_MS,
+      }),
+    ];
+    for (const store of stores) await store.close();
   });
 });

@@ -1,4 +1,5 @@
 import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { unrefTimer } from '../runtime/timers.ts';
 import { CancelListeners } from './cancel-listeners.ts';
 import {
@@ -37,6 +38,7 @@ export interface MemoryJobStoreOptions {
    * How often the background sweep frees expired jobs, in ms. Default: `retentionMs` clamped to
    * 1 s … 60 s. `0` disables the timer; expired jobs are then freed on the next `create` (and are
    * never returned either way). The timer only runs while finished jobs exist, and is `unref`'d.
+   * Whole ms up to 2 147 483 647 (the longest a timer holds).
    */
   readonly sweepIntervalMs?: number;
   /** Clock in epoch ms, used for timestamps and retention. Default `Date.now`. */
@@ -118,7 +120,7 @@ export class MemoryJobStore implements JobStore {
     const maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
     const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     const sweepIntervalMs =
-      options.sweepIntervalMs ?? Math.min(Math.max(retentionMs, 1_000), 60_000);
+      options.sweepIntervalMs ?? Math.ceil(Math.min(Math.max(retentionMs, 1_000), 60_000));
     if (!Number.isSafeInteger(maxJobs) || maxJobs < 1) {
       refuse('maxJobs', maxJobs, 'expected a positive integer.');
     }
@@ -135,8 +137,20 @@ export class MemoryJobStore implements JobStore {
     if (!Number.isFinite(retentionMs) || retentionMs < 0) {
       refuse('retentionMs', retentionMs, 'expected a finite number ≥ 0.');
     }
-    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0) {
-      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+    // A timer waits for it: above MAX_TIMER_MS it would fire at once, sweeping without pause.
+    // Worded as every store adapter's durations (not with the option schemas: the memory stores
+    // bundle without valibot).
+    const sweepOk =
+      sweepIntervalMs === 0 ||
+      (Number.isSafeInteger(sweepIntervalMs) &&
+        sweepIntervalMs > 0 &&
+        sweepIntervalMs <= MAX_TIMER_MS);
+    if (!sweepOk) {
+      refuse(
+        'sweepIntervalMs',
+        sweepIntervalMs,
+        `expected 0 (off) or a positive integer of milliseconds up to ${MAX_TIMER_MS}.`,
+      );
     }
     this.#maxJobs = maxJobs;
     this.#retentionMs = retentionMs;
