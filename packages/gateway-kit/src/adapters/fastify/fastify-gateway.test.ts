@@ -317,6 +317,7 @@ describe('fastifyGateway options and lifecycle', () => {
     ['drainTimeoutMs', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '5000']],
     ['closeGateway', ['false', 0]],
     ['pinCallbackAddresses', ['false', 0]],
+    ['allowedHosts', ['gw.example.test', false, null]],
   ] as const)(
     'refuses every wrong %s with a GatewayConfigError naming it',
     async (option, values) => {

@@ -14,7 +14,11 @@ import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gatew
 import { errorReply } from '../../http/replies.ts';
 import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
 import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
-import { DRAIN_ENTRIES, OptionalBoolean } from '../node/node-options-schema.ts';
+import {
+  DRAIN_ENTRIES,
+  OptionalAllowedHosts,
+  OptionalBoolean,
+} from '../node/node-options-schema.ts';
 import { createPinnedFetch } from '../node/pinned-fetch.ts';
 import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
 import {
@@ -147,7 +151,12 @@ class FastifyCall implements GatewayCall {
 
 // The plugin's own options; Fastify's (`prefix`, `logLevel` …) pass through unchecked here.
 const FastifyGatewayOptionsSchema = /* @__PURE__ */ optionsObject(
-  { ...DRAIN_ENTRIES, closeGateway: OptionalBoolean, pinCallbackAddresses: OptionalBoolean },
+  {
+    ...DRAIN_ENTRIES,
+    closeGateway: OptionalBoolean,
+    pinCallbackAddresses: OptionalBoolean,
+    allowedHosts: OptionalAllowedHosts,
+  },
   'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
 );
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MAX_TIMER_MS } from '../../runtime/limits.ts';
 import { is } from '../../runtime/option-schemas.ts';
+import { ALLOWED_HOST_EXPECTED, isAllowedHostEntry } from './loopback-host.ts';
 import type { NodeHandlerOptions } from './to-node-handler.ts';
 
 // Option schemas of the Node adapters (`toNodeHandler`, `serve`, `fastifyGateway`), checked
@@ -37,10 +38,21 @@ export const DRAIN_ENTRIES: {
   readonly drainTimeoutMs: v.GenericSchema<number | undefined>;
 } = { drainMaxBytes: OptionalBytesOrZero, drainTimeoutMs: OptionalWholeMsOrZero };
 
-/**
- * Every option of `toNodeHandler` with its schema (`allowedHosts` checks itself, see
- * `createHostGuard`).
- */
+/** `allowedHosts`: `true`, or a list of host names (`.domain` for a domain and its subdomains). */
+export const OptionalAllowedHosts: v.GenericSchema = /* @__PURE__ */ v.optional(
+  /* @__PURE__ */ v.lazy((allowed) =>
+    allowed === true
+      ? /* @__PURE__ */ v.literal(true)
+      : /* @__PURE__ */ v.pipe(
+          /* @__PURE__ */ is<unknown[]>(Array.isArray, 'expected true or a list of host names.'),
+          /* @__PURE__ */ v.array(
+            /* @__PURE__ */ is<string>(isAllowedHostEntry, ALLOWED_HOST_EXPECTED),
+          ),
+        ),
+  ),
+);
+
+/** Every option of `toNodeHandler` with its schema. */
 export const NODE_HANDLER_ENTRIES: {
   readonly [Key in keyof NodeHandlerOptions]-?: v.GenericSchema;
 } = {
@@ -48,5 +60,5 @@ export const NODE_HANDLER_ENTRIES: {
   pinCallbackAddresses: OptionalBoolean,
   drainMaxBytes: OptionalBytesOrZero,
   drainTimeoutMs: OptionalWholeMsOrZero,
-  allowedHosts: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown()),
+  allowedHosts: OptionalAllowedHosts,
 };

@@ -120,6 +120,15 @@ const REFUSED: [string, unknown[]][] = [
   ['drainTimeoutMs', TIMEOUT],
   ['trustProxy', ['false', 0, null]],
   ['pinCallbackAddresses', ['false', 1, null]],
+  ['allowedHosts', ['dev.example.test', false, 'true', null, {}]],
+  [
+    'allowedHosts[1]',
+    [
+      ['dev.example.test', 'http://x.test/'],
+      ['a.test', ''],
+      ['a.test', 1],
+    ],
+  ],
 ];
 
 describe('serve: options', () => {
@@ -127,9 +136,11 @@ describe('serve: options', () => {
     'serve({ %s: %j }) rejects with a GatewayConfigError naming the option, before listening',
     async (option, value) => {
       const before = listening();
-      const refused = serve(gateway, { port: 0, [option]: value } as ServeOptions);
+      const key = option.replace(/\[.*/, '');
+      const refused = serve(gateway, { port: 0, [key]: value } as ServeOptions);
       await expect(refused).rejects.toThrow(GatewayConfigError);
-      await expect(refused).rejects.toThrow(new RegExp(`^serve: ${option} is `));
+      const path = option.replace(/[[\]]/g, '\\$&');
+      await expect(refused).rejects.toThrow(new RegExp(`^serve: ${path} is `));
       expect(listening()).toBe(before);
     },
   );

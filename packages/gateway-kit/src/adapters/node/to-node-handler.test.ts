@@ -160,6 +160,7 @@ describe('toNodeHandler options', () => {
     // `'false'` from an environment variable is truthy: it would trust forwarded headers.
     ['trustProxy', ['false', 1, null]],
     ['pinCallbackAddresses', ['false', 0]],
+    ['allowedHosts', ['dev.example.test', false, null]],
   ] as const)('refuses every wrong %s, naming it', (option, values) => {
     for (const value of values) {
       expect(() => toNodeHandler(gateway, { [option]: value } as never), String(value)).toThrow(
