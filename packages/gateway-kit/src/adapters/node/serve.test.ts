@@ -54,6 +54,14 @@ describe('serve: connection limits', () => {
     }
   });
 
+  it('rejects a headers timeout above the default request timeout (30 s), naming it', async () => {
+    await expect(serve(gateway, { port: 0, headersTimeoutMs: 40_000 })).rejects.toThrow(
+      new GatewayConfigError(
+        'serve: headersTimeoutMs is the number 40000: expected at most requestTimeoutMs (30000), or 0.',
+      ),
+    );
+  });
+
   it('rejects a headers timeout above the request timeout, naming the option', async () => {
     await expect(
       serve(gateway, { port: 0, requestTimeoutMs: 1_000, headersTimeoutMs: 2_000 }),

@@ -115,14 +115,11 @@ const ServeOptionsSchema = /* @__PURE__ */ v.pipe(
  */
 function checkServeOptions(options: ServeOptions): void {
   assertOptions(ServeOptionsSchema, options, 'serve');
-  const { requestTimeoutMs, headersTimeoutMs } = options;
-  // Node's own rule, named in the adapter's terms (`0` turns either off).
-  if (
-    requestTimeoutMs !== undefined &&
-    requestTimeoutMs > 0 &&
-    headersTimeoutMs !== undefined &&
-    headersTimeoutMs > requestTimeoutMs
-  )
+  const { headersTimeoutMs } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node's own rule, named in the adapter's terms (`0` turns either off); against the default
+  // request timeout too when only the headers timeout is given.
+  if (requestTimeoutMs > 0 && headersTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs)
     refusalFor('serve')(
       'headersTimeoutMs',
       headersTimeoutMs,
