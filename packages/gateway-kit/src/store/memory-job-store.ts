@@ -1,4 +1,5 @@
 import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { unrefTimer } from '../runtime/timers.ts';
 import {
   canTransition,
@@ -35,7 +36,8 @@ export interface MemoryJobStoreOptions {
   /**
    * How often the background sweep frees expired jobs, in ms. Default: `retentionMs` clamped to
    * 1 s … 60 s. `0` disables the timer; expired jobs are then freed on the next `create` (and are
-   * never returned either way). The timer only runs while finished jobs exist, and is `unref`'d.
+   * never returned either way). At most 2 147 483 647 (the longest timer). The timer only runs
+   * while finished jobs exist, and is `unref`'d.
    */
   readonly sweepIntervalMs?: number;
   /** Clock in epoch ms, used for timestamps and retention. Default `Date.now`. */
@@ -143,6 +145,14 @@ export class MemoryJobStore implements JobStore {
     }
     if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0) {
       refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+    }
+    // A longer interval fires at once (Node warns and uses 1 ms): a sweep on every tick.
+    if (sweepIntervalMs > MAX_TIMER_MS) {
+      refuse(
+        'sweepIntervalMs',
+        sweepIntervalMs,
+        `expected at most ${MAX_TIMER_MS} ms (0: no sweep).`,
+      );
     }
     this.#maxJobs = maxJobs;
     this.#retentionMs = retentionMs;
