@@ -61,7 +61,7 @@ const CAPS: [string, (value: number) => unknown][] = [
 
 it.each(
   CAPS.flatMap(([cap, create]) =>
-    [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY].map(
+    [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53].map(
       (value) => [cap, value, create] as const,
     ),
   ),
