@@ -35,6 +35,7 @@ export {
   type RuleInfo,
   UriSchema,
 } from './contract/index.ts';
+export { CheckOptionsError } from './errors/check-options-error.ts';
 export { GatewayCheckError, isGatewayCheckError } from './errors/gateway-check-error.ts';
 export {
   GatewayClientError,

@@ -254,11 +254,11 @@ describe('checkGateway options', () => {
     ],
     [
       { url: 'http://x', token: TOKEN, timeoutMs: 0 },
-      'checkGateway: timeoutMs is the number 0: expected a whole number of milliseconds above 0.',
+      'checkGateway: timeoutMs is the number 0: expected a whole number of milliseconds from 1 to 2147483647.',
     ],
     [
       { url: 'http://x', token: TOKEN, deadlineMs: 1.5 },
-      'checkGateway: deadlineMs is the number 1.5: expected a whole number of milliseconds above 0.',
+      'checkGateway: deadlineMs is the number 1.5: expected a whole number of milliseconds from 1 to 2147483647.',
     ],
     [
       { url: 'http://x', token: TOKEN, maxActions: -1 },
@@ -281,11 +281,34 @@ describe('checkGateway options', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  it.each(
+    ['timeoutMs', 'jobTimeoutMs', 'pollIntervalMs', 'deadlineMs', 'maxActions'].flatMap((option) =>
+      [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '100', null]
+        // A duration a timer waits for is at most 2^31-1 ms (longer fires at once).
+        .concat(option === 'maxActions' ? [] : [2 ** 31])
+        .map((value) => [option, value] as const),
+    ),
+  )('refuses %s = %j, naming the option, before any request', async (option, value) => {
+    let requests = 0;
+    const error = await checkGateway({
+      url: 'http://x',
+      token: TOKEN,
+      [option]: value,
+      fetch: () => {
+        requests += 1;
+        return Promise.reject(new Error('no request expected'));
+      },
+    } as Parameters<typeof checkGateway>[0]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckOptionsError);
+    expect((error as Error).message).toMatch(new RegExp(`^checkGateway: ${option} is `));
+    expect(requests).toBe(0);
+  });
+
   it('names the same problems as the CLI, with the flags', async () => {
     const run = await cli(['--url', 'http://x', '--token', TOKEN, '--deadline', '1.5']);
     expect(run.code).toBe(2);
     expect(run.err).toContain(
-      'svc-gateway-check: --deadline is a string: expected a whole number of milliseconds above 0.',
+      'svc-gateway-check: --deadline is a string: expected a whole number of milliseconds from 1 to 2147483647.',
     );
   });
 });

@@ -1,6 +1,6 @@
 import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
-import { optionChecks, utf8Bytes } from './time.ts';
+import { MAX_TIMER_MS, optionChecks, utf8Bytes } from './time.ts';
 
 const check = optionChecks('new DurableCallbackOutbox');
 
@@ -74,7 +74,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     this.#sql = storage.sql;
     this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}outbox`;
     this.leaseMs = check.positiveInteger('leaseMs', options.leaseMs ?? 60_000);
-    this.pollIntervalMs = check.positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 1_000);
+    this.pollIntervalMs = check.timerMs('pollIntervalMs', options.pollIntervalMs ?? 1_000);
     this.#maxEntries = check.positiveInteger('maxEntries', options.maxEntries ?? 10_000);
     this.#maxPerPrincipal = check.positiveInteger(
       'maxEntriesPerPrincipal',
@@ -226,7 +226,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
    */
   nextPoll(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+      const timer = setTimeout(resolve, Math.min(timeoutMs, MAX_TIMER_MS));
       this.#claimWaiters.push(() => {
         clearTimeout(timer);
         resolve();

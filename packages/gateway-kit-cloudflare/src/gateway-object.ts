@@ -134,7 +134,7 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
     constructor(ctx: DurableObjectStateLike, env: Env) {
       super(ctx, env);
       const watch = settings.watchIntervalMs;
-      this.#watchIntervalMs = check.positiveInteger(
+      this.#watchIntervalMs = check.timerMs(
         'watchIntervalMs',
         (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
       );

@@ -1,5 +1,8 @@
 import { type Refuse, refusalFor } from '@svc/gateway-kit/store';
 
+/** The longest wait `setTimeout` holds: a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * The option checks of one factory (`new DurableJobStore`, `gatewayObject`…): each throws the
  * kit's `GatewayConfigError` in its one style, `<factory>: <option> is <kind>: expected …`.
@@ -8,6 +11,8 @@ export function optionChecks(factory: string): {
   readonly refuse: Refuse;
   /** A positive integer option: every cap, every duration. */
   positiveInteger(name: string, value: number): number;
+  /** A duration a timer waits for: a positive integer of ms that `setTimeout` holds. */
+  timerMs(name: string, value: number): number;
   /** A table name prefix: letters, digits and `_` only (it is spliced into SQL). */
   tablePrefix(prefix: string, name?: string): string;
 } {
@@ -17,6 +22,11 @@ export function optionChecks(factory: string): {
     positiveInteger(name, value) {
       if (!Number.isSafeInteger(value) || value < 1)
         refuse(name, value, 'expected a positive integer.');
+      return value;
+    },
+    timerMs(name, value) {
+      if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS)
+        refuse(name, value, `expected a positive integer of milliseconds up to ${MAX_TIMER_MS}.`);
       return value;
     },
     tablePrefix(prefix, name = 'prefix') {

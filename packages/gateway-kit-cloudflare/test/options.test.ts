@@ -43,6 +43,23 @@ describe('a cap on what callers make the store keep is a positive integer (0 is 
   });
 });
 
+it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '10', 2 ** 31, 2 ** 53])(
+  'new DurableCallbackOutbox({ pollIntervalMs: %o }) is refused: a timer waits for it',
+  (value) => {
+    const create = () => new DurableCallbackOutbox(storage, { pollIntervalMs: value as number });
+    expect(create).toThrow(GatewayConfigError);
+    expect(create).toThrow(
+      /^new DurableCallbackOutbox: pollIntervalMs is .*: expected a positive integer of milliseconds up to 2147483647\.$/,
+    );
+  },
+);
+
+it('a pollIntervalMs of 2147483647 ms, the longest a timer holds, is accepted', () => {
+  expect(() => new DurableCallbackOutbox(storage, { pollIntervalMs: 2_147_483_647 })).toThrow(
+    'storage used before the options were checked',
+  );
+});
+
 it.each([
   [
     () => new DurableJobStore(storage, { maxResumes: -1 }),

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { lookupAccount } from '../test/fixture-gateway.ts';
+import { serve } from './adapters/node/serve.ts';
 import { CallbackDispatcher } from './callbacks/callback-dispatcher.ts';
 import { createApprovalsHandler } from './gateway/approvals-handler.ts';
 import { createGateway } from './gateway/create-gateway.ts';
@@ -31,6 +32,9 @@ const CAPS: [string, (value: number) => unknown][] = [
     'createApprovalsHandler: maxBodyBytes',
     (value) => createApprovalsHandler(gateway, { auth: base.auth, maxBodyBytes: value }),
   ],
+  // Rejects (serve returns a promise) before anything listens; Node would read 0 as "refuse
+  // every connection" and NaN or Infinity as no limit.
+  ['serve: maxConnections', (value) => serve(gateway, { port: 0, maxConnections: value })],
   ['new MemoryJobStore: maxJobs', (value) => new MemoryJobStore({ maxJobs: value })],
   ['new MemoryJobStore: maxBytes', (value) => new MemoryJobStore({ maxBytes: value })],
   [
@@ -57,14 +61,14 @@ const CAPS: [string, (value: number) => unknown][] = [
 
 it.each(
   CAPS.flatMap(([cap, create]) =>
-    [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY].map(
+    [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53].map(
       (value) => [cap, value, create] as const,
     ),
   ),
-)('%s = %s is a config error naming the cap', (cap, value, create) => {
+)('%s = %s is a config error naming the cap', async (cap, value, create) => {
   let thrown: unknown;
   try {
-    create(value);
+    await create(value);
   } catch (error) {
     thrown = error;
   }

@@ -1,4 +1,4 @@
-import { GatewayCheckError } from '../errors/gateway-check-error.ts';
+import { isWholeMs, refuseOption, WHOLE_MS } from '../errors/check-options-error.ts';
 
 /** Deadline of each request when `timeoutMs` is not given. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -11,34 +11,7 @@ export const DEFAULT_DEADLINE_MS = 120_000;
 /** The most actions of a manifest checked one by one when `maxActions` is not given. */
 export const DEFAULT_MAX_ACTIONS = 100;
 
-/**
- * Thrown by `checkGateway` (and reported by the CLI as a usage error, exit code 2) when an option
- * is unusable: a {@link GatewayCheckError}, like every error of the package. The message names the
- * option as the caller wrote it (`checkGateway: timeoutMs is …`, or `svc-gateway-check: --timeout
- * is …` on the command line) and the kind of value, never the value (so never the token).
- *
- * @example
- * try { await checkGateway({ url: 'ftp://x', token }); } catch (e) { if (e instanceof CheckOptionsError) console.error(e.message); }
- */
-export class CheckOptionsError extends GatewayCheckError {
-  override readonly name: string = 'CheckOptionsError';
-}
-
-/**
- * What an option value is, for an error message: its kind, never its content (tokens pass through
- * here). A documented copy of `@svc/gateway-kit`'s `describeKind`: the checker depends on no
- * package of the gateways it checks.
- */
-function kindOf(value: unknown): string {
-  const type = typeof value;
-  if (value == null || type === 'boolean') return String(value);
-  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
-  if (type === 'string')
-    return value === ''
-      ? 'an empty string'
-      : `a string${value === (value as string).trim() ? '' : ' with surrounding spaces'}`;
-  return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
-}
+export { CheckOptionsError } from '../errors/check-options-error.ts';
 
 /** The numeric options, with their CLI flags. */
 const NUMBERS = {
@@ -87,20 +60,14 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
         : option in NUMBERS
           ? NUMBERS[option as keyof typeof NUMBERS]
           : `--${option}`;
+  const who = flags ? 'svc-gateway-check' : 'checkGateway';
+  // Annotated, so that TypeScript narrows after a call (a function that never returns).
   const refuse: (path: string, value: unknown, expected: string, fromEnv?: boolean) => never = (
     path,
     value,
     expected,
     fromEnv = false,
-  ) => {
-    const hint =
-      fromEnv && (value === undefined || value === '')
-        ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
-        : expected;
-    throw new CheckOptionsError(
-      `${flags ? 'svc-gateway-check' : 'checkGateway'}: ${path} is ${kindOf(value)}: ${hint}`,
-    );
-  };
+  ) => refuseOption(who, path, value, expected, fromEnv);
   if (typeof options !== 'object' || options === null)
     refuse('options', options, 'expected { url, token, … }.');
   const { url, token } = options;
@@ -132,10 +99,11 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
   for (const option of Object.keys(NUMBERS) as (keyof typeof NUMBERS)[]) {
     const value = options[option];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      const unit = option === 'maxActions' ? '' : ' of milliseconds';
-      refuse(name(option), value, `expected a whole number${unit} above 0.`);
-    }
+    if (option === 'maxActions') {
+      if (!Number.isSafeInteger(value) || (value as number) <= 0)
+        refuse(name(option), value, 'expected a whole number above 0.');
+      // A duration a timer waits for: a longer one would fire at once.
+    } else if (!isWholeMs(value)) refuse(name(option), value, WHOLE_MS);
   }
   for (const option of FUNCTIONS) {
     if (options[option] !== undefined && typeof options[option] !== 'function')

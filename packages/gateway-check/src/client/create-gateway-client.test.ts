@@ -8,6 +8,7 @@ import {
   TOKEN,
 } from '../../test/fixtures/reference-gateway.ts';
 import { IN_PROCESS_URL, inProcess } from '../../test/gateways.ts';
+import { CheckOptionsError } from '../errors/check-options-error.ts';
 import { type GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
 import { createGatewayClient } from './create-gateway-client.ts';
 
@@ -156,6 +157,71 @@ describe('createGatewayClient', () => {
     const outcome = await client().invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
     if (outcome.status !== 'accepted') throw new Error('expected accepted');
     const error = await rejection(outcome.handle.wait({ pollIntervalMs: 20, timeoutMs: 40 }));
+    expect(error.kind).toBe('timeout');
+    await outcome.handle.cancel();
+  });
+});
+
+// What a careless user or a hostile configuration passes: a CheckOptionsError naming the option,
+// before any request (`0` or `NaN` failed every request, a longer timer than 2^31-1 ms fired at
+// once, and `wait` with `NaN` polled in a busy loop and never timed out).
+describe('client options', () => {
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '10000', null])(
+    'createGatewayClient refuses timeoutMs = %j, naming it',
+    (timeoutMs) => {
+      expect(() =>
+        createGatewayClient({ url: IN_PROCESS_URL, token: TOKEN, timeoutMs: timeoutMs as 1 }),
+      ).toThrow(CheckOptionsError);
+      expect(() =>
+        createGatewayClient({ url: IN_PROCESS_URL, token: TOKEN, timeoutMs: timeoutMs as 1 }),
+      ).toThrow(/^createGatewayClient: timeoutMs is /);
+    },
+  );
+
+  it('takes timeoutMs from 1 ms to the longest timer', async () => {
+    const gateway = referenceGateway();
+    closers.push(() => gateway.close());
+    const fetch = inProcess((r) => gateway.fetch(r));
+    for (const timeoutMs of [1_000, 2 ** 31 - 1]) {
+      const manifest = await createGatewayClient({
+        url: IN_PROCESS_URL,
+        token: TOKEN,
+        fetch,
+        timeoutMs,
+      }).manifest();
+      expect(manifest.actions.length).toBe(3);
+    }
+    expect(() =>
+      createGatewayClient({ url: IN_PROCESS_URL, token: TOKEN, timeoutMs: 1 }),
+    ).not.toThrow();
+  });
+
+  it.each(
+    ['pollIntervalMs', 'timeoutMs'].flatMap((option) =>
+      [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '500', null].map(
+        (value) => [option, value] as const,
+      ),
+    ),
+  )('JobHandle.wait refuses %s = %j, naming it, before polling', async (option, value) => {
+    let requests = 0;
+    const handle = createGatewayClient({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: () => {
+        requests += 1;
+        return Promise.reject(new Error('no request expected'));
+      },
+    }).job('job_1');
+    const error = await handle.wait({ [option]: value } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckOptionsError);
+    expect((error as Error).message).toMatch(new RegExp(`^JobHandle.wait: ${option} is `));
+    expect(requests).toBe(0);
+  });
+
+  it('JobHandle.wait keeps 0: one look (timeoutMs) and the 10 ms floor (pollIntervalMs)', async () => {
+    const outcome = await client().invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error('expected accepted');
+    const error = await rejection(outcome.handle.wait({ pollIntervalMs: 0, timeoutMs: 0 }));
     expect(error.kind).toBe('timeout');
     await outcome.handle.cancel();
   });

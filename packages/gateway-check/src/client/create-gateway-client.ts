@@ -9,6 +9,7 @@ import type {
 import { InvokeResponseSchema } from '../contract/invoke-response.ts';
 import { CancelResponseSchema, LooseJobSchema } from '../contract/job.ts';
 import { LooseManifestSchema, type Manifest } from '../contract/manifest.ts';
+import { isWholeMs, refuseOption, WHOLE_MS } from '../errors/check-options-error.ts';
 import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
@@ -28,7 +29,11 @@ export interface GatewayClientOptions {
   readonly token: string;
   /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
   readonly fetch?: FetchLike;
-  /** Deadline of each request (connect, headers and body). Default 10 s. */
+  /**
+   * Deadline of each request (connect, headers and body): a whole number of milliseconds from 1
+   * to 2 147 483 647 (the longest timer), else `createGatewayClient` throws a `CheckOptionsError`
+   * naming it. Default 10 s.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -101,7 +106,8 @@ export interface GatewayClient {
 /**
  * Creates a {@link GatewayClient}. Works wherever `fetch` and Web Crypto exist (Node 22+, Deno,
  * Bun, browsers). Every answer is validated against the contract; a gateway that breaks it makes
- * the call reject with a `contract` error naming the rule.
+ * the call reject with a `contract` error naming the rule. An unusable `timeoutMs` throws a
+ * `CheckOptionsError` naming it.
  *
  * @example
  * const client = createGatewayClient({ url: 'http://127.0.0.1:8787', token: process.env.GATEWAY_TOKEN! });
@@ -112,6 +118,10 @@ export interface GatewayClient {
  * }
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  // `0`, `NaN` or a string would fail every request at call time (or at once); a longer timer
+  // than 2^31-1 ms fires at once.
+  if (options.timeoutMs !== undefined && !isWholeMs(options.timeoutMs))
+    refuseOption('createGatewayClient', 'timeoutMs', options.timeoutMs, WHOLE_MS);
   const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 10_000;
   const auth = { authorization: `Bearer ${options.token}` };

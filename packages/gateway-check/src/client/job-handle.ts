@@ -1,4 +1,5 @@
 import type { Job } from '../contract/job.ts';
+import { MAX_TIMER_MS, refuseOption } from '../errors/check-options-error.ts';
 import { GatewayClientError } from '../errors/gateway-client-error.ts';
 
 /**
@@ -10,9 +11,14 @@ import { GatewayClientError } from '../errors/gateway-client-error.ts';
 export interface WaitOptions {
   /** Stops waiting (the promise rejects with an `aborted` error); the job itself goes on. */
   readonly signal?: AbortSignal;
-  /** Pause between two polls. Default 500 ms. */
+  /**
+   * Pause between two polls, from 0 to 2 147 483 647 ms (below 10, 10). Default 500 ms.
+   */
   readonly pollIntervalMs?: number;
-  /** Give up (an `timeout` error) after this long. Default: wait until `signal` aborts. */
+  /**
+   * Give up (a `timeout` error) after this long, from 0 to 2 147 483 647 ms. Default: wait until
+   * `signal` aborts.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -70,6 +76,18 @@ export async function waitForJob(
   get: (signal: AbortSignal | undefined) => Promise<Job>,
   options: WaitOptions = {},
 ): Promise<Job> {
+  // NaN polled in a busy loop and never timed out; Infinity, or more than a timer holds, polled
+  // at once (the timer fires at once): the gateway would be hammered.
+  for (const name of ['pollIntervalMs', 'timeoutMs'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS))
+      refuseOption(
+        'JobHandle.wait',
+        name,
+        value,
+        `expected a number of milliseconds from 0 to ${MAX_TIMER_MS}.`,
+      );
+  }
   const interval = Math.max(10, options.pollIntervalMs ?? 500);
   const until = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
   for (;;) {

@@ -4,7 +4,7 @@ import { createGateway, defineAction, type Gateway, type GatewayOptions } from '
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isMcpConfigError, McpConfigError } from '../mcp-config-error.ts';
-import { createMcpHandler, type McpHandler } from './create-mcp-handler.ts';
+import { createMcpHandler, type McpHandler, type McpHandlerOptions } from './create-mcp-handler.ts';
 
 const echo = defineAction({
   id: 'echo',
@@ -256,6 +256,20 @@ describe('createMcpHandler', () => {
         retryable: true,
       },
     });
+  });
+
+  it('keeps a budget given as undefined (`{ perCaller: config.perCaller }`) at its default', async () => {
+    // Spread over the defaults, `undefined` lifted the budget: every initialize was admitted.
+    // (A JavaScript caller, or a config object typed loosely: the type does not allow it.)
+    start({ sessions: { max: undefined, perCaller: undefined, idleMs: undefined } as never });
+    const statuses: number[] = [];
+    for (let i = 0; i < 18; i++) {
+      const answer = await post('token-a', initialize);
+      await answer.body?.cancel();
+      statuses.push(answer.status);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(16);
+    expect(statuses.slice(16)).toEqual([429, 429]);
   });
 
   it('keeps to the budgets under concurrent initializes', async () => {
@@ -515,6 +529,8 @@ describe('createMcpHandler', () => {
     [{ sessions: { max: Number.NaN } }, 'createMcpHandler: sessions.max is NaN:'],
     [{ sessions: { perCaller: -1 } }, 'createMcpHandler: sessions.perCaller is the number -1:'],
     [{ maxBodyBytes: 0 }, 'createMcpHandler: maxBodyBytes is the number 0:'],
+    [{ sessions: 16 as never }, 'createMcpHandler: sessions is the number 16: expected { max?'],
+    [{ sessions: [] as never }, 'createMcpHandler: sessions is an array: expected { max?'],
   ])('refuses the options %j with McpConfigError', (options, message) => {
     gateway = createGateway({
       gateway: { id: 'x', name: 'x' },
@@ -532,4 +548,39 @@ describe('createMcpHandler', () => {
     expect(isMcpConfigError(thrown)).toBe(true);
     expect(() => createMcpHandler(gateway, options)).toThrow(message);
   });
+});
+
+// What a careless user or a hostile configuration passes, for every count, size and duration:
+// a McpConfigError naming the option, never a budget quietly lifted. (`waitMs: 0` answers at
+// once: a setting, not a budget.)
+const BAD = [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '100'];
+const OPTIONS: [string, (value: unknown) => unknown, unknown[]][] = [
+  ['sessions.max', (max) => ({ sessions: { max } }), BAD],
+  ['sessions.perCaller', (perCaller) => ({ sessions: { perCaller } }), BAD],
+  ['sessions.idleMs', (idleMs) => ({ sessions: { idleMs } }), BAD],
+  ['maxBodyBytes', (maxBodyBytes) => ({ maxBodyBytes }), BAD],
+  ['pollIntervalMs', (pollIntervalMs) => ({ pollIntervalMs }), BAD],
+  ['taskTtlMs', (taskTtlMs) => ({ taskTtlMs }), BAD],
+  ['waitMs', (waitMs) => ({ waitMs }), BAD.slice(1)],
+];
+
+it.each(
+  OPTIONS.flatMap(([option, build, values]) =>
+    values.map((value) => [option, value, build] as const),
+  ),
+)('createMcpHandler refuses %s = %j, naming it', (option, value, build) => {
+  const gateway = createGateway({
+    gateway: { id: 'x', name: 'x' },
+    actions: [echo],
+    auth: { tokens: ['t'] },
+  });
+  let thrown: unknown;
+  try {
+    createMcpHandler(gateway, build(value) as McpHandlerOptions);
+  } catch (error) {
+    thrown = error;
+  }
+  void gateway.close();
+  expect(isMcpConfigError(thrown), `${option} accepted ${value}`).toBe(true);
+  expect((thrown as Error).message.startsWith(`createMcpHandler: ${option} is `)).toBe(true);
 });

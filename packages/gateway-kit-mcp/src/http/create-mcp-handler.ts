@@ -88,7 +88,21 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
   const path = options.path ?? '/mcp';
   if (typeof path !== 'string' || !path.startsWith('/'))
     refuse('createMcpHandler', 'path', path, 'expected a path starting with "/", e.g. "/mcp".');
-  const limits = { ...DEFAULT_SESSIONS, ...options.sessions };
+  const sessionOptions = options.sessions ?? {};
+  if (typeof sessionOptions !== 'object' || Array.isArray(sessionOptions))
+    refuse(
+      'createMcpHandler',
+      'sessions',
+      sessionOptions,
+      'expected { max?, perCaller?, idleMs? }.',
+    );
+  // Key by key: a key present but `undefined` (`{ max: config.max }`) takes its default, as an
+  // absent one does; spread, it would be `undefined` and lift the budget.
+  const limits = {
+    max: sessionOptions.max ?? DEFAULT_SESSIONS.max,
+    perCaller: sessionOptions.perCaller ?? DEFAULT_SESSIONS.perCaller,
+    idleMs: sessionOptions.idleMs ?? DEFAULT_SESSIONS.idleMs,
+  };
   checkWhole('createMcpHandler', 'sessions.max', limits.max, 1, 1_000_000);
   checkWhole('createMcpHandler', 'sessions.perCaller', limits.perCaller, 1, 1_000_000);
   checkWhole('createMcpHandler', 'sessions.idleMs', limits.idleMs, 1_000, 86_400_000);

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { abortableSleep } from '../runtime/timers.ts';
 import { CallbackConfigError } from './callback-config-error.ts';
@@ -112,16 +113,23 @@ export interface CallbackDeliverySettings {
   readonly resolveHost?: ResolveHost;
   /** Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
-  /** Attempts in total, first one included. Default 8. */
+  /** Attempts in total, first one included: a positive safe integer. Default 8. */
   readonly maxAttempts?: number;
   /**
    * Time allowed for each whole attempt: the DNS check (with `resolveHost`), connecting, sending
-   * and receiving the response headers. Default 10 000 ms.
+   * and receiving the response headers. From 1 to 2 147 483 647 ms (the longest timer). Default
+   * 10 000 ms.
    */
   readonly attemptTimeoutMs?: number;
-  /** Backoff ceiling of the first retry; doubles per retry. Default 1 000 ms. */
+  /**
+   * Backoff ceiling of the first retry; doubles per retry. From 0 to 2 147 483 647 ms. Default
+   * 1 000 ms.
+   */
   readonly baseDelayMs?: number;
-  /** Upper bound of any wait, `Retry-After` included. Default 60 000 ms. */
+  /**
+   * Upper bound of any wait, `Retry-After` included. From 0 to 2 147 483 647 ms (a longer timer
+   * would fire at once). Default 60 000 ms.
+   */
   readonly maxDelayMs?: number;
   /** Called after every attempt; exceptions it throws are ignored. */
   readonly onAttempt?: (event: CallbackAttemptEvent) => void;
@@ -221,10 +229,14 @@ export interface PreparedDelivery {
   readonly now: () => number;
 }
 
+/** A duration a timer waits for: at least `min`, at most what a timer holds (longer fires at once). */
 function numberOption(name: string, value: number | undefined, fallback: number, min: number) {
   const result = value ?? fallback;
   if (!Number.isFinite(result) || result < min) {
     throw new CallbackConfigError(name, `must be a finite number >= ${min}`);
+  }
+  if (result > MAX_TIMER_MS) {
+    throw new CallbackConfigError(name, `must be at most ${MAX_TIMER_MS} ms (the longest timer)`);
   }
   return result;
 }
@@ -254,9 +266,12 @@ function createSigner(signingSecret: string): Webhook {
 export function validateDeliverySettings(settings: CallbackDeliverySettings): void {
   if (settings.signingSecret !== undefined) createSigner(settings.signingSecret);
   assertValidUrlPolicy(settings.urlPolicy);
-  const maxAttempts = numberOption('maxAttempts', settings.maxAttempts, 1, 1);
-  if (!Number.isInteger(maxAttempts)) {
-    throw new CallbackConfigError('maxAttempts', 'must be an integer');
+  const maxAttempts = settings.maxAttempts ?? 1;
+  if (!Number.isFinite(maxAttempts) || maxAttempts < 1) {
+    throw new CallbackConfigError('maxAttempts', 'must be a finite number >= 1');
+  }
+  if (!Number.isSafeInteger(maxAttempts)) {
+    throw new CallbackConfigError('maxAttempts', 'must be an integer (a positive safe integer)');
   }
   numberOption('attemptTimeoutMs', settings.attemptTimeoutMs, 1, 1);
   numberOption('baseDelayMs', settings.baseDelayMs, 0, 0);

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { withinBudget } from '../runtime/time-budget.ts';
 import { CallbackConfigError } from './callback-config-error.ts';
 import { type AttemptHealth, CircuitBreaker } from './circuit-breaker.ts';
@@ -42,7 +43,10 @@ export interface CallbackLimits {
    * destination's circuit (per principal and origin). Default 5.
    */
   readonly circuitFailureThreshold?: number;
-  /** How long an open circuit sends nothing before one probe attempt. Default 30 000 ms. */
+  /**
+   * How long an open circuit sends nothing before one probe attempt: whole milliseconds from 0 to
+   * 2 147 483 647 (the longest timer). Default 30 000 ms.
+   */
   readonly circuitCooldownMs?: number;
   /** Destinations whose circuit state is remembered at most. Default 1 000. */
   readonly circuitMaxDestinations?: number;
@@ -110,11 +114,17 @@ export interface GateOptions {
   readonly maxSlotWaitMs?: number;
 }
 
-function limitOption(limits: CallbackLimits, name: keyof CallbackLimits, min: number): number {
+function limitOption(
+  limits: CallbackLimits,
+  name: keyof CallbackLimits,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
   const value = limits[name] ?? CALLBACK_LIMIT_DEFAULTS[name];
   if (!Number.isSafeInteger(value) || value < min) {
     throw new CallbackConfigError(name, `must be an integer >= ${min}`);
   }
+  if (value > max) throw new CallbackConfigError(name, `must be at most ${max}`);
   return value;
 }
 
@@ -175,7 +185,7 @@ export class DeliveryLimiter {
     this.#clock = clock;
     this.#breaker = new CircuitBreaker({
       failureThreshold: limitOption(limits, 'circuitFailureThreshold', 1),
-      cooldownMs: limitOption(limits, 'circuitCooldownMs', 0),
+      cooldownMs: limitOption(limits, 'circuitCooldownMs', 0, MAX_TIMER_MS),
       maxDestinations: limitOption(limits, 'circuitMaxDestinations', 1),
       now: clock.now,
     });

@@ -97,7 +97,7 @@ export function createApprovalsHandler(
   if (basePath !== '' && !BASE_PATH.test(String(basePath)))
     refuse('basePath', basePath, 'expected "/prefix" (no trailing slash).');
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     refuse('maxBodyBytes', maxBodyBytes, 'expected a positive integer.');
   if (options.logger !== undefined && typeof options.logger?.error !== 'function')
     refuse('logger', options.logger, 'expected { error(message, fields), warn?, info?, debug? }.');

@@ -405,14 +405,20 @@ async function handOver(
   // Every way a job ends comes through here: its principal's budgets are free again (both in one
   // call to the record store).
   const payload = job.payload as unknown as JobPayload | undefined;
-  await releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
+  const releasing = releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
   const observer = runtime.observer;
-  observer?.jobFinished(job);
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) {
+    // Nothing to deliver: the job store may stop holding the job while the budgets are given back
+    // (one round trip, not two). Should this instance die between the two, the budgets free
+    // themselves when their time to live runs out, as after any release that fails.
     handedOver();
+    await releasing;
+    observer?.jobFinished(job);
     return;
   }
+  await releasing;
+  observer?.jobFinished(job);
   const delivery = {
     url,
     body: { job: toJobResource(job) },

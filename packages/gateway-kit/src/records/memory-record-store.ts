@@ -53,9 +53,9 @@ export class MemoryRecordStore implements RecordStore {
   constructor(options: MemoryRecordStoreOptions = {}) {
     const maxRecords = options.maxRecords ?? 100_000;
     const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    if (!Number.isInteger(maxRecords) || maxRecords < 1)
+    if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
       refuse('maxRecords', maxRecords, 'expected a positive integer.');
-    if (!Number.isInteger(maxBytes) || maxBytes < 1)
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
       refuse('maxBytes', maxBytes, 'expected a positive integer.');
     this.#maxRecords = maxRecords;
     this.#maxBytes = maxBytes;

@@ -356,6 +356,44 @@ describe('configuration', () => {
     );
   });
 
+  // What a careless user or a hostile configuration passes for the retry policy: a
+  // WorkspaceConfigError naming the setting, at creation and per call.
+  it.each([
+    ...[-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, 1e300, '3', null].map(
+      (limit) => ['retry.limit', { limit }] as const,
+    ),
+    ...[2 ** 53, 1e300].map((retry) => ['retry.limit', retry] as const),
+    ...['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'].flatMap((key) =>
+      [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '500', '', null].map(
+        (value) => [`retry.${key}`, { [key]: value }] as const,
+      ),
+    ),
+    ...['3', '', [3], true].map((retry) => ['retry', retry] as const),
+  ])('refuses %s in %j, naming it', async (name, retry) => {
+    const options = { baseUrl: BASE, apiKey: KEY, retry } as unknown as WorkspaceClientOptions;
+    const path = name.replace('.', '\\.');
+    expect(() => createWorkspaceClient(options)).toThrowError(
+      new RegExp(`^createWorkspaceClient: ${path} is `),
+    );
+    expect(() => createWorkspaceClient(options)).toThrowError(WorkspaceConfigError);
+    // The same policy given to one call.
+    const client = createWorkspaceClient({ baseUrl: BASE, apiKey: KEY });
+    const call = await client.skills.list({ retry } as never).catch((error: unknown) => error);
+    expect(call).toBeInstanceOf(WorkspaceConfigError);
+    expect((call as Error).message).toMatch(new RegExp(`^request options: ${path} is `));
+  });
+
+  it('keeps retry 0 (never retry) and the largest safe retries and delays', () => {
+    const largest = {
+      limit: Number.MAX_SAFE_INTEGER,
+      baseDelayMs: 0,
+      maxDelayMs: 2 ** 31 - 1,
+      jitter: false,
+    };
+    for (const retry of [0, largest])
+      expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY, retry })).not.toThrow();
+  });
+
   it('refuses a workspace key string in a browser unless dangerouslyAllowBrowser', async () => {
     vi.stubGlobal('document', {});
     expect(() => createWorkspaceClient({ baseUrl: BASE, apiKey: KEY })).toThrowError(

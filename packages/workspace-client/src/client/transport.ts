@@ -85,22 +85,23 @@ function resolvePolicy(
   for (const layer of layers) {
     if (layer === undefined) continue;
     const entries = typeof layer === 'number' ? { limit: layer } : layer;
+    // A string (`retry: process.env.RETRIES`) would otherwise be read as no setting at all.
+    if (typeof entries !== 'object' || !entries || Array.isArray(entries))
+      refuse('retry', layer, 'expected a number or an object.', factory);
     for (const [key, value] of Object.entries(entries)) {
-      if (value !== undefined) Object.assign(policy, { [key]: value });
+      if (value !== undefined) (policy as Record<string, unknown>)[key] = value;
     }
   }
   // The number of retries, not a cap on what callers make us keep: 0 (never retry) is meaningful.
-  if (!Number.isInteger(policy.limit) || policy.limit < 0) {
+  // A safe integer: `2 ** 53` or `1e300` retried without end under `totalTimeout: false`.
+  if (!Number.isSafeInteger(policy.limit) || policy.limit < 0) {
     refuse('retry.limit', policy.limit, 'expected an integer >= 0.', factory);
   }
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
-    if (!(policy[key] >= 0 && policy[key] <= MAX_TIMEOUT_MS)) {
-      refuse(
-        `retry.${key}`,
-        policy[key],
-        `expected a number of ms from 0 to ${MAX_TIMEOUT_MS}.`,
-        factory,
-      );
+    // Finite: a string passed `'500' >= 0`, and `''` was a delay of 0.
+    const ms = policy[key];
+    if (!(Number.isFinite(ms) && ms >= 0 && ms <= MAX_TIMEOUT_MS)) {
+      refuse(`retry.${key}`, ms, `expected a number of ms from 0 to ${MAX_TIMEOUT_MS}.`, factory);
     }
   }
   return policy;

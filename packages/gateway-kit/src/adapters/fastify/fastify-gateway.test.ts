@@ -312,6 +312,38 @@ describe('fastifyGateway options and lifecycle', () => {
     ).rejects.toThrow(GatewayConfigError);
   });
 
+  it.each([
+    ['drainMaxBytes', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1024', null]],
+    ['drainTimeoutMs', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '5000']],
+    ['closeGateway', ['false', 0]],
+    ['pinCallbackAddresses', ['false', 0]],
+    ['allowedHosts', ['gw.example.test', false, null]],
+  ] as const)(
+    'refuses every wrong %s with a GatewayConfigError naming it',
+    async (option, values) => {
+      for (const value of values) {
+        const gateway = fixtureGateway();
+        const app = Fastify().register(fastifyGateway, { gateway, [option]: value } as never);
+        const refused = app.ready();
+        await expect(refused, String(value)).rejects.toThrow(GatewayConfigError);
+        await expect(refused).rejects.toThrow(new RegExp(`^fastifyGateway: ${option} is `));
+        await gateway.close();
+      }
+    },
+  );
+
+  it('takes the edges of the drain limits: 0 bytes, 0 ms and the longest timer', async () => {
+    for (const limits of [
+      { drainMaxBytes: 0, drainTimeoutMs: 0 },
+      { drainMaxBytes: Number.MAX_SAFE_INTEGER, drainTimeoutMs: 2 ** 31 - 1 },
+    ]) {
+      const app = Fastify();
+      await app.register(fastifyGateway, { gateway: fixtureGateway(), ...limits });
+      await app.ready();
+      await app.close();
+    }
+  });
+
   it('follows Fastify trustProxy for the URLs it answers', async () => {
     const forwarded = {
       ...headers,

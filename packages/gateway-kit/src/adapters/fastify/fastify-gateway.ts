@@ -12,8 +12,13 @@ import type { Gateway } from '../../gateway/create-gateway.ts';
 import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
-import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
 import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
+import {
+  DRAIN_ENTRIES,
+  OptionalAllowedHosts,
+  OptionalBoolean,
+} from '../node/node-options-schema.ts';
 import { createPinnedFetch } from '../node/pinned-fetch.ts';
 import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
 import {
@@ -55,7 +60,11 @@ export interface FastifyGatewayOptions {
    * more is dropped after the reply. Defaults to 16 MiB; `0` drops every such connection.
    */
   readonly drainMaxBytes?: number;
-  /** How long such a reply waits for the rest of the body. Defaults to 5 000 ms. */
+  /**
+   * How long such a reply waits for the rest of the body: a whole number of milliseconds up to
+   * 2 147 483 647 (what a timer holds); `0` sends the reply without waiting. Defaults to
+   * 5 000 ms.
+   */
   readonly drainTimeoutMs?: number;
   /**
    * DNS-rebinding protection, as `toNodeHandler`'s: on a server listening on a loopback address,
@@ -140,10 +149,16 @@ class FastifyCall implements GatewayCall {
   }
 }
 
-function nonNegative(name: string, value: number): number {
-  if (Number.isSafeInteger(value) && value >= 0) return value;
-  throw new GatewayConfigError(`fastifyGateway: ${name} must be a non-negative integer.`);
-}
+// The plugin's own options; Fastify's (`prefix`, `logLevel` …) pass through unchecked here.
+const FastifyGatewayOptionsSchema = /* @__PURE__ */ optionsObject(
+  {
+    ...DRAIN_ENTRIES,
+    closeGateway: OptionalBoolean,
+    pinCallbackAddresses: OptionalBoolean,
+    allowedHosts: OptionalAllowedHosts,
+  },
+  'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
+);
 
 const NOT_FOUND = errorReply('not_found');
 
@@ -215,11 +230,12 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
   fastify: FastifyInstance,
   options: FastifyGatewayOptions,
 ): Promise<void> => {
+  assertOptions(FastifyGatewayOptionsSchema, options, 'fastifyGateway');
   const gateway = options.gateway;
   const handle = handlerOf(gateway);
   const limits: DrainLimits = {
-    maxBytes: nonNegative('drainMaxBytes', options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES),
-    timeoutMs: nonNegative('drainTimeoutMs', options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
+    maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
+    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
   };
   if (options.pinCallbackAddresses !== false) {
     supplyCallbackDefaults(gateway, (urlPolicy) => ({

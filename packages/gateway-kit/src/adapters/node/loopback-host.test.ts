@@ -95,7 +95,7 @@ describe('allowedHosts', () => {
 
   it('rejects entries that are not host names', async () => {
     await expect(serve(gateway, { port: 0, allowedHosts: ['http://x.test/'] })).rejects.toThrow(
-      /^allowedHosts\[0\] is a string: expected a host name, e\.g\. "dev\.example\.test"/,
+      /^serve: allowedHosts\[0\] is a string: expected a host name, e\.g\. "dev\.example\.test"/,
     );
   });
 });

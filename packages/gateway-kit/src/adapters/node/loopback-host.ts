@@ -49,6 +49,14 @@ function originHostname(origin: string): string | undefined {
   }
 }
 
+/** Whether `entry` may be an `allowedHosts` entry: a host name, or `.domain`. */
+export const isAllowedHostEntry = (entry: unknown): boolean =>
+  typeof entry === 'string' && hostnameOf(entry.replace(/^\./, '')) !== undefined;
+
+/** The message of an `allowedHosts` entry that is not a host name. */
+export const ALLOWED_HOST_EXPECTED =
+  'expected a host name, e.g. "dev.example.test" or ".example.test" (no scheme, path or spaces).';
+
 /** Checks an `allowedHosts` option; returns the matcher for host names. */
 export function hostMatcher(allowed: AllowedHosts | undefined): (hostname: string) => boolean {
   if (allowed === true) return () => true;
@@ -60,12 +68,12 @@ export function hostMatcher(allowed: AllowedHosts | undefined): (hostname: strin
   const exact = new Set<string>();
   const domains: string[] = [];
   for (const [index, entry] of (allowed ?? []).entries()) {
-    if (typeof entry !== 'string' || hostnameOf(entry.replace(/^\./, '')) === undefined) {
+    if (!isAllowedHostEntry(entry)) {
       throw new GatewayConfigError(
-        `allowedHosts[${index}] is ${describeKind(entry)}: expected a host name, e.g. "dev.example.test" or ".example.test" (no scheme, path or spaces).`,
+        `allowedHosts[${index}] is ${describeKind(entry)}: ${ALLOWED_HOST_EXPECTED}`,
       );
     }
-    const name = entry.toLowerCase();
+    const name = (entry as string).toLowerCase();
     if (name.startsWith('.')) domains.push(name);
     else exact.add(name);
   }

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
-import { serve } from './serve.ts';
+import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
+import { type ServeOptions, serve } from './serve.ts';
 
 const gateway = fixtureGateway();
 
@@ -53,10 +54,22 @@ describe('serve: connection limits', () => {
     }
   });
 
-  it('rejects a headers timeout above the request timeout', async () => {
+  it('rejects a headers timeout above the default request timeout (30 s), naming it', async () => {
+    await expect(serve(gateway, { port: 0, headersTimeoutMs: 40_000 })).rejects.toThrow(
+      new GatewayConfigError(
+        'serve: headersTimeoutMs is the number 40000: expected at most requestTimeoutMs (30000), or 0.',
+      ),
+    );
+  });
+
+  it('rejects a headers timeout above the request timeout, naming the option', async () => {
     await expect(
       serve(gateway, { port: 0, requestTimeoutMs: 1_000, headersTimeoutMs: 2_000 }),
-    ).rejects.toThrow(/headersTimeout/);
+    ).rejects.toThrow(
+      new GatewayConfigError(
+        'serve: headersTimeoutMs is the number 2000: expected at most requestTimeoutMs (1000), or 0.',
+      ),
+    );
   });
 
   it('answers 408 and closes a connection whose headers never end', async () => {
@@ -91,6 +104,111 @@ describe('serve: connection limits', () => {
       await dropped;
       expect(received).toBe('');
       first.destroy();
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+/** Servers listening in this process (Node's handle for a listening TCP server). */
+const listening = (): number =>
+  process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length;
+
+// What a careless user or a hostile configuration passes: every option of serve() is checked
+// before anything listens, and the error names it (never its value).
+const TIMEOUT = [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '1000', null];
+const REFUSED: [string, unknown[]][] = [
+  ['port', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 65_536, 2 ** 53, '8080', '', null]],
+  ['hostname', ['', ' 127.0.0.1', '[::1]', 'http://0.0.0.0', 'localhost:8787', 127_001, null]],
+  ['requestTimeoutMs', TIMEOUT],
+  ['headersTimeoutMs', TIMEOUT],
+  ['keepAliveTimeoutMs', TIMEOUT],
+  ['maxConnections', [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '512', null]],
+  ['drainMaxBytes', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1024', null]],
+  ['drainTimeoutMs', TIMEOUT],
+  ['trustProxy', ['false', 0, null]],
+  ['pinCallbackAddresses', ['false', 1, null]],
+  ['allowedHosts', ['dev.example.test', false, 'true', null, {}]],
+  [
+    'allowedHosts[1]',
+    [
+      ['dev.example.test', 'http://x.test/'],
+      ['a.test', ''],
+      ['a.test', 1],
+    ],
+  ],
+];
+
+describe('serve: options', () => {
+  it.each(REFUSED.flatMap(([option, values]) => values.map((value) => [option, value] as const)))(
+    'serve({ %s: %j }) rejects with a GatewayConfigError naming the option, before listening',
+    async (option, value) => {
+      const before = listening();
+      const key = option.replace(/\[.*/, '');
+      const refused = serve(gateway, { port: 0, [key]: value } as ServeOptions);
+      await expect(refused).rejects.toThrow(GatewayConfigError);
+      const path = option.replace(/[[\]]/g, '\\$&');
+      await expect(refused).rejects.toThrow(new RegExp(`^serve: ${path} is `));
+      expect(listening()).toBe(before);
+    },
+  );
+
+  it.each([
+    [{ host: '0.0.0.0' }, 'serve: unknown option "host" (known: '],
+    [{ maxConnection: 8 }, 'serve: unknown option "maxConnection" (known: '],
+    [null, 'serve: options is null: expected an options object.'],
+    ['8787', 'serve: options is a string: expected an options object.'],
+  ])('serve(gateway, %j) is refused', async (options, message) => {
+    await expect(serve(gateway, options as ServeOptions)).rejects.toThrow(message);
+  });
+
+  it('says an empty hostname may be an unset environment variable (Node would listen everywhere)', async () => {
+    await expect(serve(gateway, { port: 0, hostname: '' })).rejects.toThrow(
+      'serve: hostname is an empty string: is an environment variable unset? (expected an IP address or a host name',
+    );
+  });
+
+  it('keeps every valid edge: port 0 picks a free port, 0 turns a timeout off', async () => {
+    const options: ServeOptions = {
+      port: 0,
+      hostname: 'localhost',
+      requestTimeoutMs: 0,
+      headersTimeoutMs: 0,
+      keepAliveTimeoutMs: 0,
+      maxConnections: Number.MAX_SAFE_INTEGER,
+      drainMaxBytes: 0,
+      drainTimeoutMs: 0,
+      trustProxy: false,
+      pinCallbackAddresses: true,
+    };
+    const running = await serve(gateway, options);
+    try {
+      expect(Number(new URL(running.url).port)).toBeGreaterThan(0);
+      expect(running.server.requestTimeout).toBe(0);
+      expect(running.server.headersTimeout).toBe(0);
+      expect(running.server.keepAliveTimeout).toBe(0);
+      expect(running.server.maxConnections).toBe(Number.MAX_SAFE_INTEGER);
+      const answer = await fetch(`${running.url}/v1/manifest`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('takes the longest timeouts a timer holds', async () => {
+    const max = 2 ** 31 - 1;
+    const running = await serve(gateway, {
+      port: 0,
+      requestTimeoutMs: max,
+      headersTimeoutMs: max,
+      keepAliveTimeoutMs: max,
+      drainTimeoutMs: max,
+    });
+    try {
+      expect(running.server.requestTimeout).toBe(max);
+      expect(running.server.keepAliveTimeout).toBe(max);
     } finally {
       await running.close();
     }

@@ -1,20 +1,41 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
+import * as v from 'valibot';
 import type { Gateway } from '../../gateway/create-gateway.ts';
+import { refusalFor } from '../../runtime/config-refusal.ts';
+import {
+  assertOptions,
+  fromEnv,
+  is,
+  isOptionsObject,
+  OptionalPositiveInteger,
+  onlyKeys,
+  optionsObject,
+} from '../../runtime/option-schemas.ts';
+import { NODE_HANDLER_ENTRIES, OptionalWholeMsOrZero } from './node-options-schema.ts';
 import { type NodeHandlerOptions, toNodeHandler } from './to-node-handler.ts';
 
 /**
  * Options of {@link serve}. The limits bound what one caller can make the server keep: Node's own
- * defaults (5 min per request, no connection limit) are made for general-purpose servers.
+ * defaults (5 min per request, no connection limit) are made for general-purpose servers. Each
+ * option is checked before anything listens: a wrong one (or an unknown name) rejects with a
+ * `GatewayConfigError` naming it.
  *
  * @example
  * // Behind a proxy that pools connections, allow more of them.
  * await serve(gateway, { port: 8787, maxConnections: 2048 });
  */
 export interface ServeOptions extends NodeHandlerOptions {
-  /** Port to listen on; `0` picks a free one. Defaults to 8787. */
+  /**
+   * Port to listen on, a whole number from 0 to 65535 (a number: `Number(process.env.PORT)`);
+   * `0` picks a free one (see `url`). Defaults to 8787.
+   */
   readonly port?: number;
-  /** Interface to bind. Defaults to `127.0.0.1` (loopback) — pass `0.0.0.0` to expose it. */
+  /**
+   * Interface to bind: an IP address or a host name, without brackets or port. Defaults to
+   * `127.0.0.1` (loopback) — pass `0.0.0.0` to expose it. An empty string (an unset environment
+   * variable) is refused: Node would listen on every interface.
+   */
   readonly hostname?: string;
   /**
    * Time allowed to receive a whole request, headers and body (not to answer it): a slower
@@ -23,19 +44,21 @@ export interface ServeOptions extends NodeHandlerOptions {
    */
   readonly requestTimeoutMs?: number;
   /**
-   * Time allowed to receive the request headers; at most `requestTimeoutMs`. Defaults to
-   * 10 000 ms (Node: 60 000).
+   * Time allowed to receive the request headers; at most `requestTimeoutMs`. `0` disables it
+   * (`requestTimeoutMs` still applies). Defaults to 10 000 ms (Node: 60 000).
    */
   readonly headersTimeoutMs?: number;
   /**
-   * Idle time after which a kept-alive connection is closed. Defaults to 65 000 ms, longer than
-   * the 60 s idle timeout of common load balancers, so they never reuse a connection the
-   * gateway is closing (Node: 5 000).
+   * Idle time after which a kept-alive connection is closed. `0` disables it (Node's meaning:
+   * idle connections stay open, within `maxConnections`). Defaults to 65 000 ms, longer than the
+   * 60 s idle timeout of common load balancers, so they never reuse a connection the gateway is
+   * closing (Node: 5 000).
    */
   readonly keepAliveTimeoutMs?: number;
   /**
-   * Open connections at most; further ones are closed as soon as they are accepted. Defaults to
-   * 512 (Node: unlimited).
+   * Open connections at most, a positive integer (`0` would refuse every connection, and `NaN`
+   * or `Infinity` none); further ones are closed as soon as they are accepted. Defaults to 512
+   * (Node: unlimited).
    */
   readonly maxConnections?: number;
 }
@@ -44,6 +67,65 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const DEFAULT_MAX_CONNECTIONS = 512;
+
+/** An IP address (IPv6 without brackets) or a DNS name: what `listen` resolves. */
+const isHostname = (host: unknown): boolean =>
+  typeof host === 'string' &&
+  (isIP(host) !== 0 ||
+    (host.length <= 253 && /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?$/.test(host)));
+
+// Every key of ServeOptions with its schema: an option added to the interface without one here
+// fails the typecheck.
+const SERVE_ENTRIES = {
+  ...NODE_HANDLER_ENTRIES,
+  port: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is<number>(
+      (port) => Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65_535,
+      'expected a whole number from 0 to 65535 (0 picks a free port).',
+    ),
+  ),
+  hostname: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is<string>(
+      isHostname,
+      /* @__PURE__ */ fromEnv(
+        'expected an IP address or a host name, e.g. "127.0.0.1", "::1" or "0.0.0.0".',
+      ),
+    ),
+  ),
+  requestTimeoutMs: OptionalWholeMsOrZero,
+  headersTimeoutMs: OptionalWholeMsOrZero,
+  keepAliveTimeoutMs: OptionalWholeMsOrZero,
+  maxConnections: OptionalPositiveInteger,
+} satisfies { readonly [Key in keyof ServeOptions]-?: v.GenericSchema };
+
+const KNOWN = /* @__PURE__ */ Object.keys(SERVE_ENTRIES);
+const ServeOptionsSchema = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an options object.'),
+  /* @__PURE__ */ onlyKeys(
+    KNOWN,
+    (keys) =>
+      `unknown option${keys.length > 1 ? 's' : ''} ${keys.map((key) => `"${key}"`).join(', ')} (known: ${KNOWN.join(', ')}).`,
+  ),
+  /* @__PURE__ */ optionsObject(SERVE_ENTRIES, 'expected an options object.'),
+);
+
+/**
+ * Checks `serve`'s options (the adapter's own and `toNodeHandler`'s) before anything is created,
+ * in the one message style: `serve: maxConnections is the number 0: expected a positive integer.`
+ */
+function checkServeOptions(options: ServeOptions): void {
+  assertOptions(ServeOptionsSchema, options, 'serve');
+  const { headersTimeoutMs } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node's own rule, named in the adapter's terms (`0` turns either off); against the default
+  // request timeout too when only the headers timeout is given.
+  if (requestTimeoutMs > 0 && headersTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs)
+    refusalFor('serve')(
+      'headersTimeoutMs',
+      headersTimeoutMs,
+      `expected at most requestTimeoutMs (${requestTimeoutMs}), or 0.`,
+    );
+}
 
 /** A running gateway server. */
 export interface RunningServer {
@@ -56,17 +138,19 @@ export interface RunningServer {
 
 /**
  * Serves a gateway on `node:http`, with the limits of {@link ServeOptions}. Resolves once the
- * server listens; rejects when it cannot (port in use, or a `headersTimeoutMs` above
- * `requestTimeoutMs`).
+ * server listens; rejects when it cannot: with a `GatewayConfigError` naming the option for a
+ * wrong option (checked before anything listens, e.g. a `headersTimeoutMs` above
+ * `requestTimeoutMs`), or with Node's error (port in use).
  *
  * @example
  * const { url } = await serve(gateway, { port: 8787 });
  * console.log(`gateway on ${url}`);
  */
 export function serve(gateway: Gateway, options: ServeOptions = {}): Promise<RunningServer> {
-  const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    // Inside the executor: Node's own option checks throw, and become a rejection here.
+    // Inside the executor: a refused option throws, and becomes a rejection here.
+    checkServeOptions(options);
+    const hostname = options.hostname ?? '127.0.0.1';
     const server = createNodeServer(gateway, options);
     server.once('error', reject);
     server.listen(options.port ?? 8787, hostname, () => {

@@ -146,11 +146,27 @@ describe('toNodeHandler options', () => {
     expect(() => toNodeHandler(gateway, { drainMaxBytes: -1 })).toThrow(GatewayConfigError);
     expect(() => toNodeHandler(gateway, { drainTimeoutMs: 1.5 })).toThrow(
       new GatewayConfigError(
-        'toNodeHandler: drainTimeoutMs is the number 1.5: expected a non-negative integer.',
+        'toNodeHandler: drainTimeoutMs is the number 1.5: expected a whole number of milliseconds from 0 to 2147483647.',
       ),
     );
     expect(() => toNodeHandler(gateway, { drainTimeoutMs: Number.NaN })).toThrow(/drainTimeoutMs/);
     expect(typeof toNodeHandler(gateway, { drainMaxBytes: 0, drainTimeoutMs: 0 })).toBe('function');
+  });
+
+  it.each([
+    ['drainMaxBytes', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1024', null]],
+    // A longer timer than 2^31-1 ms fires at once: the drain would not wait at all.
+    ['drainTimeoutMs', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, 2 ** 53, '5000']],
+    // `'false'` from an environment variable is truthy: it would trust forwarded headers.
+    ['trustProxy', ['false', 1, null]],
+    ['pinCallbackAddresses', ['false', 0]],
+    ['allowedHosts', ['dev.example.test', false, null]],
+  ] as const)('refuses every wrong %s, naming it', (option, values) => {
+    for (const value of values) {
+      expect(() => toNodeHandler(gateway, { [option]: value } as never), String(value)).toThrow(
+        new RegExp(`^toNodeHandler: ${option} is `),
+      );
+    }
   });
 });
 

@@ -9,8 +9,9 @@ import {
 } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { JSON_HEADERS } from '../../http/replies.ts';
-import { type Refuse, refusalFor } from '../../runtime/config-refusal.ts';
+import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
 import { type AllowedHosts, createHostGuard } from './loopback-host.ts';
+import { NODE_HANDLER_ENTRIES } from './node-options-schema.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
@@ -39,8 +40,9 @@ export interface NodeHandlerOptions {
   readonly drainMaxBytes?: number;
   /**
    * How long such a reply waits for the rest of the body before it is sent anyway and the
-   * connection dropped, so that a body trickled byte by byte cannot hold a connection. Defaults
-   * to 5 000 ms.
+   * connection dropped, so that a body trickled byte by byte cannot hold a connection: a whole
+   * number of milliseconds up to 2 147 483 647 (what a timer holds); `0` sends the reply without
+   * waiting. Defaults to 5 000 ms.
    */
   readonly drainTimeoutMs?: number;
   /**
@@ -320,12 +322,10 @@ function sendReply(
   });
 }
 
-const refuse: Refuse = refusalFor('toNodeHandler');
-
-function nonNegative(name: string, value: number): number {
-  if (Number.isSafeInteger(value) && value >= 0) return value;
-  return refuse(name, value, 'expected a non-negative integer.');
-}
+const NodeHandlerOptionsSchema = /* @__PURE__ */ optionsObject(
+  NODE_HANDLER_ENTRIES,
+  'expected an options object.',
+);
 
 export const INTERNAL_ERROR: GatewayReply = {
   status: 500,
@@ -348,12 +348,13 @@ export function toNodeHandler(
   gateway: Gateway | ApprovalsHandler,
   options: NodeHandlerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  assertOptions(NodeHandlerOptionsSchema, options, 'toNodeHandler');
   const handle = handlerOf(gateway);
   const respond = responderOf(gateway);
   const trustProxy = options.trustProxy ?? false;
   const limits: DrainLimits = {
-    maxBytes: nonNegative('drainMaxBytes', options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES),
-    timeoutMs: nonNegative('drainTimeoutMs', options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS),
+    maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
+    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
   };
   // Callbacks from Node connect only to the addresses the URL policy allows, checked when the
   // connection is made (no DNS rebinding), unless the gateway's options chose a fetch.

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../../client/create-workspace-client.ts';
 import { defineDebrief } from '../../debrief/define-debrief.ts';
 import { AuthenticationError } from '../../errors/authentication-error.ts';
+import { WorkspaceConfigError } from '../../errors/config-error.ts';
 import { createWorkspaceEmulator } from '../emulator.ts';
 import { type RunningEmulator, serveWorkspaceEmulator } from './serve.ts';
 
@@ -194,6 +195,39 @@ describe('serveWorkspaceEmulator on loopback: DNS rebinding', () => {
       expect((await skillsAs(exposed.port, 'workstation.lan:4010')).status).toBe(200);
     } finally {
       await exposed.close();
+    }
+  });
+});
+
+/** Servers listening in this process (Node's handle for a listening TCP server). */
+const listening = (): number =>
+  process.getActiveResourcesInfo().filter((kind) => kind === 'TCPServerWrap').length;
+
+describe('serveWorkspaceEmulator options', () => {
+  it.each([
+    ...[-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 65_536, 2 ** 53, '4010', null].map(
+      (port) => ['port', { port }] as const,
+    ),
+    // '' would make Node listen on every interface.
+    ...['', ' 127.0.0.1', '[::1]', 'http://127.0.0.1', 'localhost:4010', 127_001, null].map(
+      (host) => ['host', { host }] as const,
+    ),
+    ['emulator', { emulator: {} }] as const,
+  ])('refuses %s in %j before listening, naming it', async (name, options) => {
+    const before = listening();
+    const refused = serveWorkspaceEmulator(options as never);
+    await expect(refused).rejects.toThrow(WorkspaceConfigError);
+    await expect(refused).rejects.toThrow(new RegExp(`^serveWorkspaceEmulator: ${name} is `));
+    expect(listening()).toBe(before);
+  });
+
+  it('listens on a host name, port 0 picking a free port', async () => {
+    const server = await serveWorkspaceEmulator({ port: 0, host: 'localhost' });
+    try {
+      expect(server.port).toBeGreaterThan(0);
+      expect(server.url).toBe(`http://localhost:${server.port}`);
+    } finally {
+      await server.close();
     }
   });
 });

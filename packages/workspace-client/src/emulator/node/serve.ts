@@ -1,13 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { Readable } from 'node:stream';
+import { refuse } from '../../client/validate-options.ts';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.ts';
 
 /** Options of `serveWorkspaceEmulator`. */
 export interface ServeEmulatorOptions {
-  /** Port to listen on; `0` (default) picks a free one. */
+  /** Port to listen on, a whole number from 0 to 65535; `0` (default) picks a free one. */
   port?: number | undefined;
-  /** Interface to bind. Default `'127.0.0.1'` (local only). */
+  /**
+   * Interface to bind: an IP address or a host name, without brackets or port. Default
+   * `'127.0.0.1'` (local only). An empty string is refused: Node would listen on every interface.
+   */
   host?: string | undefined;
   /** Emulator to serve; a fresh one by default. */
   emulator?: WorkspaceEmulator | undefined;
@@ -50,6 +54,34 @@ async function send(req: IncomingMessage, res: ServerResponse, response: Respons
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
+const FACTORY = 'serveWorkspaceEmulator';
+
+/** Checks the options before anything listens, naming the wrong one (`WorkspaceConfigError`). */
+function checkServeOptions(options: ServeEmulatorOptions): void {
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected { port?, host?, emulator? }.', FACTORY);
+  const { port, host, emulator } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535))
+    refuse('port', port, 'expected a whole number from 0 to 65535 (0 picks a free port).', FACTORY);
+  // `listen(port, '')` binds every interface: an unset variable must not expose the emulator.
+  if (
+    host !== undefined &&
+    !(
+      typeof host === 'string' &&
+      (isIP(host) !== 0 ||
+        (host.length <= 253 && /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?$/.test(host)))
+    )
+  )
+    refuse(
+      'host',
+      host,
+      'expected an IP address or a host name, e.g. "127.0.0.1" or "::1".',
+      FACTORY,
+    );
+  if (emulator !== undefined && typeof (emulator as { handle?: unknown })?.handle !== 'function')
+    refuse('emulator', emulator, 'expected a createWorkspaceEmulator() result.', FACTORY);
+}
+
 /**
  * Serves a workspace emulator over HTTP on Node (the `svc-workspace-emulator` bin uses this).
  *
@@ -66,6 +98,7 @@ async function send(req: IncomingMessage, res: ServerResponse, response: Respons
 export async function serveWorkspaceEmulator(
   options: ServeEmulatorOptions = {},
 ): Promise<RunningEmulator> {
+  checkServeOptions(options);
   const emulator = options.emulator ?? createWorkspaceEmulator();
   const host = options.host ?? '127.0.0.1';
   let origin = '';

@@ -1,0 +1,63 @@
+import { GatewayCheckError } from './gateway-check-error.ts';
+
+/**
+ * Thrown for an unusable option: by `checkGateway` (and reported by the CLI as a usage error,
+ * exit code 2), `createGatewayClient` and `JobHandle.wait`. A {@link GatewayCheckError}, like
+ * every error of the package. The message names the option as the caller wrote it
+ * (`checkGateway: timeoutMs is …`, or `svc-gateway-check: --timeout is …` on the command line)
+ * and the kind of value, never the value (so never the token).
+ *
+ * @example
+ * try { await checkGateway({ url: 'ftp://x', token }); } catch (e) { if (e instanceof CheckOptionsError) console.error(e.message); }
+ */
+export class CheckOptionsError extends GatewayCheckError {
+  override readonly name: string = 'CheckOptionsError';
+}
+
+/** The longest timer the runtimes hold (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS: number = 2_147_483_647;
+
+/**
+ * What an option value is, for an error message: its kind, never its content (tokens pass through
+ * here). A documented copy of `@svc/gateway-kit`'s `describeKind`: the checker depends on no
+ * package of the gateways it checks.
+ */
+function kindOf(value: unknown): string {
+  const type = typeof value;
+  if (value == null || type === 'boolean') return String(value);
+  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (type === 'string')
+    return value === ''
+      ? 'an empty string'
+      : `a string${value === (value as string).trim() ? '' : ' with surrounding spaces'}`;
+  return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
+}
+
+/**
+ * Throws the {@link CheckOptionsError} `<who>: <path> is <kind>: <expected>`, the SDK's one
+ * message style; for an option an unset environment variable may leave empty (`fromEnv`), asks
+ * whether one is unset.
+ *
+ * @example
+ * refuseOption('createGatewayClient', 'timeoutMs', 0, 'expected a whole number of milliseconds from 1 to 2147483647.');
+ */
+export function refuseOption(
+  who: string,
+  path: string,
+  value: unknown,
+  expected: string,
+  fromEnv = false,
+): never {
+  const hint =
+    fromEnv && (value === undefined || value === '')
+      ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
+      : expected;
+  throw new CheckOptionsError(`${who}: ${path} is ${kindOf(value)}: ${hint}`);
+}
+
+/** What a duration option accepts, for its error: a whole number of ms a timer holds. */
+export const WHOLE_MS: string = `expected a whole number of milliseconds from 1 to ${MAX_TIMER_MS}.`;
+
+/** Whether `value` is a whole number of milliseconds from 1 to {@link MAX_TIMER_MS}. */
+export const isWholeMs = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMER_MS;
