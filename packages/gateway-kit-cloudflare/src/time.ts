@@ -1,4 +1,4 @@
-import { type Refuse, refusalFor } from '@svc/gateway-kit/store';
+import { type Refuse, refusalFor, timerMs } from '@svc/gateway-kit/store';
 
 /** The longest wait `setTimeout` holds: a longer one fires at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -24,11 +24,7 @@ export function optionChecks(factory: string): {
         refuse(name, value, 'expected a positive integer.');
       return value;
     },
-    timerMs(name, value) {
-      if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS)
-        refuse(name, value, `expected a positive integer of milliseconds up to ${MAX_TIMER_MS}.`);
-      return value;
-    },
+    timerMs: (name, value) => timerMs(refuse, name, value),
     tablePrefix(prefix, name = 'prefix') {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix))
         refuse(

@@ -1,6 +1,5 @@
-import { refusalFor, StoreUnavailableError } from '@svc/gateway-kit/store';
+import { refusalFor, StoreUnavailableError, timerMs } from '@svc/gateway-kit/store';
 import pg from 'pg';
-import { timerMs } from './timer-ms.ts';
 
 /**
  * The part of a node-postgres `pg.Pool` the stores use. Pass your own `new pg.Pool(…)` as

@@ -13,6 +13,7 @@ import {
   type Refuse,
   refusalFor,
   type StoredJob,
+  timerMs,
 } from '@svc/gateway-kit/store';
 import type pg from 'pg';
 import { PostgresCallbackOutbox } from './postgres-callback-outbox.ts';
@@ -21,7 +22,6 @@ import {
   PostgresConnection,
   type PostgresConnectionOptions,
 } from './postgres-connection.ts';
-import { timerMs } from './timer-ms.ts';
 import { RETRY_ALONE, WriteBatcher } from './write-batcher.ts';
 
 /**

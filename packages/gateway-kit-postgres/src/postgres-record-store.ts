@@ -5,6 +5,7 @@ import {
   type SetAddition,
   type SetEntry,
   type SetMember,
+  timerMs,
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
 import {
@@ -12,7 +13,6 @@ import {
   PostgresConnection,
   type PostgresConnectionOptions,
 } from './postgres-connection.ts';
-import { timerMs } from './timer-ms.ts';
 
 /**
  * Options of {@link PostgresRecordStore}.

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { GatewayConfigError, refusalFor, StoreUnavailableError } from '@svc/gateway-kit/store';
+import {
+  GatewayConfigError,
+  refusalFor,
+  StoreUnavailableError,
+  timerMs,
+} from '@svc/gateway-kit/store';
 import {
   createClient,
   createCluster,
@@ -7,7 +12,6 @@ import {
   type RedisClientOptions,
   type RedisClusterOptions,
 } from 'redis';
-import { timerMs } from './timer-ms.ts';
 
 /** The node-redis client type these stores use (`createClient()` from `redis`). */
 export type RedisClient = ReturnType<typeof createClient>;

@@ -14,6 +14,7 @@ import {
   type Refuse,
   refusalFor,
   type StoredJob,
+  timerMs,
 } from '@svc/gateway-kit/store';
 import {
   CANCEL_JOB,
@@ -44,7 +45,6 @@ import {
   RedisConnection,
   type RedisConnectionOptions,
 } from './redis-connection.ts';
-import { timerMs } from './timer-ms.ts';
 
 /**
  * Options of {@link RedisJobStore}: the connection (see {@link RedisConnectionOptions}) plus

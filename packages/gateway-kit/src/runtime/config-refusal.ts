@@ -1,4 +1,5 @@
 import { GatewayConfigError } from './gateway-config-error.ts';
+import { MAX_TIMER_MS } from './limits.ts';
 
 /**
  * What a configuration value is, for an error message: its kind, never its content (tokens and
@@ -55,4 +56,24 @@ export function refusalFor(factory: string): Refuse {
         : expected;
     throw new GatewayConfigError(`${factory}: ${path} is ${describeKind(value)}: ${hint}`);
   };
+}
+
+/**
+ * For store adapters: checks a duration a timer waits for, a positive integer of ms up to
+ * 2 147 483 647 (what `setTimeout` holds; a longer wait fires at once), or with `orOff` also `0`
+ * (the timer is off). Refuses anything else with `refuse` (from {@link refusalFor}).
+ *
+ * @example
+ * const refuse = refusalFor('new XStore');
+ * const sweepMs = timerMs(refuse, 'sweepIntervalMs', options.sweepIntervalMs ?? 5_000, true);
+ */
+export function timerMs(refuse: Refuse, name: string, value: number, orOff = false): number {
+  if (orOff && value === 0) return value;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS)
+    refuse(
+      name,
+      value,
+      `expected ${orOff ? '0 (off) or ' : ''}a positive integer of milliseconds up to ${MAX_TIMER_MS}.`,
+    );
+  return value;
 }
