@@ -1,7 +1,7 @@
 import { JobStoreFullError, type NewJob } from '@svc/gateway-kit/store';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJobStore } from '../src/index.ts';
+import { countedPool } from './counted-pool.ts';
 import { startPostgres, type TestPostgres } from './postgres-server.ts';
 import { Schemas } from './schemas.ts';
 
@@ -24,16 +24,7 @@ afterAll(async () => {
 /** A store on a pool whose statements are counted. */
 async function countedStore(options: { maxFinishedPerOwner?: number; maxJobs?: number } = {}) {
   const schema = await schemas.fresh();
-  const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
-  const counted = {
-    statements: 0,
-    query: (config: { text: string; values?: readonly unknown[] }) => {
-      counted.statements += 1;
-      return pool.query(config as pg.QueryConfig);
-    },
-    end: () => pool.end(),
-    options: pool.options,
-  };
+  const counted = countedPool(postgres.url);
   const store = new PostgresJobStore({
     pool: counted,
     schema,
@@ -42,7 +33,7 @@ async function countedStore(options: { maxFinishedPerOwner?: number; maxJobs?: n
     ...options,
   });
   closers.push(
-    () => pool.end(),
+    () => counted.end(),
     () => store.close(),
   );
   return { store, counted, schema };

@@ -1,10 +1,10 @@
 import { addToSets, removeFromSets } from '@svc/gateway-kit/store';
 import { recordStoreConformance } from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRecordStore } from '../src/index.ts';
 import { lockClass } from '../src/postgres-connection.ts';
+import { countedPool } from './counted-pool.ts';
 import { startPostgres, type TestPostgres } from './postgres-server.ts';
 import { Schemas } from './schemas.ts';
 
@@ -43,16 +43,7 @@ recordStoreConformance({
 /** A store on a pool whose statements are counted. */
 async function countedStore() {
   const schema = await schemas.fresh();
-  const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
-  const counted = {
-    statements: 0,
-    query: (config: { text: string; values?: readonly unknown[] }) => {
-      counted.statements += 1;
-      return pool.query(config as pg.QueryConfig);
-    },
-    end: () => pool.end(),
-    options: pool.options,
-  };
+  const counted = countedPool(postgres.url);
   const store = new PostgresRecordStore({
     pool: counted,
     schema,
@@ -60,7 +51,7 @@ async function countedStore() {
     commandTimeoutMs: 10_000,
   });
   closers.push(
-    () => pool.end(),
+    () => counted.end(),
     () => store.close(),
   );
   return { store, counted, schema };
