@@ -29,7 +29,13 @@ BEGIN
   FOR v_lock IN SELECT DISTINCT hashtext(s) FROM unnest(p_sets) s ORDER BY 1 LOOP
     PERFORM pg_advisory_xact_lock(p_lock_class, v_lock);
   END LOOP;
-  DELETE FROM svc_gateway.set_members WHERE set_name = ANY (p_sets) AND expires_at <= v_now;
+  -- Expired members go; one that another transaction holds (the sweeper deleting it, a release)
+  -- is skipped rather than waited for, so this call never waits in a cycle with those. The reads
+  -- below count live members only, so a skipped expired one changes no answer.
+  DELETE FROM svc_gateway.set_members WHERE ctid IN (
+    SELECT ctid FROM svc_gateway.set_members
+    WHERE set_name = ANY (p_sets) AND expires_at <= v_now
+    FOR UPDATE SKIP LOCKED);
   WITH entries AS (
     SELECT e.i, e.set_name, e.member, e.max,
       row_number() OVER (PARTITION BY e.set_name, e.member ORDER BY e.i) = 1 AS first
@@ -42,13 +48,14 @@ BEGIN
     FROM entries n
     WHERE n.first AND NOT EXISTS (
       SELECT 1 FROM svc_gateway.set_members m
-      WHERE m.set_name = n.set_name AND m.member = n.member)
+      WHERE m.set_name = n.set_name AND m.member = n.member AND m.expires_at > v_now)
   ),
   -- Live members of each capped set, counted up to its largest cap in the call (no further).
   live AS (
     SELECT c.set_name, (
       SELECT count(*) FROM (
-        SELECT 1 FROM svc_gateway.set_members m WHERE m.set_name = c.set_name LIMIT c.cap) s
+        SELECT 1 FROM svc_gateway.set_members m
+        WHERE m.set_name = c.set_name AND m.expires_at > v_now LIMIT c.cap) s
     ) AS n
     FROM (
       SELECT f.set_name, greatest(max(f.max), 0) AS cap FROM fresh f

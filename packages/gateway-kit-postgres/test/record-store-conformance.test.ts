@@ -1,6 +1,7 @@
 import { addToSets, removeFromSets } from '@svc/gateway-kit/store';
 import { recordStoreConformance } from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRecordStore } from '../src/index.ts';
 import { lockClass } from '../src/postgres-connection.ts';
@@ -97,5 +98,37 @@ describe('PostgresRecordStore set batches', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(max);
     expect(await store.rangeOfSet('race', 100)).toHaveLength(max);
+  });
+
+  it('a claim does not wait for an expired member another transaction holds, nor count it', async () => {
+    const { store, schema } = await countedStore();
+    // An expired member, locked by an open transaction (as the sweeper or a release holds one
+    // while deleting it): a claim that waited for it could wait in a cycle with that transaction.
+    const holder = new pg.Client({ connectionString: postgres.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(
+        `INSERT INTO "${schema}".set_members (set_name, member, expires_at)
+         VALUES ('held', 'gone', floor(extract(epoch FROM clock_timestamp()) * 1000) - 60000)`,
+      );
+      await holder.query('COMMIT');
+      await holder.query('BEGIN');
+      await holder.query(
+        `SELECT 1 FROM "${schema}".set_members WHERE set_name = 'held' FOR UPDATE`,
+      );
+      // The expired member does not take the one place of the set; the claim answers while the
+      // lock is held (before, it waited for the lock until its 10 s deadline and failed).
+      expect(
+        await store.addToSets([{ set: 'held', member: 'job-1', ttlMs: HOUR, maxSize: 1 }]),
+      ).toBe(-1);
+      expect(
+        await store.addToSets([{ set: 'held', member: 'job-2', ttlMs: HOUR, maxSize: 1 }]),
+      ).toBe(0);
+      expect((await store.rangeOfSet('held', 10)).map((entry) => entry.member)).toEqual(['job-1']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      await holder.end();
+    }
   });
 });
