@@ -1,8 +1,8 @@
 export type { AllowedHosts } from './loopback-host.ts';
+export type { NodeHandlerOptions } from './node-handler-options.ts';
 export type { PinnedFetchOptions } from './pinned-fetch.ts';
 export { createPinnedFetch } from './pinned-fetch.ts';
 export { resolveHostWithNodeDns } from './resolve-host.ts';
 export type { RunningServer, ServeOptions } from './serve.ts';
 export { serve } from './serve.ts';
-export type { NodeHandlerOptions } from './to-node-handler.ts';
 export { toNodeHandler } from './to-node-handler.ts';

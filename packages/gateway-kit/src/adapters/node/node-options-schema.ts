@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_TIMER_MS } from '../../runtime/limits.ts';
 import { is } from '../../runtime/option-schemas.ts';
 import { ALLOWED_HOST_EXPECTED, isAllowedHostEntry } from './loopback-host.ts';
-import type { NodeHandlerOptions } from './to-node-handler.ts';
+import type { NodeHandlerOptions } from './node-handler-options.ts';
 
 // Option schemas of the Node adapters (`toNodeHandler`, `serve`, `fastifyGateway`), checked
 // through `assertOptions`: `<factory>: <option> is <kind>: expected …`.

@@ -12,8 +12,9 @@ import {
   onlyKeys,
   optionsObject,
 } from '../../runtime/option-schemas.ts';
+import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES, OptionalWholeMsOrZero } from './node-options-schema.ts';
-import { type NodeHandlerOptions, toNodeHandler } from './to-node-handler.ts';
+import { toNodeHandler } from './to-node-handler.ts';
 
 /**
  * Options of {@link serve}. The limits bound what one caller can make the server keep: Node's own
