@@ -123,6 +123,9 @@ export function lua(source: string): LuaScript {
 const TRANSIENT_REPLY =
   /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM|NOSCRIPT|UNBLOCKED)\b/;
 
+/** How long one store call may take by default (`commandTimeoutMs`), in ms. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+
 /** Reconnect quickly at first, then every second, forever: the store must recover on its own. */
 function reconnectDelay(retries: number): number {
   return Math.min(50 * 2 ** retries, 1_000) + Math.floor(Math.random() * 50);
@@ -168,7 +171,7 @@ export class RedisConnection {
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
     const refuse = refusalFor(factory);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
-    this.#commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     timerMs(refuse, 'connectTimeoutMs', this.#connectTimeoutMs);
     timerMs(refuse, 'commandTimeoutMs', this.#commandTimeoutMs);
     this.#report = options.onError ?? defaultReporter;

@@ -41,6 +41,7 @@ import {
 } from './redis-callback-outbox.ts';
 import {
   connectsToCluster,
+  DEFAULT_COMMAND_TIMEOUT_MS,
   type LuaScript,
   RedisConnection,
   type RedisConnectionOptions,
@@ -260,14 +261,14 @@ export class RedisJobStore implements JobStore {
     const prefix = options.prefix ?? defaultPrefix();
     // Before connecting: a refused store must leave no connection behind.
     checkPrefix(refuse, prefix);
+    const shares = callbackShares(options);
+    const waitFor = options.waitForReplicas && checkWaitForReplicas(options);
     this.#redis = new RedisConnection(options, 'new RedisJobStore');
     this.#keys = new KeyLayout(prefix, buckets);
     // With one bucket the terminal script's per-bucket index is the principal's index already.
     this.#inline = this.#redis.cluster || buckets === 1 ? '0' : '1';
-    if (options.waitForReplicas) {
-      const { replicas, timeoutMs } = options.waitForReplicas;
-      positiveInteger('waitForReplicas.replicas', replicas);
-      positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
+    if (waitFor) {
+      const { replicas, timeoutMs } = waitFor;
       this.#replicated = (key) => waitForReplicas(this.#redis, key, replicas, timeoutMs);
     }
     this.callbackOutbox = new RedisCallbackOutbox(this.#redis, {
@@ -276,7 +277,7 @@ export class RedisJobStore implements JobStore {
       leaseMs,
       pollIntervalMs: callbackPollIntervalMs,
       maxEntries: maxPendingCallbacks,
-      ...callbackShares(options),
+      ...shares,
       ttlMs: retentionMs,
     });
     if (sweepIntervalMs > 0) {
@@ -843,6 +844,28 @@ async function waitForReplicas(
 }
 
 const refuse: Refuse = refusalFor('new RedisJobStore');
+
+/**
+ * `waitForReplicas` as given, checked: `WAIT` runs under the store's own deadline, so a timeout
+ * that reaches `commandTimeoutMs` would turn every write a missing replica holds up into a dropped
+ * connection instead of one warning.
+ */
+function checkWaitForReplicas(
+  options: RedisJobStoreOptions,
+): NonNullable<RedisJobStoreOptions['waitForReplicas']> {
+  const given = options.waitForReplicas!;
+  const { replicas, timeoutMs } = given;
+  positiveInteger('waitForReplicas.replicas', replicas);
+  positiveInteger('waitForReplicas.timeoutMs', timeoutMs);
+  const deadline = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (timeoutMs >= deadline)
+    refuse(
+      'waitForReplicas.timeoutMs',
+      timeoutMs,
+      `expected less than commandTimeoutMs (${deadline} ms), the deadline WAIT runs under.`,
+    );
+  return given;
+}
 
 function positiveInteger(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 1)

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { GatewayConfigError } from '@svc/gateway-kit/store';
 import { describe, expect, it } from 'vitest';
 import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
@@ -48,6 +50,14 @@ describe('other options, in the same message style', () => {
     [
       { waitForReplicas: { replicas: 0, timeoutMs: 500 } },
       'new RedisJobStore: waitForReplicas.replicas is the number 0: expected a positive integer.',
+    ],
+    [
+      { waitForReplicas: { replicas: 1, timeoutMs: 2_000 } },
+      'new RedisJobStore: waitForReplicas.timeoutMs is the number 2000: expected less than commandTimeoutMs (2000 ms), the deadline WAIT runs under.',
+    ],
+    [
+      { commandTimeoutMs: 5_000, waitForReplicas: { replicas: 1, timeoutMs: 2 ** 40 } },
+      'new RedisJobStore: waitForReplicas.timeoutMs is the number 1099511627776: expected less than commandTimeoutMs (5000 ms), the deadline WAIT runs under.',
     ],
     [
       { url: 'redis://127.0.0.1:1', cluster: { rootNodes: [] } },
@@ -119,5 +129,41 @@ describe('a duration a timer waits for is a positive integer of ms that a timer 
       }),
     ];
     for (const store of stores) await store.close();
+  });
+});
+
+describe('a refused store opens no connection', () => {
+  it('every refused option throws before the store connects; a valid store then connects alone', async () => {
+    // A TCP server standing in for Redis: it only counts the connections it is offered.
+    const server = createServer((socket) => socket.destroy());
+    let offered = 0;
+    server.on('connection', () => offered++);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `redis://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const refused = [
+      { waitForReplicas: { replicas: 0, timeoutMs: 500 } },
+      { waitForReplicas: { replicas: 1, timeoutMs: 60_000 } },
+      { maxPendingCallbacksPerPrincipal: 0 },
+      { maxPendingCallbackBytesPerPrincipal: -1 },
+      { maxJobs: 0 },
+      { leaseMs: 2 ** 31 },
+      { prefix: '{tag}' },
+      { commandTimeoutMs: Number.NaN },
+    ];
+    for (const options of refused)
+      expect(() => new RedisJobStore({ url, onError: () => {}, ...options })).toThrow(
+        GatewayConfigError,
+      );
+    expect(() => new RedisRecordStore({ url, onError: () => {}, maxRecords: 0 })).toThrow(
+      GatewayConfigError,
+    );
+    // Connections are offered in the order the stores started them: had a refused store
+    // connected, its connection would be counted by the time the valid one's arrives.
+    const valid = new RedisJobStore({ url, onError: () => {}, sweepIntervalMs: 0 });
+    await once(server, 'connection');
+    await valid.close();
+    server.close();
+    expect(offered).toBe(1);
   });
 });
