@@ -53,7 +53,7 @@ const CAPS: [string, (value: number) => unknown][] = [
     'maxPendingBytesPerPrincipal',
     'circuitMaxDestinations',
   ].map((name): [string, (value: number) => unknown] => [
-    // The dispatcher keeps its own wording (`<option>: must be …`), under `callbacks.` in createGateway.
+    // The dispatcher's messages have no factory name: `<option> is …` (`callbacks.` in createGateway).
     name,
     (value) => new CallbackDispatcher({ [name]: value }),
   ]),
@@ -73,5 +73,7 @@ it.each(
     thrown = error;
   }
   expect(isGatewayKitError(thrown), `${cap} accepted ${value}`).toBe(true);
-  expect((thrown as Error).message).toContain(cap);
+  // The one style of every option error: `<factory>: <option> is <kind>: expected ….`
+  expect((thrown as Error).message.startsWith(`${cap} is `), (thrown as Error).message).toBe(true);
+  expect((thrown as Error).message).toMatch(/: expected .+\.$/);
 });

@@ -1,10 +1,13 @@
+import { describeKind } from '../runtime/config-refusal.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 
 /**
  * Thrown synchronously when callback delivery is misconfigured by the code using this SDK (an
  * invalid signing secret, a body that is not JSON-serialisable, an out-of-range retry option, an
  * unparseable `allowHosts` entry). Delivery failures are never thrown; they are results.
- * Messages name the offending option, never its value, so they are safe to log.
+ * Messages read `<option> is <kind>: expected …`, as every option error of the package does: they
+ * name the option and the kind of value (`a string`, `the number 0`), never a string's content, so
+ * they are safe to log.
  *
  * @example
  * try {
@@ -18,8 +21,21 @@ export class CallbackConfigError extends GatewayConfigError {
   /** The option that is wrong, e.g. `signingSecret`. */
   readonly option: string;
 
-  constructor(option: string, message: string) {
-    super(`${option}: ${message}`);
+  /** `detail` follows the option's name: `new CallbackConfigError('maxAttempts', 'is …')`. */
+  constructor(option: string, detail: string) {
+    super(`${option} ${detail}`);
     this.option = option;
   }
+}
+
+/**
+ * Throws the {@link CallbackConfigError} `<option> is <kind>: <expected>` (see `describeKind`:
+ * the kind of value, never a string's content).
+ *
+ * @example
+ * refuseCallbackOption('maxAttempts', 0, 'expected a positive integer.');
+ * // CallbackConfigError: maxAttempts is the number 0: expected a positive integer.
+ */
+export function refuseCallbackOption(option: string, value: unknown, expected: string): never {
+  throw new CallbackConfigError(option, `is ${describeKind(value)}: ${expected}`);
 }

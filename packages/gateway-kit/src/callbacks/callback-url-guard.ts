@@ -1,4 +1,4 @@
-import { CallbackConfigError } from './callback-config-error.ts';
+import { refuseCallbackOption } from './callback-config-error.ts';
 import { type AddressRefusal, classifyIp, parseIpLiteral } from './ip-ranges.ts';
 
 /**
@@ -119,7 +119,11 @@ function canonicalAllowedHost(entry: string): string {
     hostname = '';
   }
   if (hostname === '' || hasEmptyLabel(hostname)) {
-    throw new CallbackConfigError('allowHosts', 'an entry is not a valid host name or IP address');
+    refuseCallbackOption(
+      'allowHosts',
+      [entry],
+      'expected host names or IP addresses (an entry is neither).',
+    );
   }
   return hostname;
 }

@@ -602,29 +602,62 @@ describe('deliverCallback: refusals before sending', () => {
 describe('deliverCallback: configuration errors and secrecy', () => {
   const base = { url: 'https://hooks.example.com/x', body: { job }, webhookId: 'w1' };
 
+  // The package's one option-error style: `<option> is <kind>: expected …`, the kind of value and
+  // never a string's content.
   it.each([
-    ['signingSecret', { signingSecret: 'whsec_not*base64!' }],
-    ['signingSecret', { signingSecret: '' }],
-    ['body', { body: { size: 10n } }],
-    ['webhookId', { webhookId: '' }],
-    ['webhookId', { webhookId: 'has space' }],
-    ['maxAttempts', { maxAttempts: 0 }],
-    ['maxAttempts', { maxAttempts: 1.5 }],
-    ['attemptTimeoutMs', { attemptTimeoutMs: 0 }],
-    ['baseDelayMs', { baseDelayMs: -1 }],
-    ['maxDelayMs', { maxDelayMs: Number.NaN }],
-    ['allowHosts', { urlPolicy: { allowHosts: ['not a host'] } }],
-  ] as const)('throws CallbackConfigError synchronously for a bad %s', (option, extra) => {
-    let thrown: unknown;
-    try {
-      void deliverCallback({ ...base, ...extra } as DeliverCallbackOptions);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(CallbackConfigError);
-    expect((thrown as CallbackConfigError).option).toBe(option);
-    expect((thrown as Error).message).not.toContain('not*base64');
-  });
+    [
+      'signingSecret',
+      { signingSecret: 'whsec_not*base64!' },
+      "is a string: expected 'whsec_' and base64.",
+    ],
+    ['signingSecret', { signingSecret: '' }, 'is an empty string: expected'],
+    ['body', { body: { size: 10n } }, 'is an object: expected a value JSON can hold.'],
+    ['webhookId', { webhookId: '' }, 'is an empty string: expected 1-256 printable ASCII'],
+    ['webhookId', { webhookId: 'has space' }, 'is a string: expected 1-256 printable ASCII'],
+    ['maxAttempts', { maxAttempts: 0 }, 'is the number 0: expected a positive integer.'],
+    ['maxAttempts', { maxAttempts: 1.5 }, 'is the number 1.5: expected a positive integer.'],
+    [
+      'attemptTimeoutMs',
+      { attemptTimeoutMs: 0 },
+      'is the number 0: expected a positive number of milliseconds up to 2147483647.',
+    ],
+    [
+      'baseDelayMs',
+      { baseDelayMs: -1 },
+      'is the number -1: expected 0 or a positive number of milliseconds',
+    ],
+    [
+      'maxDelayMs',
+      { maxDelayMs: Number.NaN },
+      'is NaN: expected 0 or a positive number of milliseconds',
+    ],
+    [
+      'maxDelayMs',
+      { maxDelayMs: 2 ** 31 },
+      'is the number 2147483648: expected 0 or a positive number of milliseconds up to 2147483647.',
+    ],
+    [
+      'allowHosts',
+      { urlPolicy: { allowHosts: ['not a host'] } },
+      'is an array: expected host names or IP addresses',
+    ],
+  ] as const)(
+    'throws CallbackConfigError synchronously for a bad %s (%o)',
+    (option, extra, says) => {
+      let thrown: unknown;
+      try {
+        void deliverCallback({ ...base, ...extra } as DeliverCallbackOptions);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(CallbackConfigError);
+      expect((thrown as CallbackConfigError).option).toBe(option);
+      expect((thrown as Error).message).toContain(`${option} ${says}`);
+      expect((thrown as Error).message).not.toContain('not*base64');
+      expect((thrown as Error).message).not.toContain('not a host');
+      expect((thrown as Error).message).not.toContain('has space');
+    },
+  );
 
   it('never exposes the credential or secret to onAttempt, and survives a throwing observer', async () => {
     const seen: string[] = [];

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { abortableSleep } from '../runtime/timers.ts';
-import { CallbackConfigError } from './callback-config-error.ts';
+import { refuseCallbackOption } from './callback-config-error.ts';
 import {
   assertValidUrlPolicy,
   type CallbackUrlCheck,
@@ -232,11 +232,12 @@ export interface PreparedDelivery {
 /** A duration a timer waits for: at least `min`, at most what a timer holds (longer fires at once). */
 function numberOption(name: string, value: number | undefined, fallback: number, min: number) {
   const result = value ?? fallback;
-  if (!Number.isFinite(result) || result < min) {
-    throw new CallbackConfigError(name, `must be a finite number >= ${min}`);
-  }
-  if (result > MAX_TIMER_MS) {
-    throw new CallbackConfigError(name, `must be at most ${MAX_TIMER_MS} ms (the longest timer)`);
+  if (!Number.isFinite(result) || result < min || result > MAX_TIMER_MS) {
+    refuseCallbackOption(
+      name,
+      result,
+      `expected ${min === 0 ? '0 or ' : ''}a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
+    );
   }
   return result;
 }
@@ -252,7 +253,7 @@ function createSigner(signingSecret: string): Webhook {
   try {
     return new Webhook(signingSecret);
   } catch {
-    throw new CallbackConfigError('signingSecret', "must be a 'whsec_' + base64 secret");
+    refuseCallbackOption('signingSecret', signingSecret, "expected 'whsec_' and base64.");
   }
 }
 
@@ -267,11 +268,8 @@ export function validateDeliverySettings(settings: CallbackDeliverySettings): vo
   if (settings.signingSecret !== undefined) createSigner(settings.signingSecret);
   assertValidUrlPolicy(settings.urlPolicy);
   const maxAttempts = settings.maxAttempts ?? 1;
-  if (!Number.isFinite(maxAttempts) || maxAttempts < 1) {
-    throw new CallbackConfigError('maxAttempts', 'must be a finite number >= 1');
-  }
-  if (!Number.isSafeInteger(maxAttempts)) {
-    throw new CallbackConfigError('maxAttempts', 'must be an integer (a positive safe integer)');
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
+    refuseCallbackOption('maxAttempts', maxAttempts, 'expected a positive integer.');
   }
   numberOption('attemptTimeoutMs', settings.attemptTimeoutMs, 1, 1);
   numberOption('baseDelayMs', settings.baseDelayMs, 0, 0);
@@ -289,9 +287,10 @@ export function validateDeliverySettings(settings: CallbackDeliverySettings): vo
 export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelivery {
   validateDeliverySettings(options);
   if (typeof options.webhookId !== 'string' || !WEBHOOK_ID.test(options.webhookId)) {
-    throw new CallbackConfigError(
+    refuseCallbackOption(
       'webhookId',
-      'must be 1-256 printable ASCII characters, no spaces',
+      options.webhookId,
+      'expected 1-256 printable ASCII characters, no spaces.',
     );
   }
   let payload: string | undefined;
@@ -301,7 +300,7 @@ export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelive
     payload = undefined;
   }
   if (typeof payload !== 'string') {
-    throw new CallbackConfigError('body', 'must be JSON-serialisable');
+    refuseCallbackOption('body', options.body, 'expected a value JSON can hold.');
   }
   const d = CALLBACK_DELIVERY_DEFAULTS;
   return {

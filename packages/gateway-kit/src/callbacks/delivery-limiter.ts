@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { withinBudget } from '../runtime/time-budget.ts';
-import { CallbackConfigError } from './callback-config-error.ts';
+import { refuseCallbackOption } from './callback-config-error.ts';
 import { type AttemptHealth, CircuitBreaker } from './circuit-breaker.ts';
 import type { AttemptGate, AttemptTicket } from './deliver-callback.ts';
 
@@ -121,10 +121,15 @@ function limitOption(
   max: number = Number.MAX_SAFE_INTEGER,
 ): number {
   const value = limits[name] ?? CALLBACK_LIMIT_DEFAULTS[name];
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new CallbackConfigError(name, `must be an integer >= ${min}`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    refuseCallbackOption(
+      name,
+      value,
+      max === MAX_TIMER_MS
+        ? `expected 0 or a positive integer of milliseconds up to ${max}.`
+        : `expected a positive integer.`,
+    );
   }
-  if (value > max) throw new CallbackConfigError(name, `must be at most ${max}`);
   return value;
 }
 

@@ -93,12 +93,15 @@ describe('createGateway names the exact path and the kind of value it received',
     ],
     [
       { callbacks: { signingSecret: 'whsec_not base64!' } },
-      "callbacks.signingSecret: must be a 'whsec_' + base64 secret",
+      "callbacks.signingSecret is a string: expected 'whsec_' and base64.",
     ],
-    [{ callbacks: { maxAttempts: 0 } }, 'callbacks.maxAttempts: must be a finite number >= 1'],
+    [
+      { callbacks: { maxAttempts: 0 } },
+      'callbacks.maxAttempts is the number 0: expected a positive integer.',
+    ],
     [
       { callbacks: { urlPolicy: { allowHosts: ['bad host'] } } },
-      'callbacks.allowHosts: an entry is not a valid host name',
+      'callbacks.allowHosts is an array: expected host names or IP addresses (an entry is neither).',
     ],
     [{ waitUntil: 'ctx' }, 'waitUntil is a string: expected a function'],
   ])('%o → %s', (override, expected) => {

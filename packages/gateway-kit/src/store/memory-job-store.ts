@@ -135,17 +135,18 @@ export class MemoryJobStore implements JobStore {
     }
     this.#maxFinishedPerOwner = maxFinishedPerOwner;
     if (!Number.isFinite(retentionMs) || retentionMs < 0) {
-      refuse('retentionMs', retentionMs, 'expected a finite number ≥ 0.');
-    }
-    if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs < 0) {
-      refuse('sweepIntervalMs', sweepIntervalMs, 'expected a finite number ≥ 0.');
+      refuse('retentionMs', retentionMs, 'expected 0 or a positive number of milliseconds.');
     }
     // A longer interval fires at once (Node warns and uses 1 ms): a sweep on every tick.
-    if (sweepIntervalMs > MAX_TIMER_MS) {
+    if (
+      !Number.isFinite(sweepIntervalMs) ||
+      sweepIntervalMs < 0 ||
+      sweepIntervalMs > MAX_TIMER_MS
+    ) {
       refuse(
         'sweepIntervalMs',
         sweepIntervalMs,
-        `expected at most ${MAX_TIMER_MS} ms (0: no sweep).`,
+        `expected 0 (off) or a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
       );
     }
     this.#maxJobs = maxJobs;
