@@ -1,6 +1,6 @@
+import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import {
   call,
   eventually,

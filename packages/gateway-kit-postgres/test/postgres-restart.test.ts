@@ -1,5 +1,5 @@
+import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import { call, eventually, invoke, startGateway, stopAllGateways } from './gateway-processes.ts';
 import { startPostgres, type TestPostgres } from './postgres-server.ts';
 import { Schemas } from './schemas.ts';

@@ -4,6 +4,7 @@ import {
   CallbackDispatcher,
   type CallbackDispatcherOptions,
 } from '@svc/gateway-kit/callbacks';
+import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,6 @@ import {
   RedisJobStore,
   type RedisJobStoreOptions,
 } from '../src/index.ts';
-import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import { eventually } from './gateway-processes.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 

@@ -5,6 +5,7 @@ import {
   jobStoreConformance,
   recordStoreConformance,
 } from '@svc/gateway-kit/testing';
+import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import * as fc from 'fast-check';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,6 @@ import {
   type RedisRecordStoreOptions,
 } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout, slotOf } from '../src/key-layout.ts';
-import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import {
   call,
   eventually,

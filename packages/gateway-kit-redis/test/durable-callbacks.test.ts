@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import { createClient } from 'redis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CallbackReceiver, startReceiver } from './callback-receiver.ts';
 import {
   call,
   eventually,
