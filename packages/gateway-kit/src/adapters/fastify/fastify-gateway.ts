@@ -13,6 +13,7 @@ import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/ha
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
 import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
+import { disconnectSignal } from '../node/disconnect-signal.ts';
 import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
 import {
   DRAIN_ENTRIES,
@@ -89,7 +90,7 @@ class FastifyCall implements GatewayCall {
   readonly #request: FastifyRequest;
   readonly #response: ServerResponse;
   readonly #prefix: string;
-  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
 
   constructor(
     request: FastifyRequest,
@@ -123,20 +124,10 @@ class FastifyCall implements GatewayCall {
     return readNodeBody(body as IncomingMessage, limit);
   }
 
-  /** Created on first use: only a running action needs to learn of a disconnect. */
+  /** Made on first use: only a running action needs to learn of a disconnect. */
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      const created = new AbortController();
-      this.#controller = created;
-      const response = this.#response;
-      const gone = (): void => {
-        if (!response.writableFinished)
-          created.abort(new DOMException('The client disconnected.', 'AbortError'));
-      };
-      if (response.closed) gone();
-      else response.once('close', gone);
-    }
-    return this.#controller.signal;
+    this.#signal ??= disconnectSignal(this.#response);
+    return this.#signal;
   }
 
   get requestBase(): string {

@@ -10,6 +10,7 @@ import {
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { JSON_HEADERS } from '../../http/replies.ts';
 import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
+import { disconnectSignal } from './disconnect-signal.ts';
 import { createHostGuard } from './loopback-host.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES } from './node-options-schema.ts';
@@ -132,7 +133,7 @@ class NodeCall implements GatewayCall {
   readonly #req: NodeRequest;
   readonly #res: ServerResponse;
   readonly #trustProxy: boolean;
-  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
 
   constructor(req: NodeRequest, res: ServerResponse, trustProxy: boolean, withQuery: boolean) {
     this.#req = req;
@@ -153,21 +154,10 @@ class NodeCall implements GatewayCall {
     return readNodeBody(this.#req, limit);
   }
 
-  /** Created on first use: only a running action needs to learn of a disconnect. */
+  /** Made on first use: only a running action needs to learn of a disconnect. */
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      const created = new AbortController();
-      this.#controller = created;
-      const res = this.#res;
-      const gone = (): void => {
-        if (!res.writableFinished)
-          created.abort(new DOMException('The client disconnected.', 'AbortError'));
-      };
-      // Asked for after the client left (an action reading `signal` late): abort at once.
-      if (res.closed) gone();
-      else res.once('close', gone);
-    }
-    return this.#controller.signal;
+    this.#signal ??= disconnectSignal(this.#res);
+    return this.#signal;
   }
 
   get requestBase(): string {
