@@ -11,7 +11,7 @@ const OPTION_SCHEMA_TEXT = [
   'is not a known hook', // observe/hooks-schema.ts
   'whsec_<base64>', // callbacks/callback-options-schema.ts
   'expected a non-empty token string', // gateway/validate-auth.ts
-  'a positive number of milliseconds up to', // runtime/option-schemas.ts
+  'expected a function.', // runtime/option-schemas.ts (OptionalFunction)
 ];
 
 async function bundle(names: string): Promise<string> {
@@ -23,7 +23,7 @@ async function bundle(names: string): Promise<string> {
     platform: 'neutral',
     write: false,
     logLevel: 'silent',
-    external: ['valibot', '@valibot/to-json-schema', 'standardwebhooks', '@opentelemetry/api'],
+    external: ['valibot', '@valibot/to-json-schema', '@opentelemetry/api'],
   });
   return result.outputFiles[0]?.text ?? '';
 }
