@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
 import { abortableSleep } from '../runtime/timers.ts';
@@ -13,6 +12,7 @@ import {
   type ResolveHost,
 } from './callback-url-guard.ts';
 import type { AttemptHealth } from './circuit-breaker.ts';
+import { type WebhookSigner, webhookSigner } from './webhook-signer.ts';
 
 /**
  * Why a callback was not delivered.
@@ -214,7 +214,7 @@ export interface PreparedDelivery {
   readonly payload: string;
   readonly webhookId: string;
   readonly authorization: string | undefined;
-  readonly webhook: Webhook | undefined;
+  readonly signer: WebhookSigner | undefined;
   readonly urlPolicy: CallbackUrlPolicy | undefined;
   readonly resolveHost: ResolveHost | undefined;
   readonly fetch: typeof fetch;
@@ -243,18 +243,17 @@ function numberOption(name: string, value: number | undefined, fallback: number,
 }
 
 /**
- * Builds the signer for a Standard Webhooks secret. Internal: not re-exported from the package.
+ * The signer for a Standard Webhooks secret. Internal: not re-exported from the package.
  *
  * @example
- * const signature = createSigner(secret).sign(webhookId, new Date(), payload); // 'v1,…'
+ * const signature = await signerOf(secret).sign(webhookId, seconds, payload); // 'v1,…'
  * @throws {CallbackConfigError} when the secret is empty or not base64 (the value is never echoed).
  */
-function createSigner(signingSecret: string): Webhook {
-  try {
-    return new Webhook(signingSecret);
-  } catch {
+function signerOf(signingSecret: string): WebhookSigner {
+  const signer = typeof signingSecret === 'string' ? webhookSigner(signingSecret) : undefined;
+  if (signer === undefined)
     refuseCallbackOption('signingSecret', signingSecret, "expected 'whsec_' and base64.");
-  }
+  return signer;
 }
 
 /**
@@ -265,7 +264,7 @@ function createSigner(signingSecret: string): Webhook {
  * validateDeliverySettings({ maxAttempts: 0 }); // throws CallbackConfigError('maxAttempts', …)
  */
 export function validateDeliverySettings(settings: CallbackDeliverySettings): void {
-  if (settings.signingSecret !== undefined) createSigner(settings.signingSecret);
+  if (settings.signingSecret !== undefined) signerOf(settings.signingSecret);
   assertValidUrlPolicy(settings.urlPolicy);
   const maxAttempts = settings.maxAttempts ?? 1;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
@@ -308,7 +307,7 @@ export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelive
     payload,
     webhookId: options.webhookId,
     authorization: options.authorization === '' ? undefined : options.authorization,
-    webhook: options.signingSecret === undefined ? undefined : createSigner(options.signingSecret),
+    signer: options.signingSecret === undefined ? undefined : signerOf(options.signingSecret),
     urlPolicy: options.urlPolicy,
     resolveHost: options.resolveHost,
     // Looked up per call, not at import time, so test doubles of globalThis.fetch apply.
@@ -417,15 +416,15 @@ async function attemptOnce(p: PreparedDelivery, url: URL): Promise<AttemptOutcom
     if (gate === TIMED_OUT || signal.aborted) return ended();
     if (gate) return gate;
   }
-  const now = p.now();
+  const seconds = Math.floor(p.now() / 1000);
   // Standard Webhooks: the timestamp is per attempt (receivers reject stale ones), so re-sign.
   const headers = new Headers({
     'content-type': 'application/json',
     'webhook-id': p.webhookId,
-    'webhook-timestamp': String(Math.floor(now / 1000)),
+    'webhook-timestamp': String(seconds),
   });
-  if (p.webhook)
-    headers.set('webhook-signature', p.webhook.sign(p.webhookId, new Date(now), p.payload));
+  if (p.signer)
+    headers.set('webhook-signature', await p.signer.sign(p.webhookId, seconds, p.payload));
   if (p.authorization !== undefined) headers.set('authorization', p.authorization);
   try {
     const request = {
