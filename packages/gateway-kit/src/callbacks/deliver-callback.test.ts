@@ -619,7 +619,12 @@ describe('deliverCallback: configuration errors and secrecy', () => {
     [
       'attemptTimeoutMs',
       { attemptTimeoutMs: 0 },
-      'is the number 0: expected a positive number of milliseconds up to 2147483647.',
+      'is the number 0: expected a number of milliseconds from 1 to 2147483647.',
+    ],
+    [
+      'attemptTimeoutMs',
+      { attemptTimeoutMs: 0.5 },
+      'is the number 0.5: expected a number of milliseconds from 1 to 2147483647.',
     ],
     [
       'baseDelayMs',

@@ -236,7 +236,9 @@ function numberOption(name: string, value: number | undefined, fallback: number,
     refuseCallbackOption(
       name,
       result,
-      `expected ${min === 0 ? '0 or ' : ''}a positive number of milliseconds up to ${MAX_TIMER_MS}.`,
+      min === 0
+        ? `expected 0 or a positive number of milliseconds up to ${MAX_TIMER_MS}.`
+        : `expected a number of milliseconds from ${min} to ${MAX_TIMER_MS}.`,
     );
   }
   return result;
