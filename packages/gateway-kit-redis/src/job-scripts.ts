@@ -43,11 +43,13 @@ end
 -- JSON>, score: finish sequence) whose earliest-finished jobs are evicted past it, and
 -- <finished>:owners ranks owners by how many they keep (for eviction when the store is full).
 -- Whose share a finished job counts in: its owner's, or apart for a job an approval runs.
+local function group_of(owner, approval)
+  if approval then return (owner or '') .. ':approved' end
+  return owner or ''
+end
 local function retention_group(job)
   local fields = redis.call('HMGET', job, 'ownerId', 'approvalId')
-  local owner = fields[1] or ''
-  if fields[2] then return owner .. ':approved' end
-  return owner
+  return group_of(fields[1], fields[2])
 end
 local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
   local mine = finished .. ':' .. owner
@@ -99,7 +101,7 @@ end
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
-local function finish(id, now, retention_ms, grace_ms, share, inline)
+local function finish(id, now, retention_ms, grace_ms, share, inline, owner)
   redis.call('HDEL', KEYS[1], 'request')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
@@ -108,7 +110,6 @@ local function finish(id, now, retention_ms, grace_ms, share, inline)
   local seq = redis.call('INCR', KEYS[5])
   redis.call('ZADD', KEYS[4], seq, id)
   redis.call('ZADD', KEYS[7], now + tonumber(grace_ms), id)
-  local owner = retention_group(KEYS[1])
   keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
   -- On one node with several buckets (inline '1') the principal's share across buckets is kept
   -- here, in the index named by the job's 'kept' field; on a cluster that index is in another
@@ -189,7 +190,7 @@ return {'created', now}
  * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
-local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt')
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId')
 local from = current[1]
 if not from then return {'not_found'} end
 -- Version first: a stale writer must re-read before learning anything else.
@@ -207,7 +208,9 @@ local now = now_ms(tonumber(current[3]))
 local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now}, 9)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
-if TERMINAL[to] then finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8]) end
+if TERMINAL[to] then
+  finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8], group_of(current[4], current[5]))
+end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 
@@ -218,13 +221,13 @@ return {'ok', redis.call('HGETALL', KEYS[1])}
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
-local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt')
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId')
 if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 local now = now_ms(tonumber(current[3]))
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now)
-finish(ARGV[1], now, ARGV[2], ARGV[4], ARGV[5], ARGV[6])
+finish(ARGV[1], now, ARGV[2], ARGV[4], ARGV[5], ARGV[6], group_of(current[4], current[5]))
 -- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}

@@ -72,8 +72,9 @@ return 1
 
 /*
  * Time-ordered sets (quotas and the approvals index): a sorted set per name, member → expiry ms
- * (Redis clock), pruned of expired members on every write and read, itself expiring with its last
- * member.
+ * (Redis clock), pruned of expired members on every read and on a write whose count matters (a
+ * bound reached, or no bound: see ADD_TO_SETS), so a bounded set holds at most its bound of
+ * expired members; itself expiring with its last member.
  */
 const SET_PRELUDE = `
 local function now_ms()
@@ -94,8 +95,17 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 export const ADD_TO_SETS: LuaScript = lua(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for k = 1, #KEYS do redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now) end
-local count, fresh, seen = {}, {}, {}
+local count, fresh, seen, pruned = {}, {}, {}, {}
+-- Expired members leave a set when its count matters: when a bound is reached (the count then
+-- holds live members only), and at once for an unbounded entry. Until then they only make the
+-- count larger, never let a member in that should not be.
+local function prune(k)
+  if not pruned[k] then
+    pruned[k] = true
+    redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now)
+    count[k] = nil
+  end
+end
 local n = #ARGV / 4
 -- Checked first, written after. Members are taken as new until a bound is reached; only then is
 -- it worth asking the set which of them it holds already.
@@ -107,6 +117,10 @@ for i = 0, n - 1 do
     fresh[k] = fresh[k] or {}
     if max >= 0 then
       count[k] = count[k] or redis.call('ZCARD', KEYS[k])
+      if count[k] + #fresh[k] >= max and not pruned[k] then
+        prune(k)
+        count[k] = redis.call('ZCARD', KEYS[k])
+      end
       if count[k] + #fresh[k] >= max then
         local really = {}
         for _, m in ipairs(fresh[k]) do
@@ -120,6 +134,7 @@ for i = 0, n - 1 do
         fresh[k][#fresh[k] + 1] = member
       end
     else
+      prune(k)
       fresh[k][#fresh[k] + 1] = member
     end
   end

@@ -89,3 +89,25 @@ it('expired records leave no index entries behind (memory stays bounded)', async
   );
   expect(entries.reduce((a, b) => a + b, 0)).toBe(40);
 });
+
+it('a bounded set is pruned of expired members once its count reaches the bound: they never refuse a member, and never outnumber the bound', async () => {
+  const prefix = `r:${randomUUID()}:`;
+  const records = store({ prefix });
+  const key = `${prefix}set:quota:activeJobs:p1`;
+  // Three members that expired long ago (score: their expiry in Redis ms), as a claim whose
+  // release never came leaves them.
+  await raw.zAdd(
+    key,
+    [1, 2, 3].map((n) => ({ score: n, value: `gone-${n}` })),
+  );
+  const add = (member: string) =>
+    records.addToSets([{ set: 'quota:activeJobs:p1', member, ttlMs: 60_000, maxSize: 4 }]);
+  // Below the bound even counting the expired ones: added, nothing pruned.
+  expect(await add('live-1')).toBe(-1);
+  expect(await raw.zCard(key)).toBe(4);
+  // At the bound: the expired ones go, and the live count admits the next three.
+  for (const member of ['live-2', 'live-3', 'live-4']) expect(await add(member)).toBe(-1);
+  expect((await raw.zRange(key, 0, -1)).sort()).toEqual(['live-1', 'live-2', 'live-3', 'live-4']);
+  // Four live members: the bound refuses a fifth.
+  expect(await add('live-5')).toBe(0);
+});
