@@ -99,12 +99,13 @@ local count, fresh, seen, pruned = {}, {}, {}, {}
 -- Expired members leave a set when its count matters: when a bound is reached (the count then
 -- holds live members only), and at once for an unbounded entry. Until then they only make the
 -- count larger, never let a member in that should not be.
+-- prune(k) answers whether it pruned now (once per set and call).
 local function prune(k)
-  if not pruned[k] then
-    pruned[k] = true
-    redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now)
-    count[k] = nil
-  end
+  if pruned[k] then return false end
+  pruned[k] = true
+  redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now)
+  count[k] = nil
+  return true
 end
 local n = #ARGV / 4
 -- Checked first, written after. Members are taken as new until a bound is reached; only then is
@@ -117,10 +118,7 @@ for i = 0, n - 1 do
     fresh[k] = fresh[k] or {}
     if max >= 0 then
       count[k] = count[k] or redis.call('ZCARD', KEYS[k])
-      if count[k] + #fresh[k] >= max and not pruned[k] then
-        prune(k)
-        count[k] = redis.call('ZCARD', KEYS[k])
-      end
+      if count[k] + #fresh[k] >= max and prune(k) then count[k] = redis.call('ZCARD', KEYS[k]) end
       if count[k] + #fresh[k] >= max then
         local really = {}
         for _, m in ipairs(fresh[k]) do

@@ -259,14 +259,18 @@ function signerOf(signingSecret: string): WebhookSigner {
 }
 
 /**
- * Validates delivery settings eagerly so that mistakes surface at setup. Internal: shared with
- * the dispatcher, not re-exported from the package.
+ * Validates delivery settings eagerly so that mistakes surface at setup, and answers the signer
+ * of the signing secret, if any. Internal: shared with the dispatcher, not re-exported from the
+ * package.
  *
  * @example
  * validateDeliverySettings({ maxAttempts: 0 }); // throws CallbackConfigError('maxAttempts', …)
  */
-export function validateDeliverySettings(settings: CallbackDeliverySettings): void {
-  if (settings.signingSecret !== undefined) signerOf(settings.signingSecret);
+export function validateDeliverySettings(
+  settings: CallbackDeliverySettings,
+): WebhookSigner | undefined {
+  const signer =
+    settings.signingSecret === undefined ? undefined : signerOf(settings.signingSecret);
   assertValidUrlPolicy(settings.urlPolicy);
   const maxAttempts = settings.maxAttempts ?? 1;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
@@ -275,6 +279,7 @@ export function validateDeliverySettings(settings: CallbackDeliverySettings): vo
   numberOption('attemptTimeoutMs', settings.attemptTimeoutMs, 1, 1);
   numberOption('baseDelayMs', settings.baseDelayMs, 0, 0);
   numberOption('maxDelayMs', settings.maxDelayMs, 0, 0);
+  return signer;
 }
 
 /**
@@ -286,7 +291,7 @@ export function validateDeliverySettings(settings: CallbackDeliverySettings): vo
  * @throws {CallbackConfigError} for an invalid setting, `webhookId` or a non-JSON body.
  */
 export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelivery {
-  validateDeliverySettings(options);
+  const signer = validateDeliverySettings(options);
   if (typeof options.webhookId !== 'string' || !WEBHOOK_ID.test(options.webhookId)) {
     refuseCallbackOption(
       'webhookId',
@@ -309,7 +314,7 @@ export function prepareDelivery(options: DeliverCallbackOptions): PreparedDelive
     payload,
     webhookId: options.webhookId,
     authorization: options.authorization === '' ? undefined : options.authorization,
-    signer: options.signingSecret === undefined ? undefined : signerOf(options.signingSecret),
+    signer,
     urlPolicy: options.urlPolicy,
     resolveHost: options.resolveHost,
     // Looked up per call, not at import time, so test doubles of globalThis.fetch apply.
