@@ -3,7 +3,8 @@
 //
 // Per server and round: a fresh Redis database, a warm-up, then
 //  1. accepted/s: 64 connections POST the same async invoke for BENCH_SECONDS (closed loop, every
-//     answer checked to be an accepted job), server CPU µs per accepted job;
+//     answer checked to be an accepted job), CPU µs per accepted job of the server, of Redis and
+//     of the load generator (the last two share core 1: their sum is what that core gives a job);
 //  2. after the backlog drained, BENCH_JOBS jobs end to end: submitted with 64 in flight, then
 //     the run waits until Redis is idle and reads every job resource once. Printed: the time from
 //     the first submit to the last job's completion, completion latency p50/p99 (the job's own
@@ -91,7 +92,12 @@ async function startRedis() {
   pin(child.pid, 1);
   const client = createClient({ url: `redis://127.0.0.1:${port}` });
   await client.connect();
-  return { url: `redis://127.0.0.1:${port}`, client, stop: () => child.kill('SIGKILL') };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    client,
+    pid: child.pid,
+    stop: () => child.kill('SIGKILL'),
+  };
 }
 
 function startServer(server, redisUrl) {
@@ -207,10 +213,14 @@ async function measure(server, redis, generator) {
     await untilIdle(redis.client);
     // 1. accepted/s
     const cpuBefore = cpuMicros(running.child.pid);
+    const redisBefore = cpuMicros(redis.pid);
+    const loadBefore = cpuMicros(generator.child.pid);
     const accepted = await load(config.seconds);
     if (accepted.bad > 0)
       throw new Error(`${server.label}: ${accepted.bad} answers were not accepted jobs`);
     const acceptCpu = (cpuMicros(running.child.pid) - cpuBefore) / accepted.requests;
+    const acceptRedisCpu = (cpuMicros(redis.pid) - redisBefore) / accepted.requests;
+    const acceptLoadCpu = (cpuMicros(generator.child.pid) - loadBefore) / accepted.requests;
     await untilIdle(redis.client);
     // 2. jobs end to end
     const before = await redisCounters(redis.client);
@@ -235,6 +245,8 @@ async function measure(server, redis, generator) {
       acceptedPerSecond: accepted.rps,
       acceptP99Us: accepted.latencyUs.p99,
       acceptCpuUs: acceptCpu,
+      acceptRedisCpuUs: acceptRedisCpu,
+      acceptLoadCpuUs: acceptLoadCpu,
       completedInMs: lastDone - started,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
@@ -273,6 +285,8 @@ try {
     ['accepted/s', 'acceptedPerSecond', 0, 'higher'],
     ['accept p99 µs', 'acceptP99Us', 0, 'lower'],
     ['server CPU µs per accept', 'acceptCpuUs', 1, 'lower'],
+    ['  Redis CPU µs per accept', 'acceptRedisCpuUs', 1, 'lower'],
+    ['  load generator CPU µs per accept', 'acceptLoadCpuUs', 1, 'lower'],
     [`${config.jobs} jobs completed in ms`, 'completedInMs', 0, 'lower'],
     ['completion p50 ms', 'p50', 0, 'lower'],
     ['completion p99 ms', 'p99', 0, 'lower'],

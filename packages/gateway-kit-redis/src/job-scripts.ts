@@ -185,9 +185,11 @@ return {'created', now}
 
 /**
  * Compare-and-set. ARGV: 1 jobId, 2 expected version, 3 new status or '', 4 retention ms,
- * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8 inline ('1' on one node), 9…
- * field/value pairs.
- * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}.
+ * 5 lease owner, 6 lease ms, 7 finished jobs kept per owner, 8 inline ('1' on one node),
+ * 9 the updatedAt the writer knows the job at (or ''), 10… field/value pairs.
+ * Returns {'ok' | 'conflict' | 'invalid_transition', fields} | {'not_found'}, or {'ok', updatedAt}
+ * when the job was at ARGV[9] too: the writer wrote it last, so it knows every other field (every
+ * write of a job hash moves its version and its time).
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
 local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId')
@@ -205,12 +207,13 @@ else
 end
 if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 local now = now_ms(tonumber(current[3]))
-local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now}, 9)
+local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now}, 10)
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
 if TERMINAL[to] then
   finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8], group_of(current[4], current[5]))
 end
+if ARGV[9] ~= '' and tonumber(ARGV[9]) == tonumber(current[3]) then return {'ok', now} end
 return {'ok', redis.call('HGETALL', KEYS[1])}
 `);
 

@@ -213,6 +213,13 @@ export class RedisJobStore implements JobStore {
   readonly #workerLostListeners = new Set<(job: StoredJob) => void>();
   /** Jobs this instance created or moved to `running` and keeps leased until they end. */
   readonly #leased = new Set<string>();
+  /**
+   * The hash of a leased job as this instance last wrote it (at most one per leased job): a write
+   * that finds the job still at that version and time gets no copy of it back (see UPDATE_JOB).
+   */
+  readonly #written = new Map<string, WrittenJob>();
+  /** Finished jobs announced in this turn of the event loop, per unannounced set (see announced). */
+  readonly #announcing = new Map<string, { ids: string[]; done: Promise<void> }>();
   /** Finished jobs waiting for their group's index, per owner bucket (see #keepGroup). */
   readonly #keeping = new Map<number, { entries: [string, string][]; done: Promise<void> }>();
   #subscribed: Promise<void> | undefined;
@@ -316,26 +323,13 @@ export class RedisJobStore implements JobStore {
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     if (reply.status !== 'created') return { created: false, job: reply.job! };
-    // What was written: strings as given, objects decoded from the JSON sent (fresh copies, as a
-    // read would give).
-    const written: Record<string, unknown> = {};
-    const source = input as unknown as Record<string, unknown>;
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const key = fields[i]!;
-      if (key === 'kept') continue;
-      const value = source[key];
-      written[key] =
-        typeof value === 'object' && value !== null ? JSON.parse(fields[i + 1]!) : value;
-    }
-    written.status = input.status;
-    written.version = 1;
-    written.cancelRequested = false;
-    written.updatedAt = new Date(Number(reply.updatedAt)).toISOString();
-    const job = written as unknown as StoredJob;
+    const written = afterWrite(undefined, input, fields, input.status, 1, Number(reply.updatedAt));
+    const { job } = written;
     if (this.#replicated) await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
-    return { created: true, job };
+    this.#written.set(job.jobId, written);
+    return { created: true, job: { ...job } };
   }
 
   async get(jobId: string): Promise<StoredJob | undefined> {
@@ -345,6 +339,12 @@ export class RedisJobStore implements JobStore {
 
   async update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult> {
     const fields = encodeFields(update, JOB_UPDATE_FIELDS);
+    // This instance's last write of the job, if the caller writes on top of it: the script then
+    // answers only the new time (when the job is still at that version and time) instead of the
+    // whole hash, which the store builds from what it wrote.
+    const mine = this.#written.get(jobId);
+    const known = mine?.job.version === expectedVersion ? mine : undefined;
+    this.#written.delete(jobId);
     const reply = await this.#run(UPDATE_JOB, jobId, [
       jobId,
       String(expectedVersion),
@@ -354,16 +354,25 @@ export class RedisJobStore implements JobStore {
       String(this.#leaseMs),
       String(this.#maxFinishedPerOwner),
       this.#inline,
+      known?.hash.updatedAt ?? '',
       ...fields,
     ]);
+    let written: WrittenJob | undefined;
+    if (reply.status === 'ok' && reply.updatedAt !== undefined && known) {
+      const status = update.status ?? known.job.status;
+      written = afterWrite(known, update, fields, status, expectedVersion + 1, reply.updatedAt);
+      reply.job = { ...written.job };
+    }
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
       if (this.#replicated) await this.#replicated(this.#keys.job(jobId));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
     }
     if (result.ok) {
-      if (!isTerminal(result.job.status)) this.#lease(jobId);
-      else this.#leased.delete(jobId);
+      if (!isTerminal(result.job.status)) {
+        this.#lease(jobId);
+        if (written) this.#written.set(jobId, written);
+      } else this.#leased.delete(jobId);
       // Finishing any other way than requestCancel releases listeners without calling them.
       if (isTerminal(result.job.status)) this.#listeners.release(jobId);
     }
@@ -391,6 +400,7 @@ export class RedisJobStore implements JobStore {
     if (result.ok && this.#redis.cluster) await this.#keepFinished(result.job);
     if (result.ok) {
       this.#leased.delete(jobId);
+      this.#written.delete(jobId);
       // Listeners on this instance are told before requestCancel resolves; other instances learn
       // it from the PUBLISH (or their polling fallback).
       this.#listeners.deliver(jobId);
@@ -597,12 +607,24 @@ export class RedisJobStore implements JobStore {
    * @example
    * await store.announced(job.jobId);
    */
-  async announced(jobId: string): Promise<void> {
+  announced(jobId: string): Promise<void> {
+    // The jobs of one bucket announced within one turn of the event loop leave in one ZREM.
     const unannounced = `${this.#keys.baseOf(jobId)}unannounced`;
-    await this.#redis.send(unannounced, ['ZREM', unannounced, jobId]);
-    // Lost in a failover, the entry would make another instance report the job (and send its
-    // callback) again: the job and its callback's outbox entry are on different primaries.
-    if (this.#replicated) await this.#replicated(unannounced);
+    let batch = this.#announcing.get(unannounced);
+    if (!batch) {
+      const ids: string[] = [];
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.#announcing.delete(unannounced);
+        await this.#redis.send(unannounced, ['ZREM', unannounced, ...ids]);
+        // Lost in a failover, the entry would make another instance report the job (and send
+        // its callback) again: the job and its callback's outbox entry are on different primaries.
+        if (this.#replicated) await this.#replicated(unannounced);
+      });
+      batch = { ids, done };
+      this.#announcing.set(unannounced, batch);
+    }
+    batch.ids.push(jobId);
+    return batch.done;
   }
 
   /**
@@ -656,6 +678,7 @@ export class RedisJobStore implements JobStore {
     this.#listeners.clear();
     this.#workerLostListeners.clear();
     this.#leased.clear();
+    this.#written.clear();
     await this.#redis.close();
   }
 
@@ -722,7 +745,10 @@ export class RedisJobStore implements JobStore {
             [`${base}active`],
             [base, this.instanceId, String(this.#leaseMs), ...ids],
           )) as string[];
-          for (const jobId of done) this.#leased.delete(jobId);
+          for (const jobId of done) {
+            this.#leased.delete(jobId);
+            this.#written.delete(jobId);
+          }
         } catch (error) {
           // Retried on the next tick; the lease is three renewals long.
           if (!this.#closed) this.#redis.report(error);
@@ -900,6 +926,57 @@ function retentionGroup(job: {
 }): string {
   const owner = job.ownerId === undefined ? '' : JSON.stringify(job.ownerId);
   return job.approvalId === undefined ? owner : `${owner}:approved`;
+}
+
+/** A job's hash as this instance wrote it (fields as Redis holds them), and the job it holds. */
+interface WrittenJob {
+  readonly hash: Readonly<Record<string, string>>;
+  readonly job: StoredJob;
+}
+
+/**
+ * The hash and job after writing `fields` (`[field, value as stored, …]` of `source`) on top of
+ * `prior`, as a read would give them: objects decoded afresh from their JSON, so no two answers
+ * share one. A finished job keeps none of the caller's request (see `finish` in job-scripts.ts).
+ */
+function afterWrite(
+  prior: WrittenJob | undefined,
+  source: object,
+  fields: readonly string[],
+  status: StoredJob['status'],
+  version: number,
+  updatedAtMs: number,
+): WrittenJob {
+  const hash: Record<string, string> = prior ? { ...prior.hash } : { cancelRequested: '0' };
+  const job: Record<string, unknown> = {};
+  if (prior) {
+    const before = prior.job as unknown as Record<string, unknown>;
+    for (const key in before) job[key] = fresh(before[key], prior.hash[key]);
+  } else job.cancelRequested = false;
+  const values = source as Record<string, unknown>;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const key = fields[i]!;
+    hash[key] = fields[i + 1]!;
+    // The store's own field (the principal's finished-jobs index), not part of the job.
+    if (key !== 'kept') job[key] = fresh(values[key], fields[i + 1]);
+  }
+  hash.status = job.status = status;
+  hash.version = String(version);
+  job.version = version;
+  hash.updatedAt = String(updatedAtMs);
+  job.updatedAt = new Date(updatedAtMs).toISOString();
+  if (isTerminal(status)) {
+    delete hash.request;
+    delete job.request;
+  }
+  return { hash, job: job as unknown as StoredJob };
+}
+
+/** A primitive as it is; an object decoded from the JSON it was stored as. */
+function fresh(value: unknown, json: string | undefined): unknown {
+  return typeof value === 'object' && value !== null && json !== undefined
+    ? JSON.parse(json)
+    : value;
 }
 
 function pairsToObject(flat: string[]): Record<string, string> {

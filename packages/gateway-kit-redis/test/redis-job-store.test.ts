@@ -259,6 +259,102 @@ describe('leases', () => {
   });
 });
 
+/** Calls of one Redis command so far (INFO commandstats). */
+async function callsOf(command: string): Promise<number> {
+  const stats = await raw.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
+describe('writes on top of its own', () => {
+  it('answers an update of a job it wrote last with the job as Redis holds it, without reading it back', async () => {
+    const a = deployment().instance();
+    const created = await a.create({
+      ...job('w1', 'running'),
+      payload: { callbacks: { jobResultUrl: 'https://example.test/cb' }, heldUnits: 3 },
+      request: '{"input":{"n":1}}',
+    });
+    const reads = await callsOf('hgetall');
+    const progress = await a.update('w1', created.job.version, {
+      outputText: 'half way',
+      data: { rows: [1, 2], empty: [] },
+    });
+    expect(progress).toEqual({ ok: true, job: await a.get('w1') });
+    const done = await a.update('w1', 2, {
+      status: 'completed',
+      outputText: 'done',
+      machineSummary: 'ok',
+    });
+    const stored = await a.get('w1');
+    expect(done).toEqual({ ok: true, job: stored });
+    // The finished job keeps none of the caller's request; its data stays from the earlier write.
+    expect(stored).not.toHaveProperty('request');
+    expect(stored).toMatchObject({ status: 'completed', version: 3, data: { rows: [1, 2] } });
+    // Two get() calls read it; the updates did not.
+    expect((await callsOf('hgetall')) - reads).toBe(2);
+  });
+
+  it('shares nothing between its answers: changing one leaves the next as Redis holds it', async () => {
+    const a = deployment().instance();
+    const created = await a.create({ ...job('w4', 'running'), payload: { callbacks: {} } });
+    const answer = created.job as { payload?: Record<string, unknown>; actionName: string };
+    answer.payload!.callbacks = { jobResultUrl: 'https://attacker.test' };
+    answer.actionName = 'Changed';
+    const progress = await a.update('w4', 1, { data: { n: 1 } });
+    expect(progress).toEqual({ ok: true, job: await a.get('w4') });
+    if (progress.ok) (progress.job.data as { n: number }).n = 2;
+    const done = await a.update('w4', 2, { status: 'completed' });
+    expect(done).toEqual({ ok: true, job: await a.get('w4') });
+    expect(done.ok && done.job).toMatchObject({
+      actionName: 'Export',
+      payload: { callbacks: {} },
+      data: { n: 1 },
+    });
+  });
+
+  it('answers what Redis holds when another instance wrote the job since', async () => {
+    const app = deployment();
+    const a = app.instance();
+    const b = app.instance();
+    await a.create(job('w2', 'running'));
+    expect((await b.update('w2', 1, { outputText: 'from b' })).ok).toBe(true);
+    const stale = await a.update('w2', 1, { outputText: 'from a' });
+    expect(stale).toEqual({ ok: false, reason: 'conflict', job: await b.get('w2') });
+    const done = await a.update('w2', 2, { status: 'completed' });
+    expect(done).toEqual({ ok: true, job: await a.get('w2') });
+    expect(done.ok && done.job.outputText).toBe('from b');
+  });
+
+  it('answers what Redis holds when the job under that id and version is another one (a later time)', async () => {
+    const app = deployment();
+    const a = app.instance();
+    await a.create(job('w3', 'running'));
+    // The same id and version, written at another time: the job was made again under its id.
+    const key = layout(app.prefix).job('w3');
+    const updatedAt = Number(await raw.hGet(key, 'updatedAt'));
+    await raw.hSet(key, { actionName: JSON.stringify('Other'), updatedAt: String(updatedAt + 1) });
+    const done = await a.update('w3', 1, { status: 'completed' });
+    expect(done).toEqual({ ok: true, job: await a.get('w3') });
+    expect(done.ok && done.job.actionName).toBe('Other');
+  });
+
+  it('announces the jobs that end within one turn of the event loop with one command', async () => {
+    const app = deployment({ buckets: 1 });
+    const a = app.instance();
+    const ids = Array.from({ length: 20 }, (_, i) => `an${i}`);
+    for (const id of ids) await a.create(job(id, 'running'));
+    await Promise.all(ids.map((id) => a.update(id, 1, { status: 'completed' })));
+    const unannounced = `${new KeyLayout(app.prefix, 1).base(0)}unannounced`;
+    expect(await raw.zCard(unannounced)).toBe(20);
+    const removals = await callsOf('zrem');
+    await Promise.all(ids.map((id) => a.announced(id)));
+    expect(await raw.zCard(unannounced)).toBe(0);
+    expect((await callsOf('zrem')) - removals).toBe(1);
+    // Later announcements go out as they come.
+    await a.announced('an0');
+    expect((await callsOf('zrem')) - removals).toBe(2);
+  });
+});
+
 describe('keys', () => {
   it('uses only keys under its prefix; finished jobs expire, active ones do not', async () => {
     const app = deployment({ retentionMs: 60_000 });
