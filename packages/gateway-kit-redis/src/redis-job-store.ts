@@ -323,12 +323,18 @@ export class RedisJobStore implements JobStore {
     ]);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     if (reply.status !== 'created') return { created: false, job: reply.job! };
-    const written = afterWrite(undefined, input, fields, input.status, 1, Number(reply.updatedAt));
-    const { job } = written;
+    const { job, written } = afterWrite(
+      undefined,
+      input,
+      fields,
+      input.status,
+      1,
+      Number(reply.updatedAt),
+    );
     if (this.#replicated) await this.#replicated(this.#keys.job(job.jobId));
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
-    this.#written.set(job.jobId, written);
+    if (written) this.#written.set(job.jobId, written);
     return { created: true, job: { ...job } };
   }
 
@@ -360,8 +366,10 @@ export class RedisJobStore implements JobStore {
     let written: WrittenJob | undefined;
     if (reply.status === 'ok' && reply.updatedAt !== undefined && known) {
       const status = update.status ?? known.job.status;
-      written = afterWrite(known, update, fields, status, expectedVersion + 1, reply.updatedAt);
-      reply.job = { ...written.job };
+      const after = afterWrite(known, update, fields, status, expectedVersion + 1, reply.updatedAt);
+      written = after.written;
+      // The caller's copy: what it changes on it is not what this instance wrote.
+      reply.job = written ? { ...after.job } : after.job;
     }
     const result = toWriteResult(reply);
     if (result.ok && isTerminal(result.job.status)) {
@@ -935,9 +943,11 @@ interface WrittenJob {
 }
 
 /**
- * The hash and job after writing `fields` (`[field, value as stored, …]` of `source`) on top of
- * `prior`, as a read would give them: objects decoded afresh from their JSON, so no two answers
- * share one. A finished job keeps none of the caller's request (see `finish` in job-scripts.ts).
+ * The job after writing `fields` (`[field, value as stored, …]` of `source`) on top of `prior`, as
+ * a read would give it: objects decoded afresh from their JSON, so no two answers share one; and,
+ * unless it finished, its hash (a finished job is not written again by this instance). A finished
+ * job keeps none of the caller's request (see `finish` in job-scripts.ts). Objects are built
+ * field by field, never `delete`d from (which would make V8 keep them as slow dictionaries).
  */
 function afterWrite(
   prior: WrittenJob | undefined,
@@ -946,30 +956,35 @@ function afterWrite(
   status: StoredJob['status'],
   version: number,
   updatedAtMs: number,
-): WrittenJob {
-  const hash: Record<string, string> = prior ? { ...prior.hash } : { cancelRequested: '0' };
+): { readonly job: StoredJob; readonly written: WrittenJob | undefined } {
+  const finished = isTerminal(status);
   const job: Record<string, unknown> = {};
+  const hash: Record<string, string> | undefined = finished ? undefined : {};
   if (prior) {
     const before = prior.job as unknown as Record<string, unknown>;
-    for (const key in before) job[key] = fresh(before[key], prior.hash[key]);
-  } else job.cancelRequested = false;
+    for (const key in before)
+      if (!finished || key !== 'request') job[key] = fresh(before[key], prior.hash[key]);
+    if (hash) for (const key in prior.hash) hash[key] = prior.hash[key]!;
+  } else {
+    job.cancelRequested = false;
+    if (hash) hash.cancelRequested = '0';
+  }
   const values = source as Record<string, unknown>;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const key = fields[i]!;
-    hash[key] = fields[i + 1]!;
+    if (hash) hash[key] = fields[i + 1]!;
     // The store's own field (the principal's finished-jobs index), not part of the job.
     if (key !== 'kept') job[key] = fresh(values[key], fields[i + 1]);
   }
-  hash.status = job.status = status;
-  hash.version = String(version);
+  job.status = status;
   job.version = version;
-  hash.updatedAt = String(updatedAtMs);
   job.updatedAt = new Date(updatedAtMs).toISOString();
-  if (isTerminal(status)) {
-    delete hash.request;
-    delete job.request;
-  }
-  return { hash, job: job as unknown as StoredJob };
+  const stored = job as unknown as StoredJob;
+  if (!hash) return { job: stored, written: undefined };
+  hash.status = status;
+  hash.version = String(version);
+  hash.updatedAt = String(updatedAtMs);
+  return { job: stored, written: { hash, job: stored } };
 }
 
 /** A primitive as it is; an object decoded from the JSON it was stored as. */
