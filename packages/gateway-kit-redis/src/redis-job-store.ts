@@ -372,17 +372,16 @@ export class RedisJobStore implements JobStore {
       reply.job = written ? { ...after.job } : after.job;
     }
     const result = toWriteResult(reply);
-    if (result.ok && isTerminal(result.job.status)) {
+    if (!result.ok) return result;
+    if (isTerminal(result.job.status)) {
       if (this.#replicated) await this.#replicated(this.#keys.job(jobId));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
-    }
-    if (result.ok) {
-      if (!isTerminal(result.job.status)) {
-        this.#lease(jobId);
-        if (written) this.#written.set(jobId, written);
-      } else this.#leased.delete(jobId);
+      this.#leased.delete(jobId);
       // Finishing any other way than requestCancel releases listeners without calling them.
-      if (isTerminal(result.job.status)) this.#listeners.release(jobId);
+      this.#listeners.release(jobId);
+    } else {
+      this.#lease(jobId);
+      if (written) this.#written.set(jobId, written);
     }
     return result;
   }
