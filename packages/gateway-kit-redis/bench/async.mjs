@@ -2,14 +2,18 @@
 // writes by hand on node:http + BullMQ (bench/async/*-server.mjs), in one run, alternating order.
 //
 // Per server and round: a fresh Redis database, a warm-up, then
-//  1. accepted/s: 64 connections POST the same async invoke for BENCH_SECONDS (closed loop, every
-//     answer checked to be an accepted job), CPU µs per accepted job of the server, of Redis and
-//     of the load generator (the last two share core 1: their sum is what that core gives a job);
-//  2. after the backlog drained, BENCH_JOBS jobs end to end: submitted with 64 in flight, then
-//     the run waits until Redis is idle and reads every job resource once. Printed: the time from
-//     the first submit to the last job's completion, completion latency p50/p99 (the job's own
-//     updatedAt − createdAt), server CPU per job, Redis commands per job (INFO commandstats, the
-//     scripts among them) and Redis bytes per finished job (used_memory).
+//  1. BENCH_JOBS jobs end to end: submitted with 64 in flight, then the run waits until Redis is
+//     idle and reads every job resource once. Printed: the time from the first submit to the last
+//     job's completion, completion latency p50/p99 (the job's own updatedAt − createdAt), server
+//     CPU per job, Redis commands per job (INFO commandstats, the scripts among them) and Redis
+//     bytes per finished job (used_memory). First, so that both stores hold only the warm-up's
+//     jobs, far below their retention count: run after 10 s of load, the store that accepted more
+//     than the retention count would be evicting there, and bytes per job would read as 0.
+//  2. after the backlog drained, accepted/s: 64 connections POST the same async invoke for
+//     BENCH_SECONDS (closed loop, every answer checked to be an accepted job), CPU µs per accepted
+//     job of the server, of Redis and of the load generator (the last two share core 1: their sum
+//     is what that core gives a job). Each store evicts past its retention count as it would in
+//     production, and pays for it here.
 // The server runs pinned to core 0; redis-server, the load generator and this runner to core 1
 // (where taskset exists). Starts its own redis-server (no persistence) and stops it.
 // Env: BENCH_SECONDS (10), BENCH_JOBS (2000), BENCH_ROUNDS (3). `--smoke`: ~1 s runs.
@@ -211,18 +215,7 @@ async function measure(server, redis, generator) {
       });
     await load(config.warmup);
     await untilIdle(redis.client);
-    // 1. accepted/s
-    const cpuBefore = cpuMicros(running.child.pid);
-    const redisBefore = cpuMicros(redis.pid);
-    const loadBefore = cpuMicros(generator.child.pid);
-    const accepted = await load(config.seconds);
-    if (accepted.bad > 0)
-      throw new Error(`${server.label}: ${accepted.bad} answers were not accepted jobs`);
-    const acceptCpu = (cpuMicros(running.child.pid) - cpuBefore) / accepted.requests;
-    const acceptRedisCpu = (cpuMicros(redis.pid) - redisBefore) / accepted.requests;
-    const acceptLoadCpu = (cpuMicros(generator.child.pid) - loadBefore) / accepted.requests;
-    await untilIdle(redis.client);
-    // 2. jobs end to end
+    // 1. jobs end to end
     const before = await redisCounters(redis.client);
     const cpu0 = cpuMicros(running.child.pid);
     const started = Date.now();
@@ -237,6 +230,17 @@ async function measure(server, redis, generator) {
         `${server.label}: ${unfinished.length} jobs not completed: ${JSON.stringify(unfinished[0])}`,
       );
     }
+    await untilIdle(redis.client);
+    // 2. accepted/s
+    const cpuBefore = cpuMicros(running.child.pid);
+    const redisBefore = cpuMicros(redis.pid);
+    const loadBefore = cpuMicros(generator.child.pid);
+    const accepted = await load(config.seconds);
+    if (accepted.bad > 0)
+      throw new Error(`${server.label}: ${accepted.bad} answers were not accepted jobs`);
+    const acceptCpu = (cpuMicros(running.child.pid) - cpuBefore) / accepted.requests;
+    const acceptRedisCpu = (cpuMicros(redis.pid) - redisBefore) / accepted.requests;
+    const acceptLoadCpu = (cpuMicros(generator.child.pid) - loadBefore) / accepted.requests;
     const latencies = jobs
       .map((job) => Date.parse(job.updatedAt) - Date.parse(job.createdAt))
       .sort((x, y) => x - y);
@@ -270,7 +274,7 @@ try {
   console.log(
     `async invokes on Redis — Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}` +
       `${smoke ? ' — SMOKE (figures not meaningful)' : ''}\n` +
-      `${config.rounds} rounds, order alternating; ${config.seconds} s of accepts then ${config.jobs} jobs end to end per server; ` +
+      `${config.rounds} rounds, order alternating; ${config.jobs} jobs end to end then ${config.seconds} s of accepts per server; ` +
       `${config.connections} connections; ${hasTaskset ? 'server on core 0, Redis + load on core 1' : 'no pinning'}\n`,
   );
   const results = Object.fromEntries(SERVERS.map((s) => [s.key, []]));

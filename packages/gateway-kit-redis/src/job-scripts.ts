@@ -24,6 +24,11 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED). The job hash's
  * `kept` field names its principal's index of finished jobs (see KEEP_FINISHED); on one node the
  * terminal scripts update it themselves ('inline').
+ *
+ * A job created with a claim on its owner's budgets (RedisJobStore.claimsJobQuotas) has its id in
+ * the owner's <bucket>quota:jobs:<ownerId JSON> zset and one member per unit (<id>#0, <id>#1, …) in
+ * <bucket>quota:units:<ownerId JSON>, both scored by the Redis ms at which the claim frees itself;
+ * its hash's `quota` field holds its units until the terminal write gives them back.
  */
 const PRELUDE = `
 local LEGAL = {${legal.join(',')}}
@@ -97,12 +102,34 @@ local function evict_kept(member, group)
   end
   return 1
 end
+-- The keys of an owner's budgets (ownerId as its JSON), in the bucket whose keys start with base.
+local function quota_keys(base, owner)
+  return base .. 'quota:jobs:' .. owner, base .. 'quota:units:' .. owner
+end
+local function unit_members(id, units, expires)
+  local members = {}
+  for k = 0, units - 1 do
+    if expires then members[#members + 1] = expires end
+    members[#members + 1] = id .. '#' .. k
+  end
+  return members
+end
+-- Gives back what the job's create claimed (units: its 'quota' field; none without a claim).
+local function release_quota(job, id, owner, units)
+  units = tonumber(units)
+  if not units or not owner then return end
+  local jobs, held = quota_keys(string.sub(job, 1, #job - #id - 4), owner)
+  redis.call('ZREM', jobs, id)
+  redis.call('ZREM', held, unpack(unit_members(id, units)))
+end
 -- A finished job leaves the active and running sets, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
-local function finish(id, now, retention_ms, grace_ms, share, inline, owner)
-  redis.call('HDEL', KEYS[1], 'request')
+-- quota_owner and units: the job's ownerId JSON and 'quota' field, read before this write.
+local function finish(id, now, retention_ms, grace_ms, share, inline, owner, quota_owner, units)
+  release_quota(KEYS[1], id, quota_owner, units)
+  redis.call('HDEL', KEYS[1], 'request', 'quota')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
   redis.call('SREM', KEYS[3], id)
@@ -132,13 +159,34 @@ end
 
 /**
  * Create-if-absent. ARGV: 1 jobId, 2 status, 3 the bucket's share of maxJobs (0 = unbounded),
- * 4 job key prefix of the bucket,
- * 5 lease owner, 6 lease ms, 7… field/value pairs.
- * Returns {'exists', fields} | {'created', updatedAt} | {'full'}: a created job is what the
- * caller wrote, so it is not read back.
+ * 4 job key prefix of the bucket, 5 lease owner, 6 lease ms, 7 the owner's ID JSON for a claim on
+ * its budgets ('' for none), 8 most active jobs, 9 the job's units, 10 most units, 11 claim ttl ms,
+ * 12… field/value pairs (with a claim: 'quota' and the units among them).
+ * Returns {'exists', fields} | {'created', updatedAt} | {'full'} | {'quota', 'activeJobs' |
+ * 'heldBytes'}: a created job is what the caller wrote, so it is not read back; a refused claim
+ * writes nothing.
  */
 export const CREATE_JOB: LuaScript = lua(`${PRELUDE}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', redis.call('HGETALL', KEYS[1])} end
+local now = now_ms(nil)
+local claim_jobs, claim_units, units
+if ARGV[7] ~= '' then
+  claim_jobs, claim_units = quota_keys(string.sub(ARGV[4], 1, #ARGV[4] - 4), ARGV[7])
+  units = tonumber(ARGV[9])
+  local max_jobs, max_units = tonumber(ARGV[8]), tonumber(ARGV[10])
+  local function spent()
+    if redis.call('ZCARD', claim_jobs) >= max_jobs then return 'activeJobs' end
+    if redis.call('ZCARD', claim_units) + units > max_units then return 'heldBytes' end
+  end
+  -- Expired claims (their job's end never written) leave only when the count matters: until then
+  -- they only make it larger, never let a job in that should not be.
+  if spent() then
+    redis.call('ZREMRANGEBYSCORE', claim_jobs, '-inf', now)
+    redis.call('ZREMRANGEBYSCORE', claim_units, '-inf', now)
+    local refused = spent()
+    if refused then return {'quota', refused} end
+  end
+end
 local max = tonumber(ARGV[3])
 if max > 0 then
   local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
@@ -175,9 +223,13 @@ if max > 0 then
     end
   end
 end
-local now = now_ms(nil)
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now, unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', 1, 'cancelRequested', '0', 'updatedAt', now, unpack(ARGV, 12))
 redis.call('SADD', KEYS[2], ARGV[1])
+if claim_jobs then
+  local expires = now + tonumber(ARGV[11])
+  redis.call('ZADD', claim_jobs, expires, ARGV[1])
+  redis.call('ZADD', claim_units, unpack(unit_members(ARGV[1], units, expires)))
+end
 -- Leased from creation: an instance that dies before starting its queued job must not strand it.
 take_lease(ARGV[1], ARGV[5], ARGV[6])
 return {'created', now}
@@ -192,7 +244,7 @@ return {'created', now}
  * write of a job hash moves its version and its time).
  */
 export const UPDATE_JOB: LuaScript = lua(`${PRELUDE}
-local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId')
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId', 'quota')
 local from = current[1]
 if not from then return {'not_found'} end
 -- Version first: a stale writer must re-read before learning anything else.
@@ -211,7 +263,7 @@ local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updat
 redis.call('HSET', KEYS[1], unpack(fields))
 if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
 if TERMINAL[to] then
-  finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8], group_of(current[4], current[5]))
+  finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8], group_of(current[4], current[5]), current[4], current[6])
 end
 if ARGV[9] ~= '' and tonumber(ARGV[9]) == tonumber(current[3]) then return {'ok', now} end
 return {'ok', redis.call('HGETALL', KEYS[1])}
@@ -224,13 +276,13 @@ return {'ok', redis.call('HGETALL', KEYS[1])}
  * Returns {'ok' | 'invalid_transition', fields} | {'not_found'}.
  */
 export const CANCEL_JOB: LuaScript = lua(`${PRELUDE}
-local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId')
+local current = redis.call('HMGET', KEYS[1], 'status', 'version', 'updatedAt', 'ownerId', 'approvalId', 'quota')
 if not current[1] then return {'not_found'} end
 if TERMINAL[current[1]] then return {'invalid_transition', redis.call('HGETALL', KEYS[1])} end
 local now = now_ms(tonumber(current[3]))
 redis.call('HSET', KEYS[1], 'status', 'cancelled', 'cancelRequested', '1',
   'version', tonumber(current[2]) + 1, 'updatedAt', now)
-finish(ARGV[1], now, ARGV[2], ARGV[4], ARGV[5], ARGV[6], group_of(current[4], current[5]))
+finish(ARGV[1], now, ARGV[2], ARGV[4], ARGV[5], ARGV[6], group_of(current[4], current[5]), current[4], current[6])
 -- On a cluster the store publishes on the job's sharded channel itself (ARGV[3] is '').
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[1]) end
 return {'ok', redis.call('HGETALL', KEYS[1])}
@@ -293,7 +345,9 @@ for _, id in ipairs(page[2]) do
     local updated = math.max(now, tonumber(current[3]))
     redis.call('HSET', job, 'status', 'failed', 'version', tonumber(current[2]) + 1,
       'updatedAt', updated, 'error', ARGV[3])
-    redis.call('HDEL', job, 'request')
+    local claimed = redis.call('HMGET', job, 'ownerId', 'quota')
+    release_quota(job, id, claimed[1], claimed[2])
+    redis.call('HDEL', job, 'request', 'quota')
     redis.call('PEXPIRE', job, ARGV[2])
     redis.call('SREM', KEYS[1], id)
     redis.call('SREM', KEYS[2], id)

@@ -5,6 +5,8 @@ import {
   CancelListeners,
   isTerminal,
   JOB_UPDATE_FIELDS,
+  JobQuotaError,
+  type JobQuotaClaim,
   type JobStore,
   JobStoreFullError,
   type JobUpdate,
@@ -149,6 +151,7 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
 }
 
 type ScriptStatus =
+  | 'quota'
   | 'created'
   | 'exists'
   | 'full'
@@ -174,6 +177,9 @@ const noop = (): void => {};
  *   it ends; when an instance dies, another instance's sweeper fails its jobs with `worker_lost`
  *   (`retryable: true`) once the lease lapsed, queued ones included.
  * - Finished jobs expire `retentionMs` after they finished; at most `maxJobs` jobs are kept.
+ * - With one bucket (the default on one node) it keeps its owners' `activeJobs` and `heldBytes`
+ *   budgets itself (`claimsJobQuotas`): a job's create takes them and its terminal write gives
+ *   them back, in the same scripts.
  * - While Redis is unreachable, calls reject at once with `StoreUnavailableError`
  *   (`retryable: true`, answered as 503 by the gateway); the store reconnects by itself.
  *
@@ -303,10 +309,25 @@ export class RedisJobStore implements JobStore {
     return [...this.#leased];
   }
 
-  async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
+  /**
+   * `true` with one bucket (the default on one node): a job's create takes its owner's budgets
+   * and its terminal write gives them back, in the same scripts, so the gateway claims nothing for
+   * jobs in its record store. With several buckets an owner's jobs spread over them (and over the
+   * nodes of a cluster), so no one script could count them: the gateway claims in its record store.
+   */
+  get claimsJobQuotas(): boolean {
+    return this.#keys.buckets === 1;
+  }
+
+  async create(
+    input: NewJob,
+    claim?: JobQuotaClaim,
+  ): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
     if (input.status !== 'queued' && input.status !== 'running') {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }
+    if (claim && !this.claimsJobQuotas)
+      throw new TypeError('A claim needs a store that claimsJobQuotas (one bucket).');
     const fields = encodeFields(input, NEW_JOB_FIELDS);
     const bucket = this.#keys.bucketOf(input.jobId);
     const reply = await this.#run(CREATE_JOB, input.jobId, [
@@ -316,11 +337,15 @@ export class RedisJobStore implements JobStore {
       `${this.#keys.base(bucket)}job:`,
       this.instanceId,
       String(this.#leaseMs),
+      ...(claim ? claimArgs(input.ownerId, claim) : NO_CLAIM),
       ...fields,
       // Where the job's principal's finished jobs are indexed across buckets (read by the terminal
       // scripts). With one bucket the bucket's own per-principal index is that index already.
       ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
+      // The units the claim took, given back by the terminal write.
+      ...(claim ? ['quota', String(claim.units)] : []),
     ]);
+    if (reply.status === 'quota') throw new JobQuotaError(reply.refused!);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     if (reply.status !== 'created') return { created: false, job: reply.job! };
     const { job, written } = afterWrite(
@@ -693,7 +718,12 @@ export class RedisJobStore implements JobStore {
     script: LuaScript,
     jobId: string,
     args: string[],
-  ): Promise<{ status: ScriptStatus; job?: StoredJob; updatedAt?: number }> {
+  ): Promise<{
+    status: ScriptStatus;
+    job?: StoredJob;
+    updatedAt?: number;
+    refused?: 'activeJobs' | 'heldBytes';
+  }> {
     const base = this.#keys.baseOf(jobId);
     const keys = [
       `${base}job:${jobId}`,
@@ -706,10 +736,11 @@ export class RedisJobStore implements JobStore {
     ];
     const reply = (await this.#redis.script(script, keys, args)) as [
       ScriptStatus,
-      (string[] | number)?,
+      (string[] | number | 'activeJobs' | 'heldBytes')?,
     ];
     const [status, flat] = reply;
     if (typeof flat === 'number') return { status, updatedAt: flat };
+    if (typeof flat === 'string') return { status, refused: flat };
     return flat ? { status, job: decodeJob(pairsToObject(flat)) } : { status };
   }
 
@@ -926,6 +957,23 @@ function encodeFields<T extends object, K extends keyof T & string>(
   return fields;
 }
 
+/** CREATE_JOB's claim arguments without a claim. */
+const NO_CLAIM = ['', '', '', '', ''] as const;
+
+/** CREATE_JOB's claim arguments: the owner (as stored: JSON), then the claim's bounds. */
+function claimArgs(ownerId: string, claim: JobQuotaClaim): string[] {
+  for (const key of ['maxActive', 'units', 'maxUnits', 'ttlMs'] as const)
+    if (!Number.isSafeInteger(claim[key]) || claim[key] < 1)
+      throw new TypeError(`claim.${key} must be a positive integer, not ${String(claim[key])}.`);
+  return [
+    JSON.stringify(ownerId),
+    String(claim.maxActive),
+    String(claim.units),
+    String(claim.maxUnits),
+    String(claim.ttlMs),
+  ];
+}
+
 /** Whose share a finished job counts in: its owner's (as stored: JSON), apart for approved jobs. */
 function retentionGroup(job: {
   readonly ownerId?: unknown;
@@ -972,8 +1020,8 @@ function afterWrite(
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const key = fields[i]!;
     if (hash) hash[key] = fields[i + 1]!;
-    // The store's own field (the principal's finished-jobs index), not part of the job.
-    if (key !== 'kept') job[key] = fresh(values[key], fields[i + 1]);
+    // The store's own fields (the principal's finished-jobs index, the units its claim took).
+    if (key !== 'kept' && key !== 'quota') job[key] = fresh(values[key], fields[i + 1]);
   }
   job.status = status;
   job.version = version;
@@ -1002,8 +1050,8 @@ function pairsToObject(flat: string[]): Record<string, string> {
 function decodeJob(fields: Record<string, string>): StoredJob {
   const job: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    // The store's own field (the principal's finished-jobs index), not part of the job.
-    if (key === 'kept') continue;
+    // The store's own fields (the principal's finished-jobs index, the units its claim took).
+    if (key === 'kept' || key === 'quota') continue;
     if (key === 'status' || key === 'request') job[key] = value;
     else if (key === 'version') job[key] = Number(value);
     else if (key === 'cancelRequested') job[key] = value === '1';

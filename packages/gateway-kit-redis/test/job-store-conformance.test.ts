@@ -31,4 +31,6 @@ jobStoreConformance({
   // maxJobs is a store-wide bound, split into per-bucket shares (docs/redis.md): its exact cases
   // run on a store of one bucket. Per-principal bounds are exact with any number of buckets.
   bounds: { maxJobs: 5, createStore: () => fresh({ maxJobs: 5, buckets: 1 }) },
+  // One bucket (the default on one node): jobs' creates and ends take and give their budgets.
+  claimsJobQuotas: true,
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isJobStoreFullError, type NewJob } from '@svc/gateway-kit/store';
+import { isJobQuotaError, isJobStoreFullError, type NewJob } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -264,6 +264,85 @@ async function callsOf(command: string): Promise<number> {
   const stats = await raw.info('commandstats');
   return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
 }
+
+describe("jobs' claims on their owners' budgets", () => {
+  const claim = { maxActive: 1, units: 1, maxUnits: 10, ttlMs: 60_000 };
+  const refusal = (store: RedisJobStore, input: NewJob, taking = claim) =>
+    store.create(input, taking).then(
+      () => undefined,
+      (error: unknown) => (isJobQuotaError(error) ? error.quota : Promise.reject(error)),
+    );
+
+  it("one bucket claims; several buckets (a cluster's layout) leave the claims to the gateway", async () => {
+    const app = deployment();
+    const one = app.instance({ buckets: 1 });
+    expect(one.claimsJobQuotas).toBe(true);
+    const defaults = new RedisJobStore({ url: redis.url });
+    stores.push(defaults);
+    expect(defaults.claimsJobQuotas).toBe(true); // the one-node default
+    const several = app.instance();
+    expect(several.claimsJobQuotas).toBe(false);
+    await expect(several.create(job('q0'), claim)).rejects.toThrow(TypeError);
+    expect(await several.get('q0')).toBeUndefined();
+  });
+
+  it('refuses a claim that is not whole positive numbers, writing nothing', async () => {
+    const store = deployment().instance({ buckets: 1 });
+    for (const bad of [{ maxActive: 0 }, { units: 1.5 }, { maxUnits: -1 }, { ttlMs: Number.NaN }])
+      await expect(store.create(job('q1'), { ...claim, ...bad })).rejects.toThrow(TypeError);
+    expect(await store.get('q1')).toBeUndefined();
+  });
+
+  it("a claim is the store's own: get() shows no trace of it, and the finished job keeps none", async () => {
+    const app = deployment();
+    const store = app.instance({ buckets: 1 });
+    const { job: created } = await store.create(job('q2', 'running'), claim);
+    expect(await store.get('q2')).toEqual(created);
+    expect(Object.keys(created)).not.toContain('quota');
+    const done = await store.update('q2', created.version, { status: 'completed' });
+    expect(done.ok && done.job).toEqual(await store.get('q2'));
+    const key = new KeyLayout(app.prefix, 1).job('q2');
+    expect(await raw.hExists(key, 'quota')).toBe(0);
+    // Both budget sets are gone with their last member.
+    expect(await raw.keys(`${app.prefix}*quota*`)).toEqual([]);
+  });
+
+  it('a job whose instance died is failed by the sweep, which gives its budgets back', async () => {
+    const app = deployment({ buckets: 1, leaseMs: 300, sweepIntervalMs: 100 });
+    const a = app.instance();
+    const b = app.instance();
+    await a.create(job('q3', 'running'), claim);
+    expect(await refusal(b, job('q3b'), claim)).toBe('activeJobs');
+    await a.close(); // renewals stop, as when the process is killed
+    await until(async () => (await b.get('q3'))?.status === 'failed', 2_000);
+    expect(await refusal(b, job('q3c'), claim)).toBeUndefined();
+  });
+
+  it('a claim whose job never ends frees itself after ttlMs', async () => {
+    const app = deployment({ buckets: 1 });
+    const store = app.instance();
+    const started = Date.now();
+    await store.create(job('q4', 'running'), { ...claim, ttlMs: 200 });
+    expect(await refusal(store, job('q4b'), claim)).toBe('activeJobs');
+    // The job itself still runs; its claim lapsed (as when its end was never written).
+    await until(
+      async () => (await refusal(store, job(`q4-${Date.now()}`), claim)) === undefined,
+      2_000,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    expect((await store.get('q4'))?.status).toBe('running');
+  });
+
+  it('held units: a job is refused past maxUnits with heldBytes, and its units come back at its end', async () => {
+    const store = deployment().instance({ buckets: 1 });
+    const heavy = { maxActive: 10, units: 7, maxUnits: 10, ttlMs: 60_000 };
+    const { job: first } = await store.create(job('q5', 'running'), heavy);
+    expect(await refusal(store, job('q5b'), heavy)).toBe('heldBytes');
+    expect(await refusal(store, job('q5c'), { ...heavy, units: 3 })).toBeUndefined();
+    await store.update('q5', first.version, { status: 'failed' });
+    expect(await refusal(store, job('q5d'), heavy)).toBeUndefined();
+  });
+});
 
 describe('writes on top of its own', () => {
   it('answers an update of a job it wrote last with the job as Redis holds it, without reading it back', async () => {

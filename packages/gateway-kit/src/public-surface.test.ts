@@ -73,6 +73,7 @@ it('every error the package exports extends GatewayKitError, which isGatewayKitE
       'ApprovalDecisionError',
       'StoreUnavailableError',
       'JobStoreFullError',
+      'JobQuotaError',
       'RecordStoreFullError',
     ]),
   );

@@ -42,11 +42,18 @@ import {
 import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
 import { createJob } from '../jobs/new-job.ts';
-import { claimJobQuotas, heldUnits, quotaExceeded, releaseJobQuotas } from '../quotas/quotas.ts';
+import {
+  claimJobQuotas,
+  heldUnits,
+  jobQuotaClaim,
+  quotaExceeded,
+  releaseJobQuotas,
+} from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
 import { randomId } from '../runtime/fingerprint.ts';
 import { maxBodyNodes } from '../runtime/limits.ts';
 import { isPromiseLike, TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isJobQuotaError } from '../store/job-quota-error.ts';
 import { isTerminal, type StoredJob } from '../store/job-store.ts';
 
 /**
@@ -485,9 +492,15 @@ async function acceptJob(
   // heldBytes: both claimed at once, all or none.
   const requestText = encodeJobRequest({ input: request.action.input, invocation });
   const units = heldUnits(utf8Length(requestText));
-  const spent = await claimJobQuotas(runtime, principal.id, jobId, units, quotaTtlMs);
-  if (spent) return quotaExceeded(runtime, spent);
-  const release = (): Promise<void> => releaseJobQuotas(runtime, principal.id, jobId, units);
+  // A job store that keeps the budgets itself takes them in the create (one round trip, not two);
+  // otherwise they are claimed in the record store first.
+  const inStore = runtime.jobs.claimsJobQuotas === true;
+  if (!inStore) {
+    const spent = await claimJobQuotas(runtime, principal.id, jobId, units, quotaTtlMs);
+    if (spent) return quotaExceeded(runtime, spent);
+  }
+  const release = (): Promise<void> =>
+    inStore ? Promise.resolve() : releaseJobQuotas(runtime, principal.id, jobId, units);
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
     created = await runtime.jobs.create(
@@ -507,8 +520,10 @@ async function acceptJob(
         // (queued: started again) from one that may have (running: failed unless idempotent).
         status: runtime.jobs.onOrphaned ? 'queued' : 'running',
       }),
+      inStore ? jobQuotaClaim(runtime, units, quotaTtlMs) : undefined,
     );
   } catch (error) {
+    if (isJobQuotaError(error)) return quotaExceeded(runtime, error.quota);
     await release();
     throw error;
   }

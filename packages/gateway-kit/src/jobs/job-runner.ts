@@ -403,9 +403,11 @@ async function handOver(
   handedOver: () => void,
 ): Promise<void> {
   // Every way a job ends comes through here: its principal's budgets are free again (both in one
-  // call to the record store).
+  // call to the record store; a job store that keeps them gave them back in the terminal write).
   const payload = job.payload as unknown as JobPayload | undefined;
-  const releasing = releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
+  const releasing = runtime.jobs.claimsJobQuotas
+    ? undefined
+    : releaseJobQuotas(runtime, job.ownerId, job.jobId, payload?.heldUnits ?? 0);
   const observer = runtime.observer;
   const url = payload?.callbacks.jobResultUrl;
   if (!url || !runtime.callbacks) {

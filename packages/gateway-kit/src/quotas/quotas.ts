@@ -2,6 +2,7 @@ import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { errorReply } from '../http/replies.ts';
 import type { SetAddition, SetMember } from '../records/record-store.ts';
+import type { JobQuotaClaim } from '../store/job-store.ts';
 import { addToSets, removeFromSets } from '../records/set-batches.ts';
 import type { QuotaName } from '../runtime/limits.ts';
 
@@ -88,6 +89,9 @@ export function heldUnits(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / HELD_BYTES_UNIT));
 }
 
+const maxHeldUnits = (runtime: GatewayRuntime): number =>
+  Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
+
 /**
  * What a job counts against its principal: one `activeJobs` unit (member `jobId`) and `units` of
  * `heldBytes` (members `jobId#0…`).
@@ -100,7 +104,7 @@ function jobUnits(
   ttlMs: number,
 ): SetAddition[] {
   const heldSet = setOf('heldBytes', principalId);
-  const maxHeld = Math.max(1, Math.floor(runtime.quotas.heldBytes / HELD_BYTES_UNIT));
+  const maxHeld = maxHeldUnits(runtime);
   const entries: SetAddition[] = [
     {
       set: setOf('activeJobs', principalId),
@@ -132,6 +136,19 @@ export async function claimJobQuotas(
   );
   if (refused === -1) return undefined;
   return refused === 0 ? 'activeJobs' : 'heldBytes';
+}
+
+/**
+ * A new job's budgets as a job store that keeps them takes them (`JobStore.claimsJobQuotas`): the
+ * same bounds {@link claimJobQuotas} claims in the record store.
+ */
+export function jobQuotaClaim(runtime: GatewayRuntime, units: number, ttlMs: number): JobQuotaClaim {
+  return {
+    maxActive: runtime.quotas.activeJobs,
+    units,
+    maxUnits: maxHeldUnits(runtime),
+    ttlMs,
+  };
 }
 
 /**

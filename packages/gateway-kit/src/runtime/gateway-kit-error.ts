@@ -1,7 +1,7 @@
 /**
  * Base class of every error `@svc/gateway-kit` throws: `GatewayConfigError` (and its
  * `CallbackConfigError`), `ApprovalDecisionError`, `StoreUnavailableError`, `JobStoreFullError`,
- * `RecordStoreFullError`. Catch it to handle any of them in one place; {@link isGatewayKitError}
+ * `JobQuotaError`, `RecordStoreFullError`. Catch it to handle any of them in one place; {@link isGatewayKitError}
  * also recognises one thrown by another copy of the package (ESM and CJS builds side by side).
  *
  * @example

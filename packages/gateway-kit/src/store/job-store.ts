@@ -65,6 +65,22 @@ export interface JobUpdate
   readonly payload?: Record<string, unknown>;
 }
 
+/**
+ * A new job's claim on its owner's budgets, for {@link JobStore.create} of a store that
+ * {@link JobStore.claimsJobQuotas}. The job is refused when its owner already has `maxActive`
+ * queued or running jobs, or when its `units` would take the owner's held units past `maxUnits`.
+ */
+export interface JobQuotaClaim {
+  /** Most queued or running jobs the owner may have (the gateway's `quotas.activeJobs`). */
+  readonly maxActive: number;
+  /** What the job holds of the caller's request, in units of 16 KiB (at least 1). */
+  readonly units: number;
+  /** Most units the owner's queued or running jobs may hold (`quotas.heldBytes` / 16 KiB). */
+  readonly maxUnits: number;
+  /** The claim frees itself this long after the create at the latest (the job's timeout and a margin). */
+  readonly ttlMs: number;
+}
+
 /** The outcome of a compare-and-set operation. */
 export type JobWriteResult =
   | { readonly ok: true; readonly job: StoredJob }
@@ -92,7 +108,25 @@ export type JobWriteResult =
  * - Finished jobs are kept for the store's retention period, then removed; the store stays bounded.
  */
 export interface JobStore {
-  create(job: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }>;
+  /**
+   * Creates `job` unless a job with its id exists (then answers that job, `created: false`). With
+   * `claim` (only when {@link claimsJobQuotas} is true) it first takes the job's budgets, atomically
+   * with the create, and rejects with a `JobQuotaError` having written nothing when one is spent.
+   */
+  create(
+    job: NewJob,
+    claim?: JobQuotaClaim,
+  ): Promise<{ readonly created: boolean; readonly job: StoredJob }>;
+  /**
+   * Optional: `true` when the store keeps its owners' `activeJobs` and `heldBytes` budgets itself.
+   * `create(job, claim)` then takes a new job's budgets in the same atomic step as the create, and
+   * every transition to a terminal state (`update`, `requestCancel`, a store's own `worker_lost`)
+   * gives them back in the same write; a claim whose job's end is never written frees itself after
+   * `claim.ttlMs`. The gateway then claims nothing for jobs in its `RecordStore`: one round trip
+   * less per job to accept, and one less per job that ends. Counted per owner across every
+   * instance that shares the store, as exact as the record store's claims.
+   */
+  readonly claimsJobQuotas?: boolean;
   get(jobId: string): Promise<StoredJob | undefined>;
   /** Compare-and-set. Without `status` it patches fields of a non-terminal job (progress). */
   update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult>;

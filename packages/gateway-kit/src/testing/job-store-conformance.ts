@@ -1,6 +1,14 @@
 import type * as FastCheck from 'fast-check';
 import type { JobStatus } from '../contract/job.ts';
-import type { JobStore, JobUpdate, JobWriteResult, NewJob, StoredJob } from '../store/job-store.ts';
+import { isJobQuotaError } from '../store/job-quota-error.ts';
+import type {
+  JobQuotaClaim,
+  JobStore,
+  JobUpdate,
+  JobWriteResult,
+  NewJob,
+  StoredJob,
+} from '../store/job-store.ts';
 import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import {
   assert,
@@ -61,6 +69,11 @@ export interface JobStoreConformanceOptions {
     readonly maxJobs: number;
     readonly createStore?: JobStoreFactory;
   };
+  /**
+   * `true` for a store that sets `claimsJobQuotas`: registers the cases of jobs' claims on their
+   * owners' budgets. The suite checks that the store says what this option says.
+   */
+  readonly claimsJobQuotas?: boolean;
 }
 
 const STATUSES: readonly JobStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
@@ -91,8 +104,8 @@ let suiteCounter = 0;
  * Covered: create-if-absent (also under concurrency), reads, compare-and-set, every legal and
  * illegal transition, terminal immutability, patches without status, `requestCancel` and `onCancel`
  * delivery, complete-vs-cancel races (explored with `fc.scheduler`), snapshot isolation, and a
- * model-based test (`fc.asyncModelRun`). Retention and capacity cases are registered only when
- * `retention` / `bounds` are given.
+ * model-based test (`fc.asyncModelRun`). Retention, capacity and budget cases are registered only
+ * when `retention` / `bounds` / `claimsJobQuotas` are given.
  *
  * @example
  * // redis-job-store.test.ts
@@ -868,6 +881,190 @@ export function jobStoreConformance(options: JobStoreConformanceOptions): void {
             for (let i = 0; i < maxJobs; i++) active.push(await jobIn(store, 'running'));
             const again = await store.create(newJob(active[0]!.jobId));
             assertEqual(again, { created: false, job: active[0] }, 'create of an existing jobId');
+          });
+        });
+      });
+    }
+
+    it(`claimsJobQuotas is ${options.claimsJobQuotas === true}, as the suite was told`, async () => {
+      await withStore(async (store) => {
+        assertEqual(
+          store.claimsJobQuotas === true,
+          options.claimsJobQuotas === true,
+          'claimsJobQuotas',
+        );
+      });
+    });
+
+    if (options.claimsJobQuotas) {
+      const claim = (overrides: Partial<JobQuotaClaim> = {}): JobQuotaClaim => ({
+        maxActive: 2,
+        units: 1,
+        maxUnits: 100,
+        ttlMs: 60_000,
+        ...overrides,
+      });
+      /** The budget a create was refused for, or `undefined` when it created the job. */
+      const refusal = (
+        store: JobStore,
+        job: NewJob,
+        taking: JobQuotaClaim,
+      ): Promise<string | undefined> =>
+        store.create(job, taking).then(
+          () => undefined,
+          (error: unknown) => {
+            if (isJobQuotaError(error)) return error.quota;
+            throw error;
+          },
+        );
+
+      describe("jobs' claims on their owners' budgets (claimsJobQuotas)", () => {
+        it('a create past maxActive is refused with activeJobs and writes nothing', async () => {
+          await withStore(async (store) => {
+            for (let i = 0; i < 2; i++)
+              assert((await store.create(newJob(nextId('q')), claim())).created, `job ${i + 1}`);
+            const id = nextId('q-over');
+            assertEqual(await refusal(store, newJob(id), claim()), 'activeJobs', 'the third job');
+            assertEqual(await store.get(id), undefined, 'the refused job');
+          });
+        });
+
+        it('units past maxUnits are refused with heldBytes; a job that fits still gets in', async () => {
+          await withStore(async (store) => {
+            const bounds = { maxActive: 10, maxUnits: 4 };
+            assert(
+              (await store.create(newJob(nextId('u')), claim({ ...bounds, units: 3 }))).created,
+              '3 of 4 units',
+            );
+            const id = nextId('u-over');
+            assertEqual(
+              await refusal(store, newJob(id), claim({ ...bounds, units: 2 })),
+              'heldBytes',
+              '2 more units',
+            );
+            assertEqual(await store.get(id), undefined, 'the refused job');
+            assert(
+              (await store.create(newJob(nextId('u')), claim({ ...bounds, units: 1 }))).created,
+              'the fourth unit',
+            );
+          });
+        });
+
+        it('every way a job ends gives its budgets back: complete, fail, cancel', async () => {
+          await withStore(async (store) => {
+            const bounds = { maxActive: 1, units: 2, maxUnits: 2 };
+            const ends: ((job: StoredJob) => Promise<JobWriteResult>)[] = [
+              (job) => store.update(job.jobId, job.version, { status: 'completed' }),
+              (job) => store.update(job.jobId, job.version, { status: 'failed' }),
+              (job) => store.requestCancel(job.jobId),
+            ];
+            for (const end of ends) {
+              const { job } = await store.create(
+                newJob(nextId('end'), { status: 'running' }),
+                claim(bounds),
+              );
+              assertEqual(
+                await refusal(store, newJob(nextId('end')), claim(bounds)),
+                'activeJobs',
+                'while it runs',
+              );
+              okJob(await end(job));
+            }
+            assert(
+              (await store.create(newJob(nextId('end')), claim(bounds))).created,
+              'after three ends',
+            );
+          });
+        });
+
+        it('a progress write keeps the budgets taken; only the terminal write gives them back', async () => {
+          await withStore(async (store) => {
+            const { job } = await store.create(newJob(nextId('p')), claim({ maxActive: 1 }));
+            const running = okJob(
+              await store.update(job.jobId, job.version, { status: 'running' }),
+            );
+            okJob(await store.update(job.jobId, running.version, { outputText: 'half way' }));
+            assertEqual(
+              await refusal(store, newJob(nextId('p')), claim({ maxActive: 1 })),
+              'activeJobs',
+              'after progress',
+            );
+          });
+        });
+
+        it('owners are counted apart', async () => {
+          await withStore(async (store) => {
+            await store.create(
+              newJob(nextId('a'), { ownerId: 'owner-a' }),
+              claim({ maxActive: 1 }),
+            );
+            assertEqual(
+              await refusal(
+                store,
+                newJob(nextId('a'), { ownerId: 'owner-a' }),
+                claim({ maxActive: 1 }),
+              ),
+              'activeJobs',
+              "owner-a's second job",
+            );
+            assert(
+              (
+                await store.create(
+                  newJob(nextId('b'), { ownerId: 'owner-b' }),
+                  claim({ maxActive: 1 }),
+                )
+              ).created,
+              "owner-b's first job",
+            );
+          });
+        });
+
+        it('a create of an existing job takes nothing, even with the budget spent', async () => {
+          await withStore(async (store) => {
+            const first = await store.create(newJob(nextId('x')), claim({ maxActive: 1 }));
+            const again = await store.create(newJob(first.job.jobId), claim({ maxActive: 1 }));
+            assertEqual(again, { created: false, job: first.job }, 'the existing job');
+            okJob(await store.requestCancel(first.job.jobId));
+            assert(
+              (await store.create(newJob(nextId('x')), claim({ maxActive: 1 }))).created,
+              'after it ended: one unit was taken, not two',
+            );
+          });
+        });
+
+        it('a job created without a claim neither counts nor gives anything back', async () => {
+          await withStore(async (store) => {
+            const free = await store.create(newJob(nextId('free')));
+            assert(
+              (await store.create(newJob(nextId('c')), claim({ maxActive: 1 }))).created,
+              'the claimed job',
+            );
+            okJob(await store.requestCancel(free.job.jobId));
+            assertEqual(
+              await refusal(store, newJob(nextId('c')), claim({ maxActive: 1 })),
+              'activeJobs',
+              'after the unclaimed job ended',
+            );
+          });
+        });
+
+        it(`${concurrency} racing creates against maxActive 3: exactly 3 get in`, async () => {
+          await withStore(async (store) => {
+            const outcomes = await Promise.all(
+              Array.from({ length: concurrency }, () =>
+                refusal(store, newJob(nextId('race')), claim({ maxActive: 3 })),
+              ),
+            );
+            assertEqual(
+              outcomes.filter((outcome) => outcome === undefined).length,
+              3,
+              'jobs created',
+            );
+            assertEqual(
+              outcomes.filter((outcome) => outcome === 'activeJobs').length,
+              concurrency - 3,
+              'refusals',
+            );
           });
         });
       });
