@@ -2,9 +2,9 @@ import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { errorReply } from '../http/replies.ts';
 import type { SetAddition, SetMember } from '../records/record-store.ts';
-import type { JobQuotaClaim } from '../store/job-store.ts';
 import { addToSets, removeFromSets } from '../records/set-batches.ts';
 import type { QuotaName } from '../runtime/limits.ts';
+import type { JobQuotaClaim } from '../store/job-store.ts';
 
 // What `Retry-After` says when a budget is spent: about how soon one entry frees up.
 const RETRY_AFTER_SECONDS: Readonly<Record<QuotaName, number>> = {
@@ -142,7 +142,11 @@ export async function claimJobQuotas(
  * A new job's budgets as a job store that keeps them takes them (`JobStore.claimsJobQuotas`): the
  * same bounds {@link claimJobQuotas} claims in the record store.
  */
-export function jobQuotaClaim(runtime: GatewayRuntime, units: number, ttlMs: number): JobQuotaClaim {
+export function jobQuotaClaim(
+  runtime: GatewayRuntime,
+  units: number,
+  ttlMs: number,
+): JobQuotaClaim {
   return {
     maxActive: runtime.quotas.activeJobs,
     units,

@@ -21,6 +21,7 @@ export type {
 export { type Refuse, refusalFor, timerMs } from '../runtime/config-refusal.ts';
 export { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 export { CancelListeners } from './cancel-listeners.ts';
+export { isJobQuotaError, JobQuotaError } from './job-quota-error.ts';
 export type {
   JobQuotaClaim,
   JobStore,
@@ -30,7 +31,6 @@ export type {
   StoredJob,
 } from './job-store.ts';
 export { canTransition, isTerminal, JOB_UPDATE_FIELDS, NEW_JOB_FIELDS } from './job-store.ts';
-export { isJobQuotaError, JobQuotaError } from './job-quota-error.ts';
 export { isJobStoreFullError, JobStoreFullError } from './job-store-full-error.ts';
 export type { MemoryJobStoreOptions } from './memory-job-store.ts';
 export { MemoryJobStore } from './memory-job-store.ts';

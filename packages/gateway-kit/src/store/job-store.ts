@@ -110,7 +110,7 @@ export type JobWriteResult =
 export interface JobStore {
   /**
    * Creates `job` unless a job with its id exists (then answers that job, `created: false`). With
-   * `claim` (only when {@link claimsJobQuotas} is true) it first takes the job's budgets, atomically
+   * `claim` (only when `claimsJobQuotas` is true) it first takes the job's budgets, atomically
    * with the create, and rejects with a `JobQuotaError` having written nothing when one is spent.
    */
   create(
