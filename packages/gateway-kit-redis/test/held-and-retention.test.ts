@@ -2,32 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { createGateway, defineAction } from '@svc/gateway-kit';
 import { GatewayConfigError, type NewJob } from '@svc/gateway-kit/store';
 import { createTestClient, invokeBody } from '@svc/gateway-kit/testing';
-import { createClient } from 'redis';
 import * as v from 'valibot';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
-import { startRedis, type TestRedis } from './redis-server.ts';
+import { useRedis } from './redis-fixture.ts';
 
 // Issue 20 on Redis: every way a job ends drops the caller's input and context from its hash, and
 // finished jobs are kept per principal, so one principal's churn never evicts another's.
 
-let redis: TestRedis;
-let raw: ReturnType<typeof createClient>;
-const closers: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  raw = createClient({ url: redis.url });
-  await raw.connect();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  raw.destroy();
-  await redis.stop();
-});
+const fixture = useRedis();
+const { closers } = fixture;
 
 const MARK = 'caller-secret-context-marker';
 
@@ -45,7 +30,7 @@ const job = (jobId: string, ownerId: string, status: 'queued' | 'running' = 'que
 function store(options: ConstructorParameters<typeof RedisJobStore>[0] = {}) {
   const prefix = `t:${randomUUID()}:`;
   const created = new RedisJobStore({
-    url: redis.url,
+    url: fixture.redis.url,
     prefix,
     sweepIntervalMs: 0,
     buckets: DEFAULT_BUCKETS,
@@ -59,7 +44,7 @@ describe("the caller's request in the job hash", () => {
   it('is dropped by completion, failure, cancellation and worker_lost', async () => {
     const { store: jobs, prefix } = store({ leaseMs: 50 });
     const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
-    const hash = (id: string) => raw.hGetAll(keys.job(id));
+    const hash = (id: string) => fixture.raw.hGetAll(keys.job(id));
     const { job: running } = await jobs.create(job('done', 'a', 'running'));
     expect((await hash('done')).request).toContain(MARK);
     await jobs.update('done', running.version, { status: 'completed' });
@@ -69,7 +54,7 @@ describe("the caller's request in the job hash", () => {
     await jobs.requestCancel('cancelled');
     // An instance that died: its lease lapses and another instance's sweep fails the job.
     const dead = new RedisJobStore({
-      url: redis.url,
+      url: fixture.redis.url,
       prefix,
       leaseMs: 50,
       sweepIntervalMs: 0,
@@ -77,7 +62,7 @@ describe("the caller's request in the job hash", () => {
     });
     await dead.create(job('lost', 'a', 'running'));
     await dead.close();
-    await raw.del(keys.lease('lost'));
+    await fixture.raw.del(keys.lease('lost'));
     expect(await jobs.sweepExpiredLeases()).toEqual(['lost']);
     for (const id of ['done', 'failed', 'cancelled', 'lost']) {
       const fields = await hash(id);
@@ -89,8 +74,12 @@ describe("the caller's request in the job hash", () => {
 
   it('a cancelled job through the gateway keeps no context (the finding: its hash still held it)', async () => {
     const prefix = `t:${randomUUID()}:`;
-    const jobs = new RedisJobStore({ url: redis.url, prefix, buckets: DEFAULT_BUCKETS });
-    const records = new RedisRecordStore({ url: redis.url, prefix, buckets: DEFAULT_BUCKETS });
+    const jobs = new RedisJobStore({ url: fixture.redis.url, prefix, buckets: DEFAULT_BUCKETS });
+    const records = new RedisRecordStore({
+      url: fixture.redis.url,
+      prefix,
+      buckets: DEFAULT_BUCKETS,
+    });
     let seen: unknown;
     const gateway = createGateway({
       gateway: { id: 'acme', name: 'Acme', url: 'https://gateway.acme.example' },
@@ -122,7 +111,7 @@ describe("the caller's request in the job hash", () => {
     const { jobId } = (accepted.body as { job: { jobId: string } }).job;
     await expect.poll(() => seen).toEqual(context);
     expect((await client.cancel(jobId)).status).toBe(200);
-    const fields = await raw.hGetAll(new KeyLayout(prefix, DEFAULT_BUCKETS).job(jobId));
+    const fields = await fixture.raw.hGetAll(new KeyLayout(prefix, DEFAULT_BUCKETS).job(jobId));
     expect(fields.status).toBe('cancelled');
     expect(JSON.stringify(fields)).not.toContain(MARK);
   });

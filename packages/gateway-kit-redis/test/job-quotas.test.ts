@@ -1,32 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createGateway, defineAction, type Gateway } from '@svc/gateway-kit';
 import { createTestClient, invokeBody } from '@svc/gateway-kit/testing';
-import { createClient } from 'redis';
 import * as v from 'valibot';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
-import { startRedis, type TestRedis } from './redis-server.ts';
+import { useRedis } from './redis-fixture.ts';
 
 // Issue 24: on one node the job store takes a job's activeJobs and heldBytes budgets in its create
 // and gives them back in its terminal write. The caller sees what it saw with the record store's
 // claims: the same 429, the same limits, across instances, and the budget back once a job ends.
 
-let redis: TestRedis;
-let raw: ReturnType<typeof createClient>;
-const closers: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  raw = createClient({ url: redis.url });
-  await raw.connect();
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  raw.destroy();
-  await redis.stop();
-});
+const fixture = useRedis();
+const { closers } = fixture;
 
 /** Two instances of one deployment on one Redis; their action waits until `finish()` is called. */
 function deployment(quotas: { activeJobs?: number; heldBytes?: number }) {
@@ -36,8 +21,8 @@ function deployment(quotas: { activeJobs?: number; heldBytes?: number }) {
     finish = resolve;
   });
   const instance = (): Gateway => {
-    const jobStore = new RedisJobStore({ url: redis.url, prefix });
-    const recordStore = new RedisRecordStore({ url: redis.url, prefix });
+    const jobStore = new RedisJobStore({ url: fixture.redis.url, prefix });
+    const recordStore = new RedisRecordStore({ url: fixture.redis.url, prefix });
     closers.push(
       () => jobStore.close(),
       () => recordStore.close(),
@@ -87,7 +72,7 @@ describe('job budgets kept by the Redis job store', () => {
       },
     });
     // The claims live with the jobs: the record store holds none.
-    expect(await raw.keys(`${app.prefix}*activeJobs*`)).toEqual([]);
+    expect(await fixture.raw.keys(`${app.prefix}*activeJobs*`)).toEqual([]);
     app.finish();
     for (const id of [jobIdOf(first.body), jobIdOf(second.body)])
       await expect
