@@ -711,6 +711,12 @@ export class RedisJobStore implements JobStore {
     this.#workerLostListeners.clear();
     this.#leased.clear();
     this.#written.clear();
+    // Announcements and retention batches waiting for the end of this turn still go out: the
+    // gateway made them before closing, and an announcement lost here would make another instance
+    // report the job again.
+    await Promise.allSettled(
+      [...this.#announcing.values(), ...this.#keeping.values()].map((batch) => batch.done),
+    );
     await this.#redis.close();
   }
 

@@ -432,6 +432,19 @@ describe('writes on top of its own', () => {
     await a.announced('an0');
     expect((await callsOf('zrem')) - removals).toBe(2);
   });
+
+  it('an announcement made just before close() still goes out, without an error', async () => {
+    const app = deployment({ buckets: 1 });
+    const a = app.instance();
+    await a.create(job('ac1', 'running'));
+    await a.update('ac1', 1, { status: 'completed' });
+    const unannounced = `${new KeyLayout(app.prefix, 1).base(0)}unannounced`;
+    expect(await raw.zCard(unannounced)).toBe(1);
+    const announcing = a.announced('ac1');
+    await a.close();
+    await expect(announcing).resolves.toBeUndefined();
+    expect(await raw.zCard(unannounced)).toBe(0);
+  });
 });
 
 describe('keys', () => {
