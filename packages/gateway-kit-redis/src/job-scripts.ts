@@ -52,10 +52,6 @@ local function group_of(owner, approval)
   if approval then return (owner or '') .. ':approved' end
   return owner or ''
 end
-local function retention_group(job)
-  local fields = redis.call('HMGET', job, 'ownerId', 'approvalId')
-  return group_of(fields[1], fields[2])
-end
 local function keep_share(finished, job_prefix, owner, id, seq, share, ttl_ms)
   local mine = finished .. ':' .. owner
   redis.call('ZADD', mine, seq, id)
@@ -338,15 +334,14 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 for _, id in ipairs(page[2]) do
   local job = ARGV[1] .. 'job:' .. id
-  local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt')
+  local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt', 'ownerId', 'approvalId', 'quota')
   if current[1] ~= 'running' and current[1] ~= 'queued' then
     redis.call('SREM', KEYS[2], id)
   elseif redis.call('EXISTS', ARGV[1] .. 'lease:' .. id) == 0 then
     local updated = math.max(now, tonumber(current[3]))
     redis.call('HSET', job, 'status', 'failed', 'version', tonumber(current[2]) + 1,
       'updatedAt', updated, 'error', ARGV[3])
-    local claimed = redis.call('HMGET', job, 'ownerId', 'quota')
-    release_quota(job, id, claimed[1], claimed[2])
+    release_quota(job, id, current[4], current[6])
     redis.call('HDEL', job, 'request', 'quota')
     redis.call('PEXPIRE', job, ARGV[2])
     redis.call('SREM', KEYS[1], id)
@@ -355,7 +350,7 @@ for _, id in ipairs(page[2]) do
     redis.call('ZADD', KEYS[3], seq, id)
     -- Reported by the sweeping instance now; by another one if it dies before announcing it.
     redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), id)
-    local owner = retention_group(job)
+    local owner = group_of(current[4], current[5])
     keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
     failed[#failed + 1] = owner

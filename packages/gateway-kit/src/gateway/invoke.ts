@@ -499,8 +499,9 @@ async function acceptJob(
     const spent = await claimJobQuotas(runtime, principal.id, jobId, units, quotaTtlMs);
     if (spent) return quotaExceeded(runtime, spent);
   }
-  const release = (): Promise<void> =>
-    inStore ? Promise.resolve() : releaseJobQuotas(runtime, principal.id, jobId, units);
+  const release = async (): Promise<void> => {
+    if (!inStore) await releaseJobQuotas(runtime, principal.id, jobId, units);
+  };
   let created: { readonly created: boolean; readonly job: StoredJob };
   try {
     created = await runtime.jobs.create(
