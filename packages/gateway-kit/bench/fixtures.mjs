@@ -57,13 +57,14 @@ export const runLookup =
  * baselines use it instead of importing the package's schema, as a team without the kit would.
  */
 const Identifier = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));
-const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
+export const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
+export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 const JsonObject = v.record(v.string(), v.unknown());
 export const InvokeRequest = v.strictObject({
   invocationId: Identifier,
   idempotencyKey: v.exactOptional(Identifier),
   traceId: v.exactOptional(v.pipe(v.string(), v.maxLength(1024))),
-  deadlineAt: v.exactOptional(v.pipe(v.string(), v.isoTimestamp())),
+  deadlineAt: v.exactOptional(Timestamp),
   meeting: v.strictObject({ id: Identifier, roomName: v.pipe(v.string(), v.maxLength(1024)) }),
   session: v.strictObject({ id: Identifier, mode: v.picklist(['active', 'passive', 'listening']) }),
   action: v.strictObject({

@@ -2,7 +2,8 @@
 // @hono/node-server with its defaults and with a node:crypto hashFunction, (c)
 // @svc/gateway-kit/node, (d) Fastify with a route JSON Schema and with valibot in a preHandler,
 // (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost;
-// on request (BENCH_SERVERS=a,cf) also (cf) the gateway's Web entry `gateway.fetch` on @hono/node-server. Each server runs in its own process,
+// on request (BENCH_SERVERS=a,cf,t) also (cf) the gateway's Web entry `gateway.fetch` on @hono/node-server
+// and (t) a hand-tuned node:http server doing bare's work. Each server runs in its own process,
 // pinned to core 0 where `taskset` exists; the load generator (load.mjs: closed loop, latency of
 // every request in µs) runs pinned to core 1. The order of the servers rotates every round.
 // Server CPU per request is read from /proc around each run. Method and recorded figures:
@@ -52,6 +53,7 @@ const ALL_SERVERS = [
     file: 'servers/gateway-fetch.mjs',
     optional: true,
   },
+  { key: 't', label: 't  hand-tuned node:http', file: 'servers/tuned.mjs', optional: true },
 ];
 const heapMeter = process.env.BENCH_HEAP === '1';
 const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
