@@ -28,6 +28,11 @@ const isObject = (x) => typeof x === 'object' && x !== null && !Array.isArray(x)
 const identifier = (x) => typeof x === 'string' && x.length >= 1 && x.length <= 1024;
 const text = (x, max) => typeof x === 'string' && x.length <= max;
 const optional = (x, check) => x === undefined || check(x);
+// The field checks that take an argument, made once (not a closure per request).
+const shortText = (x) => text(x, 1024);
+const longText = (x) => text(x, 8192);
+const timestamp = (x) => v.is(Timestamp, x);
+const url = (x) => v.is(Url, x);
 const onlyKeys = (object, allowed) => {
   for (const key in object) if (!allowed.has(key)) return false;
   return true;
@@ -53,8 +58,8 @@ const MODES = new Set(['active', 'passive', 'listening']);
 function validRequest(body) {
   if (!isObject(body) || !onlyKeys(body, TOP) || !identifier(body.invocationId)) return false;
   if (!optional(body.idempotencyKey, identifier)) return false;
-  if (!optional(body.traceId, (x) => text(x, 1024))) return false;
-  if (!optional(body.deadlineAt, (x) => v.is(Timestamp, x))) return false;
+  if (!optional(body.traceId, shortText)) return false;
+  if (!optional(body.deadlineAt, timestamp)) return false;
   const { meeting, session, action, context, callbacks } = body;
   if (!isObject(meeting) || !onlyKeys(meeting, MEETING)) return false;
   if (!identifier(meeting.id) || !text(meeting.roomName, 1024)) return false;
@@ -64,9 +69,9 @@ function validRequest(body) {
   if (!optional(action.id, identifier) || !optional(action.name, identifier)) return false;
   if (!isObject(context) || !isObject(callbacks) || !onlyKeys(callbacks, CALLBACKS)) return false;
   return (
-    optional(callbacks.jobResultUrl, (x) => v.is(Url, x)) &&
-    optional(callbacks.approvalUrl, (x) => v.is(Url, x)) &&
-    optional(callbacks.authorization, (x) => text(x, 8192))
+    optional(callbacks.jobResultUrl, url) &&
+    optional(callbacks.approvalUrl, url) &&
+    optional(callbacks.authorization, longText)
   );
 }
 
