@@ -208,10 +208,12 @@ export class PostgresConnection {
         this.commandTimeoutMs,
       );
     });
-    const running = this.pool.query({ text, values });
-    // A late answer (or failure) after the deadline is dropped.
-    running.catch(() => {});
     try {
+      // Inside the try: pg throws at once on some configurations (a connection string whose port
+      // is no number), and the deadline's timer must still be cleared.
+      const running = this.pool.query({ text, values });
+      // A late answer (or failure) after the deadline is dropped.
+      running.catch(() => {});
       const result = await Promise.race([running, deadline]);
       if (this.#down) {
         this.#down = false;

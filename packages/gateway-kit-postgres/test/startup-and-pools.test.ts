@@ -61,6 +61,31 @@ describe('start-up', () => {
     }
   });
 
+  it('a URL pg cannot parse rejects ready() and leaves no deadline behind to crash the process later', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const connectionString = 'postgres://gateway:s3cret-pass@127.0.0.1:notaport/app';
+      const store = new PostgresJobStore({ connectionString, commandTimeoutMs: 500, onError: quiet });
+      const error = await store.ready().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      await store.close();
+      expect(isStoreUnavailableError(error)).toBe(true);
+      expect((error as Error).message).toBe('Cannot reach Postgres at an unparseable database URL.');
+      // Past the command deadline: it was cleared, so nothing rejects unobserved.
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      vi.useRealTimers();
+    }
+  });
+
   it('ready() names a schema that was never migrated; migrate() is idempotent and safe to race', async () => {
     const store = new PostgresJobStore({ connectionString: postgres.url, schema: 'not_migrated' });
     closers.push(() => store.close());
