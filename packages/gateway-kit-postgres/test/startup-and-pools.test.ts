@@ -68,14 +68,20 @@ describe('start-up', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const connectionString = 'postgres://gateway:s3cret-pass@127.0.0.1:notaport/app';
-      const store = new PostgresJobStore({ connectionString, commandTimeoutMs: 500, onError: quiet });
+      const store = new PostgresJobStore({
+        connectionString,
+        commandTimeoutMs: 500,
+        onError: quiet,
+      });
       const error = await store.ready().then(
         () => undefined,
         (reason: unknown) => reason,
       );
       await store.close();
       expect(isStoreUnavailableError(error)).toBe(true);
-      expect((error as Error).message).toBe('Cannot reach Postgres at an unparseable database URL.');
+      expect((error as Error).message).toBe(
+        'Cannot reach Postgres at an unparseable database URL.',
+      );
       // Past the command deadline: it was cleared, so nothing rejects unobserved.
       await vi.advanceTimersByTimeAsync(1_000);
       expect(vi.getTimerCount()).toBe(0);
