@@ -89,3 +89,17 @@ it('an approval asked on A and decided on A is seen decided on B, and its job ru
   expect(finished.body).toMatchObject({ jobId, status: 'completed', outputText: 'Refunded o1.' });
   expect(await b.approvals.list()).toEqual([]);
 });
+
+it('an id that Postgres text cannot hold (a NUL) answers 404 like any unknown id, not 500', async () => {
+  const schema = await schemas.fresh('nul');
+  const gateway = instance(schema);
+  for (const path of ['/v1/jobs/job_%00', '/v1/approvals/apr_%00']) {
+    const read = await request(gateway, 'GET', path);
+    expect(read.status).toBe(404);
+    expect(read.body.error.code).toMatch(/^(job|approval)_not_found$/);
+  }
+  expect((await request(gateway, 'POST', '/v1/jobs/job_%00/cancel')).status).toBe(404);
+  await expect(
+    gateway.approvals.decide('apr_\u0000', { approved: true, decidedBy: 'ops' }),
+  ).rejects.toMatchObject({ code: 'approval_not_found' });
+});

@@ -18,7 +18,7 @@ import { createJob } from '../jobs/new-job.ts';
 import type { ApprovalDecidedEvent, ApprovalRequestedEvent } from '../observe/hooks.ts';
 import { claimQuota, releaseQuota } from '../quotas/quotas.ts';
 import type { SetEntry, VersionedRecord } from '../records/record-store.ts';
-import { randomId } from '../runtime/fingerprint.ts';
+import { couldBeIssued, randomId } from '../runtime/fingerprint.ts';
 import { MAX_TIMER_MS } from '../runtime/limits.ts';
 import { unrefTimer } from '../runtime/timers.ts';
 import type { StoredJob } from '../store/job-store.ts';
@@ -471,6 +471,8 @@ export class ApprovalService {
   }
 
   async #read(approvalId: string): Promise<VersionedRecord<ApprovalRecord> | undefined> {
+    // An id never handed out is not looked up: some stores refuse odd keys with an error.
+    if (!couldBeIssued('apr', approvalId)) return undefined;
     const stored = await this.#runtime.records.get<ApprovalRecord>(keyOf(approvalId));
     return stored ? this.#expireIfDue(stored) : undefined;
   }

@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../test/fixture-gateway.ts';
+import { ApprovalDecisionError } from '../approvals/approval-decision-error.ts';
 import { ErrorEnvelopeSchema } from '../contract/index.ts';
+import { MemoryRecordStore } from '../records/memory-record-store.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 
 const gateway = fixtureGateway({ maxBodyBytes: 1024 });
@@ -117,6 +120,45 @@ describe('routing and HTTP errors', () => {
     expectEnvelope(await client.job('job_1'), 404, 'job_not_found');
     expectEnvelope(await client.cancel('job_1'), 404, 'job_not_found');
     expectEnvelope(await createTestClient(gateway).job('job_1'), 401, 'unauthorized');
+  });
+
+  it('answers 404 for ids it never handed out (a NUL, 9 KB) without asking a store that refuses such keys', async () => {
+    // As Postgres (text holds no NUL) and Durable Objects (keys end at 2 KiB) do.
+    const odd = (key: string): boolean => key.includes('\u0000') || key.length > 2048;
+    const jobStore = new MemoryJobStore();
+    const getJob = jobStore.get.bind(jobStore);
+    jobStore.get = async (jobId) => {
+      if (odd(jobId)) throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+      return getJob(jobId);
+    };
+    const recordStore = new MemoryRecordStore();
+    const getRecord = recordStore.get.bind(recordStore);
+    recordStore.get = (async (key: string) => {
+      if (odd(key)) throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+      return getRecord(key);
+    }) as typeof recordStore.get;
+    const strict = fixtureGateway({ jobStore, recordStore });
+    const caller = createTestClient(strict, { token: TOKEN });
+    for (const id of ['job_%00', `job_${'a'.repeat(9_000)}`, '%00', 'job_%F0%9F%98%80']) {
+      expectEnvelope(await caller.request(`/v1/jobs/${id}`), 404, 'job_not_found');
+      expectEnvelope(
+        await caller.request(`/v1/jobs/${id}/cancel`, { method: 'POST' }),
+        404,
+        'job_not_found',
+      );
+      const approvalId = id.replace('job_', 'apr_');
+      expectEnvelope(
+        await caller.request(`/v1/approvals/${approvalId}`),
+        404,
+        'approval_not_found',
+      );
+      const decided = await strict.approvals
+        .decide(decodeURIComponent(approvalId), { approved: true, decidedBy: 'ops' })
+        .catch((error: unknown) => error);
+      expect(decided).toBeInstanceOf(ApprovalDecisionError);
+      expect((decided as ApprovalDecisionError).code).toBe('approval_not_found');
+    }
+    await strict.close();
   });
 
   it('serves under a basePath', async () => {

@@ -3,6 +3,7 @@ import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { CancelResponse } from '../contract/job.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
+import { couldBeIssued } from '../runtime/fingerprint.ts';
 import { toJobResource } from './job-resource.ts';
 import { notifyJobFinished } from './job-runner.ts';
 
@@ -12,7 +13,8 @@ export async function handleGetJob(
   jobId: string,
   principal: Principal,
 ): Promise<GatewayReply> {
-  const job = await runtime.jobs.get(jobId);
+  // An id never handed out is not looked up: some stores refuse odd keys with an error.
+  const job = couldBeIssued('job', jobId) ? await runtime.jobs.get(jobId) : undefined;
   // Another principal's job answers exactly like a missing one: ids reveal nothing.
   if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
   return jsonReply(200, toJobResource(job));
@@ -28,7 +30,7 @@ export async function handleCancelJob(
   principal: Principal,
   call: GatewayCall,
 ): Promise<GatewayReply> {
-  const job = await runtime.jobs.get(jobId);
+  const job = couldBeIssued('job', jobId) ? await runtime.jobs.get(jobId) : undefined;
   if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
   const cancelled = await runtime.jobs.requestCancel(jobId);
   if (cancelled.ok) {

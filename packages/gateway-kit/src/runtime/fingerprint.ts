@@ -27,3 +27,21 @@ export function canonicalJson(value: unknown): string {
 export function randomId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
 }
+
+// Every id the gateway hands out: a prefix, `_`, then 32 hex digits (random or from an idempotency
+// scope), for jobs of approvals followed by `_` and the approval's time in base 36. Leaves room.
+const ISSUED = /^[a-z]+_[0-9A-Za-z_-]{1,96}$/;
+
+/**
+ * Whether `id` could be one the gateway handed out under `prefix` (see {@link randomId}). A path
+ * id that could not (a NUL, kilobytes of text) is answered as unknown without asking the store:
+ * some stores refuse such keys with an error (Postgres text holds no NUL, Durable Object keys end
+ * at 2 KiB), which would otherwise become a 500.
+ *
+ * @example
+ * couldBeIssued('job', 'job_3f9c0a…'); // true
+ * couldBeIssued('job', 'job_\u0000'); // false
+ */
+export function couldBeIssued(prefix: string, id: string): boolean {
+  return id.startsWith(prefix) && id.charCodeAt(prefix.length) === 95 && ISSUED.test(id);
+}
