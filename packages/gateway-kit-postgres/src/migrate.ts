@@ -50,8 +50,19 @@ export function migrations(schema = 'svc_gateway'): Migration[] {
     .map((file) => ({
       version: Number(file.slice(0, 3)),
       name: file.slice(4, -4),
-      sql: readFileSync(`${folder}${file}`, 'utf8').replace(PLACEHOLDER, quoted),
+      sql: forSchema(readFileSync(`${folder}${file}`, 'utf8'), quoted),
     }));
+}
+
+/**
+ * A shipped file for the quoted schema `quoted`. The leading comment explains the placeholder
+ * (and how to replace it with sed), so it is kept as shipped, followed by a line saying that the
+ * statements below already name `quoted`: a rewritten explanation would contradict itself.
+ */
+function forSchema(text: string, quoted: string): string {
+  const header = /^(?:--[^\n]*\n)*/.exec(text)?.[0] ?? '';
+  const note = `-- This copy is for the schema ${quoted}: the statements below already name it in place of svc_gateway.\n`;
+  return `${header}${note}${text.slice(header.length).replace(PLACEHOLDER, quoted)}`;
 }
 
 /**
