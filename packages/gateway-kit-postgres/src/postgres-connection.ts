@@ -143,6 +143,18 @@ function defaultReporter(error: unknown): void {
   else console.error('[@svc/gateway-kit-postgres]', error);
 }
 
+/**
+ * The part of a node-postgres `pg.Client` the LISTEN connection uses: typed here so that the
+ * package's declarations need no `@types/pg`.
+ */
+export interface PostgresListenClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'notification', listener: (message: { payload?: string | undefined }) => void): unknown;
+  on(event: 'error' | 'end', listener: () => void): unknown;
+}
+
 /** One pool (owned or the caller's) with deadlines, outage reporting and error translation. */
 export class PostgresConnection {
   readonly pool: PostgresPool;
@@ -244,7 +256,7 @@ export class PostgresConnection {
   }
 
   /** A dedicated client for LISTEN (never from the pool: it stays in a session). */
-  listenClient(): pg.Client {
+  listenClient(): PostgresListenClient {
     const client = new pg.Client({
       ...this.#listenConfig,
       connectionTimeoutMillis: (this.#listenConfig as { connectionTimeoutMillis?: number })

@@ -15,12 +15,12 @@ import {
   type StoredJob,
   timerMs,
 } from '@svc/gateway-kit/store';
-import type pg from 'pg';
 import { PostgresCallbackOutbox } from './postgres-callback-outbox.ts';
 import {
   lockClass,
   PostgresConnection,
   type PostgresConnectionOptions,
+  type PostgresListenClient,
 } from './postgres-connection.ts';
 import { RETRY_ALONE, WriteBatcher } from './write-batcher.ts';
 
@@ -254,7 +254,7 @@ export class PostgresJobStore implements JobStore {
   readonly #announcements: WriteBatcher<Announcement, undefined>;
   /** Watched jobs whose first read is due (read together, once per event-loop turn). */
   readonly #toCheck = new Set<string>();
-  #listener: pg.Client | undefined;
+  #listener: PostgresListenClient | undefined;
   #listening: Promise<void> | undefined;
   #renewTimer: ReturnType<typeof setInterval> | undefined;
   #pollTimer: ReturnType<typeof setInterval> | undefined;

@@ -62,3 +62,10 @@ describe('the package exports', () => {
     }
   });
 });
+
+describe('the declarations', () => {
+  it('need no @types/pg: they import nothing from pg (pg ships no types of its own)', () => {
+    for (const file of ['index.d.ts', 'index.d.cts'])
+      expect(readFileSync(dist(file), 'utf8'), file).not.toMatch(/^import [^\n]* from ['"]pg['"]/m);
+  });
+});
