@@ -1,6 +1,16 @@
+import * as v from 'valibot';
 import type { Principal } from '../auth/principal.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ExecutionMode, SideEffectLevel } from '../contract/manifest.ts';
+import {
+  assertOptions,
+  is,
+  isOptionsObject,
+  OptionalFunction,
+  onlyKeys,
+  optionsObject,
+  unknownOptions,
+} from '../runtime/option-schemas.ts';
 import type { ActionRejection } from './action-rejection.ts';
 import type { ActionInputSchema, InferActionInput } from './input-schema.ts';
 
@@ -116,9 +126,50 @@ export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
   ): ActionResult | ActionRejection | Promise<ActionResult | ActionRejection>;
 }
 
+const OptionalText = /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string('expected a string.'));
+const OptionalFlag = /* @__PURE__ */ v.optional(
+  /* @__PURE__ */ v.boolean('expected true or false.'),
+);
+
+// Every key of ActionDefinition with its schema (a key added to the interface without one here
+// fails the typecheck). `id`'s form, `input` and `timeoutMs` are createGateway's to judge.
+const ENTRIES = {
+  id: /* @__PURE__ */ v.string('expected a string.'),
+  name: OptionalText,
+  title: OptionalText,
+  description: OptionalText,
+  input: /* @__PURE__ */ is(
+    (input) => (typeof input === 'object' && input !== null) || typeof input === 'function',
+    'expected a schema (valibot, zod, arktype: any Standard Schema).',
+  ),
+  executionMode: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(['sync', 'async'], "expected 'sync' or 'async'."),
+  ),
+  requiresApproval: OptionalFlag,
+  sideEffectLevel: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(
+      ['read', 'write', 'destructive'],
+      "expected 'read', 'write' or 'destructive'.",
+    ),
+  ),
+  idempotent: OptionalFlag,
+  timeoutMs: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown()),
+  precheck: OptionalFunction,
+  run: /* @__PURE__ */ is((run) => typeof run === 'function', 'expected a function.'),
+} satisfies { readonly [Key in keyof ActionDefinition<ActionInputSchema>]-?: v.GenericSchema };
+
+const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);
+const DefinitionSchema = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an action definition.'),
+  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
+  /* @__PURE__ */ optionsObject(ENTRIES, 'expected an action definition.'),
+);
+
 /**
  * Declares an action the gateway offers. `run` receives the input already validated by `input`
- * (typed from the schema) and answers with a result, or refuses with {@link reject}.
+ * (typed from the schema) and answers with a result, or refuses with {@link reject}. Throws a
+ * `GatewayConfigError` for a key it does not know or a value of the wrong kind (also for
+ * JavaScript callers), naming the key, never its value.
  *
  * @example
  * import * as v from 'valibot'; // or zod, arktype: any Standard Schema with Standard JSON Schema
@@ -135,6 +186,15 @@ export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
 export function defineAction<TSchema extends ActionInputSchema>(
   definition: ActionDefinition<TSchema>,
 ): Action<TSchema> {
+  // Also for JavaScript callers: a misspelt `requiresApproval` or an unknown `sideEffectLevel`
+  // would otherwise publish and run the action with the defaults (no approval, `read`).
+  const id = (definition as { id?: unknown } | undefined)?.id;
+  assertOptions(
+    DefinitionSchema,
+    definition,
+    typeof id === 'string' && id.length <= 128 ? `defineAction("${id}")` : 'defineAction',
+    'definition',
+  );
   const name = definition.name ?? definition.id;
   return Object.freeze({
     id: definition.id,

@@ -1,6 +1,15 @@
 import * as v from 'valibot';
-import { fromEnv, is, isPlainObject, OptionalFunction, whole } from '../runtime/option-schemas.ts';
+import {
+  fromEnv,
+  is,
+  isPlainObject,
+  OptionalFunction,
+  onlyKeys,
+  unknownOptions,
+  whole,
+} from '../runtime/option-schemas.ts';
 import { CallbackConfigError } from './callback-config-error.ts';
+import type { CallbackDispatcherOptions } from './callback-dispatcher.ts';
 import { validateDeliverySettings } from './deliver-callback.ts';
 
 /**
@@ -8,6 +17,37 @@ import { validateDeliverySettings } from './deliver-callback.ts';
  * the gateway creates (an object literal: a `CallbackDispatcher` instance is refused with what to
  * pass instead). Delivery settings keep the dispatcher's own messages, under `callbacks.`.
  */
+// Every option of the dispatcher the gateway creates: a key missing here (or one the interface
+// lacks) fails the typecheck. A misspelt `signingSecret` would otherwise send unsigned callbacks.
+const KNOWN = /* @__PURE__ */ Object.keys({
+  signingSecret: true,
+  urlPolicy: true,
+  resolveHost: true,
+  fetch: true,
+  maxAttempts: true,
+  attemptTimeoutMs: true,
+  baseDelayMs: true,
+  maxDelayMs: true,
+  onAttempt: true,
+  sleep: true,
+  random: true,
+  now: true,
+  maxConcurrentAttempts: true,
+  maxConcurrentPerDestination: true,
+  maxPendingDeliveries: true,
+  maxPendingBytes: true,
+  maxConcurrentAttemptsPerPrincipal: true,
+  maxPendingPerPrincipal: true,
+  maxPendingBytesPerPrincipal: true,
+  circuitFailureThreshold: true,
+  circuitCooldownMs: true,
+  circuitMaxDestinations: true,
+  onDeliveryFailed: true,
+  waitUntil: true,
+  wrapFetch: true,
+  outbox: true,
+} satisfies { readonly [Key in keyof CallbackDispatcherOptions]-?: true });
+
 export const CallbackOptionsSchema: v.GenericSchema = /* @__PURE__ */ v.lazy((callbacks) =>
   callbacks === false
     ? /* @__PURE__ */ v.literal(false)
@@ -16,6 +56,7 @@ export const CallbackOptionsSchema: v.GenericSchema = /* @__PURE__ */ v.lazy((ca
           isPlainObject,
           'expected false or an options object such as { signingSecret, urlPolicy } (the gateway creates its own dispatcher).',
         ),
+        /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN, 'callbacks')),
         /* @__PURE__ */ v.looseObject({
           // Present but undefined: an unset environment variable would send unsigned callbacks.
           signingSecret: /* @__PURE__ */ v.exactOptional(

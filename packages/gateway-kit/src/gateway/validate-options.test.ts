@@ -127,6 +127,30 @@ describe('createGateway names the exact path and the kind of value it received',
     );
   });
 
+  it.each([
+    [
+      // A misspelt signing secret would send every callback unsigned.
+      { callbacks: { signingSecrt: 'whsec_c2VjcmV0LXZhbHVlLW5vdC1zaG93bg==' } },
+      'createGateway: callbacks: unknown option "signingSecrt" (known: signingSecret, urlPolicy, ',
+    ],
+    [
+      { gateway: { id: 'g', nmae: 'G' } },
+      'createGateway: gateway: unknown option "nmae" (known: id, name, url).',
+    ],
+    [
+      { agent: { id: 'a', name: 'A', descripton: 'x' } },
+      'createGateway: agent: unknown option "descripton" (known: id, name, description).',
+    ],
+    [
+      { approvals: { ttl: 5 } },
+      'createGateway: approvals: unknown option "ttl" (known: policy, ttlMs, retentionMs, sweepIntervalMs).',
+    ],
+  ])('refuses an unknown nested option, naming it and never the values: %o', (options, start) => {
+    const message = messageFor({ ...base, ...options });
+    expect(message.startsWith(start)).toBe(true);
+    expect(message).not.toContain('c2VjcmV0');
+  });
+
   it('refuses tokens and verify together', () => {
     expect(messageFor({ ...base, auth: { tokens: ['t'], verify: () => null } })).toContain(
       'auth has both tokens and verify',

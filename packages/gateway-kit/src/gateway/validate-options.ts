@@ -18,7 +18,9 @@ import {
   OptionalPositiveInteger,
   onlyKeys,
   optionsObject,
+  strictOptionsObject,
   timerMsText,
+  unknownOptions,
   whole,
 } from '../runtime/option-schemas.ts';
 import type { GatewayOptions } from './gateway-options.ts';
@@ -88,7 +90,7 @@ const LOGGER = 'expected { error(message, fields), warn?, info?, debug? }.';
 // Every key of GatewayOptions with its schema: an option added to the interface without one here
 // (or an entry here the interface lacks) fails the typecheck.
 const ENTRIES = {
-  gateway: /* @__PURE__ */ optionsObject(
+  gateway: /* @__PURE__ */ strictOptionsObject(
     {
       id: Text,
       name: Text,
@@ -100,15 +102,17 @@ const ENTRIES = {
       ),
     },
     'expected { id, name, url? }.',
+    'gateway',
   ),
   agent: /* @__PURE__ */ v.optional(
-    /* @__PURE__ */ optionsObject(
+    /* @__PURE__ */ strictOptionsObject(
       {
         id: Text,
         name: Text,
         description: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string('expected a string.')),
       },
       'expected { id, name, description? }.',
+      'agent',
     ),
   ),
   auth: AuthSchema,
@@ -124,7 +128,7 @@ const ENTRIES = {
   ),
   idempotencyTtlMs: OptionalMs,
   approvals: /* @__PURE__ */ v.optional(
-    /* @__PURE__ */ optionsObject(
+    /* @__PURE__ */ strictOptionsObject(
       {
         policy: OptionalFunction,
         ttlMs: OptionalMs,
@@ -132,6 +136,7 @@ const ENTRIES = {
         sweepIntervalMs: OptionalMsOrOff,
       },
       'expected { policy?, ttlMs?, retentionMs?, sweepIntervalMs? }.',
+      'approvals',
     ),
   ),
   limits: /* @__PURE__ */ capsSchema('limits', DEFAULT_LIMITS),
@@ -165,11 +170,7 @@ const ENTRIES = {
 const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);
 const GatewayOptionsSchema = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an options object.'),
-  /* @__PURE__ */ onlyKeys(
-    KNOWN,
-    (keys) =>
-      `unknown option${keys.length > 1 ? 's' : ''} ${keys.map((key) => `"${key}"`).join(', ')} (known: ${KNOWN.join(', ')}).`,
-  ),
+  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
   /* @__PURE__ */ optionsObject(ENTRIES, 'expected an options object.'),
 );
 

@@ -105,6 +105,41 @@ export function onlyKeys(
   );
 }
 
+/**
+ * The sentence for keys outside `known`: `unknown option "x" (known: a, b).`, after `path: ` when
+ * the options are nested.
+ *
+ * @example
+ * unknownOptions(['nmae'], ['id', 'name'], 'gateway'); // 'gateway: unknown option "nmae" (known: id, name).'
+ */
+export function unknownOptions(keys: string[], known: readonly string[], path?: string): string {
+  const list = keys.map((key) => `"${key}"`).join(', ');
+  const sentence = `unknown option${keys.length > 1 ? 's' : ''} ${list} (known: ${known.join(', ')}).`;
+  return path === undefined ? sentence : `${path}: ${sentence}`;
+}
+
+/**
+ * {@link optionsObject} that also refuses keys outside `entries` (a misspelt option would
+ * otherwise silently keep its default), naming them under `path`.
+ *
+ * @example
+ * const Gateway = strictOptionsObject({ id: Text, name: Text }, 'expected { id, name }.', 'gateway');
+ * // createGateway: gateway: unknown option "nmae" (known: id, name).
+ */
+// @__NO_SIDE_EFFECTS__
+export function strictOptionsObject<const Entries extends v.ObjectEntries>(
+  entries: Entries,
+  expected: string,
+  path: string,
+): v.GenericSchema<Record<string, unknown>> {
+  const known = /* @__PURE__ */ Object.keys(entries);
+  return /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.custom<Record<string, unknown>>(isObject, expected),
+    /* @__PURE__ */ onlyKeys(known, (keys) => unknownOptions(keys, known, path)),
+    /* @__PURE__ */ optionsObject(entries, expected),
+  );
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
