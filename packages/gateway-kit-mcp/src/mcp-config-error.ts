@@ -1,5 +1,6 @@
 /**
- * A mistake in the options of `createMcpHandler` or `serveStdio`, thrown when they are called.
+ * A mistake in the arguments of `createMcpHandler`, `serveStdio`, `actionTools` or `actionTool`
+ * (a missing gateway, an unknown option, a value out of range), thrown when they are called.
  *
  * @example
  * try {

@@ -1,3 +1,4 @@
+import type { Gateway } from '@svc/gateway-kit';
 import { McpConfigError } from './mcp-config-error.ts';
 
 /** How a tool call waits for what the gateway answers later (a job, an approval decision). */
@@ -21,6 +22,17 @@ export interface McpCallOptions {
    */
   readonly taskTtlMs?: number;
 }
+
+/**
+ * Every key of {@link McpCallOptions}, for the factories' lists of known options: a key added to
+ * the interface without one here (or one here the interface lacks) fails the typecheck.
+ */
+export const CALL_OPTION_KEYS: { readonly [Key in keyof McpCallOptions]-?: true } = {
+  basePath: true,
+  waitMs: true,
+  pollIntervalMs: true,
+  taskTtlMs: true,
+};
 
 /** The resolved call options. */
 export interface CallSettings {
@@ -72,6 +84,72 @@ export function refuse(
       ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
       : expected;
   throw new McpConfigError(`${factory}: ${path} is ${kindOf(value)}: ${hint}`);
+}
+
+/** Most unknown keys one message names: a whole `process.env` passed by mistake stays one line. */
+const MAX_NAMED_KEYS = 5;
+/** Longest unknown key named as is. */
+const MAX_KEY_LENGTH = 64;
+
+const quoteKey = (key: string): string =>
+  JSON.stringify(key.length > MAX_KEY_LENGTH ? `${key.slice(0, MAX_KEY_LENGTH)}…` : key);
+
+/**
+ * Checks that `options` (at `path`, e.g. `sessions`, or the factory's own options when `path` is
+ * `options`) is an object holding only the keys of `known`. Throws the `McpConfigError`
+ * `<factory>: unknown option "x" (known: a, b).` (after `<path>: ` for a nested object), the
+ * style of `createGateway`'s own: a misspelt option would otherwise silently keep its default.
+ * Names keys, never their values (an option may hold a token).
+ */
+export function checkOptionKeys(
+  factory: string,
+  path: string,
+  options: unknown,
+  known: readonly string[],
+  expected: string,
+): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse(factory, path, options, expected);
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return;
+  const named = unknown.slice(0, MAX_NAMED_KEYS).map(quoteKey).join(', ');
+  const more =
+    unknown.length > MAX_NAMED_KEYS ? ` and ${unknown.length - MAX_NAMED_KEYS} more` : '';
+  const where = path === 'options' ? '' : `${path}: `;
+  throw new McpConfigError(
+    `${factory}: ${where}unknown option${unknown.length > 1 ? 's' : ''} ${named}${more} (known: ${known.join(', ')}).`,
+  );
+}
+
+/**
+ * Checks the `gateway` argument is a gateway made by `createGateway` (what the factory calls:
+ * `fetch`, `authenticate` and `manifest`), so a missing or wrong one is refused when the factory
+ * is called rather than as a `TypeError` on the first request. `usage` shows the call, e.g.
+ * `createMcpHandler(gateway, options?)`.
+ */
+export function checkGateway(
+  factory: string,
+  gateway: unknown,
+  usage: string,
+): asserts gateway is Gateway {
+  const candidate = gateway as Partial<Record<keyof Gateway, unknown>> | null | undefined;
+  const manifest = candidate?.manifest as { actions?: unknown } | null | undefined;
+  if (
+    typeof gateway === 'object' &&
+    gateway !== null &&
+    typeof candidate?.fetch === 'function' &&
+    typeof candidate.authenticate === 'function' &&
+    typeof manifest === 'object' &&
+    manifest !== null &&
+    Array.isArray(manifest.actions)
+  )
+    return;
+  refuse(
+    factory,
+    'gateway',
+    gateway,
+    `expected a gateway made by createGateway() from @svc/gateway-kit, as the first argument: ${usage}.`,
+  );
 }
 
 /** Checks `value` is a whole number (milliseconds, bytes, a count) in `[min, max]`, naming `name` otherwise. */

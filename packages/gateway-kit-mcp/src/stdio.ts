@@ -4,7 +4,14 @@ import type { Gateway } from '@svc/gateway-kit';
 import { type Caller, gatewayRequest } from './calls/gateway-request.ts';
 import { createMcpServer } from './create-mcp-server.ts';
 import { McpConfigError } from './mcp-config-error.ts';
-import { callSettings, type McpCallOptions, refuse } from './options.ts';
+import {
+  CALL_OPTION_KEYS,
+  callSettings,
+  checkGateway,
+  checkOptionKeys,
+  type McpCallOptions,
+  refuse,
+} from './options.ts';
 
 /** Everything `serveStdio` accepts. */
 export interface StdioOptions extends McpCallOptions {
@@ -24,6 +31,15 @@ export interface StdioOptions extends McpCallOptions {
   readonly stdout?: Writable;
 }
 
+// Every option: a key added to the interface without one here fails the typecheck.
+const KNOWN = Object.keys({
+  token: true,
+  url: true,
+  stdin: true,
+  stdout: true,
+  ...CALL_OPTION_KEYS,
+} satisfies { readonly [Key in keyof StdioOptions]-?: true });
+
 /** A running stdio MCP server. */
 export interface StdioMcpServer {
   /** Stops reading stdin; in-flight tool calls are aborted (their jobs cancelled). */
@@ -40,8 +56,9 @@ export interface StdioMcpServer {
  * await serveStdio(gateway, { token: process.env.GATEWAY_TOKEN ?? '' });
  */
 export async function serveStdio(gateway: Gateway, options: StdioOptions): Promise<StdioMcpServer> {
-  if (typeof options !== 'object' || options === null)
-    refuse('serveStdio', 'options', options, 'expected { token, url?, … }.');
+  // Also for JavaScript callers: checked before anything reads stdin.
+  checkGateway('serveStdio', gateway, 'serveStdio(gateway, { token })');
+  checkOptionKeys('serveStdio', 'options', options, KNOWN, 'expected { token, url?, … }.');
   const settings = callSettings(options, 'serveStdio');
   if (typeof options.token !== 'string' || options.token.trim() === '')
     refuse('serveStdio', 'token', options.token, 'expected the gateway token.', true);

@@ -584,3 +584,99 @@ it.each(
   expect(isMcpConfigError(thrown), `${option} accepted ${value}`).toBe(true);
   expect((thrown as Error).message.startsWith(`createMcpHandler: ${option} is `)).toBe(true);
 });
+
+describe('what a JavaScript caller passes by mistake is refused when the handler is created', () => {
+  const made = () =>
+    createGateway({ gateway: { id: 'x', name: 'x' }, actions: [echo], auth: { tokens: ['t'] } });
+
+  /** The McpConfigError message `createMcpHandler(...args)` throws (no type checking). */
+  function messageFor(...args: unknown[]): string {
+    try {
+      (createMcpHandler as (...args: unknown[]) => unknown)(...args);
+    } catch (error) {
+      expect(isMcpConfigError(error)).toBe(true);
+      expect(error).toBeInstanceOf(McpConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('createMcpHandler accepted the arguments');
+  }
+
+  it('an unknown option name, with the known ones and never its value', () => {
+    const gateway = made();
+    expect(messageFor(gateway, { bogus: 1 })).toBe(
+      'createMcpHandler: unknown option "bogus" (known: path, sessions, maxBodyBytes, loopbackOnly, basePath, waitMs, pollIntervalMs, taskTtlMs).',
+    );
+    // A misspelt budget would otherwise keep its default silently.
+    const message = messageFor(gateway, { waitMS: 0, maxBodyByte: 'sec-r3t-value', path: '/x' });
+    expect(message).toMatch(/^createMcpHandler: unknown options "waitMS", "maxBodyByte" \(known: /);
+    expect(message).not.toContain('sec-r3t-value');
+    // Even set to `undefined` (`{ pathh: config.path }`): the name is wrong either way.
+    expect(messageFor(gateway, { pathh: undefined })).toMatch(/unknown option "pathh"/);
+    void gateway.close();
+  });
+
+  it('an unknown key inside sessions and loopbackOnly', () => {
+    const gateway = made();
+    expect(messageFor(gateway, { sessions: { max: 10, idleMS: 5_000 } })).toBe(
+      'createMcpHandler: sessions: unknown option "idleMS" (known: max, perCaller, idleMs).',
+    );
+    expect(messageFor(gateway, { loopbackOnly: { allowedHosts: [], allowHosts: ['x'] } })).toBe(
+      'createMcpHandler: loopbackOnly: unknown option "allowHosts" (known: allowedHosts).',
+    );
+    void gateway.close();
+  });
+
+  it('options that are no object', () => {
+    const gateway = made();
+    expect(messageFor(gateway, null)).toBe(
+      'createMcpHandler: options is null: expected { path?, sessions?, maxBodyBytes?, … }.',
+    );
+    expect(messageFor(gateway, '/mcp')).toMatch(/^createMcpHandler: options is a string: /);
+    expect(messageFor(gateway, { loopbackOnly: null })).toBe(
+      'createMcpHandler: loopbackOnly is null: expected true, false or { allowedHosts: [...] }.',
+    );
+    expect(messageFor(gateway, { loopbackOnly: 'yes' })).toMatch(
+      /^createMcpHandler: loopbackOnly is a string: expected true, false/,
+    );
+    void gateway.close();
+  });
+
+  it('a missing or wrong gateway, saying what to pass, before any request', () => {
+    const expected =
+      'expected a gateway made by createGateway() from @svc/gateway-kit, as the first argument: createMcpHandler(gateway, options?).';
+    expect(messageFor()).toBe(`createMcpHandler: gateway is undefined: ${expected}`);
+    expect(messageFor({})).toBe(`createMcpHandler: gateway is an object: ${expected}`);
+    expect(messageFor(null, {})).toBe(`createMcpHandler: gateway is null: ${expected}`);
+    // The options where the gateway goes, or the gateway's own handler.
+    expect(messageFor({ path: '/mcp' })).toBe(
+      `createMcpHandler: gateway is an object: ${expected}`,
+    );
+    const gateway = made();
+    expect(messageFor(gateway.fetch)).toBe(`createMcpHandler: gateway is a function: ${expected}`);
+    expect(messageFor({ fetch: gateway.fetch, manifest: gateway.manifest })).toMatch(
+      /^createMcpHandler: gateway is an object: expected a gateway made by createGateway\(\)/,
+    );
+    void gateway.close();
+  });
+
+  it('accepts every documented option, and a key set to undefined', async () => {
+    const gateway = made();
+    const handler = createMcpHandler(gateway, {
+      path: '/tools',
+      sessions: { max: 10, perCaller: 2, idleMs: 5_000 },
+      maxBodyBytes: 4_096,
+      loopbackOnly: { allowedHosts: ['dev.example.test'] },
+      basePath: '/gateway',
+      waitMs: 0,
+      pollIntervalMs: 100,
+      taskTtlMs: 60_000,
+    });
+    expect(handler.path).toBe('/tools');
+    // As JavaScript (or `{ max: config.max }`) passes them: known keys set to undefined.
+    const unset = { path: undefined, sessions: { max: undefined } } as unknown as McpHandlerOptions;
+    expect(createMcpHandler(gateway, unset).path).toBe('/mcp');
+    expect(createMcpHandler(gateway, { loopbackOnly: true }).path).toBe('/mcp');
+    await handler.close();
+    await gateway.close();
+  });
+});

@@ -3,7 +3,15 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { Gateway } from '@svc/gateway-kit';
 import { type Caller, forwardedHeaders } from '../calls/gateway-request.ts';
 import { createMcpServer } from '../create-mcp-server.ts';
-import { callSettings, checkWhole, type McpCallOptions, refuse } from '../options.ts';
+import {
+  CALL_OPTION_KEYS,
+  callSettings,
+  checkGateway,
+  checkOptionKeys,
+  checkWhole,
+  type McpCallOptions,
+  refuse,
+} from '../options.ts';
 import { type LoopbackOnly, loopbackHostCheck } from './loopback-host.ts';
 import { envelope, jsonRpcError } from './replies.ts';
 
@@ -66,6 +74,21 @@ interface Session {
   calls: number;
 }
 
+// Every option, and every key of `sessions`: a key added to the interface without one here (or
+// one here the interface lacks) fails the typecheck, so a new option cannot be forgotten.
+const KNOWN = Object.keys({
+  path: true,
+  sessions: true,
+  maxBodyBytes: true,
+  loopbackOnly: true,
+  ...CALL_OPTION_KEYS,
+} satisfies { readonly [Key in keyof McpHandlerOptions]-?: true });
+const KNOWN_SESSIONS = Object.keys({
+  max: true,
+  perCaller: true,
+  idleMs: true,
+} satisfies { readonly [Key in keyof NonNullable<McpHandlerOptions['sessions']>]-?: true });
+
 const DEFAULT_SESSIONS = { max: 1_000, perCaller: 16, idleMs: 600_000 };
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -84,18 +107,28 @@ const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
  * );
  */
 export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = {}): McpHandler {
+  // Also for JavaScript callers: a missing gateway would otherwise fail on the first request, and
+  // a misspelt option silently keep its default.
+  checkGateway('createMcpHandler', gateway, 'createMcpHandler(gateway, options?)');
+  checkOptionKeys(
+    'createMcpHandler',
+    'options',
+    options,
+    KNOWN,
+    'expected { path?, sessions?, maxBodyBytes?, … }.',
+  );
   const settings = callSettings(options, 'createMcpHandler');
   const path = options.path ?? '/mcp';
   if (typeof path !== 'string' || !path.startsWith('/'))
     refuse('createMcpHandler', 'path', path, 'expected a path starting with "/", e.g. "/mcp".');
   const sessionOptions = options.sessions ?? {};
-  if (typeof sessionOptions !== 'object' || Array.isArray(sessionOptions))
-    refuse(
-      'createMcpHandler',
-      'sessions',
-      sessionOptions,
-      'expected { max?, perCaller?, idleMs? }.',
-    );
+  checkOptionKeys(
+    'createMcpHandler',
+    'sessions',
+    sessionOptions,
+    KNOWN_SESSIONS,
+    'expected { max?, perCaller?, idleMs? }.',
+  );
   // Key by key: a key present but `undefined` (`{ max: config.max }`) takes its default, as an
   // absent one does; spread, it would be `undefined` and lift the budget.
   const limits = {

@@ -1,4 +1,4 @@
-import { refuse } from '../options.ts';
+import { checkOptionKeys, refuse } from '../options.ts';
 
 /**
  * `loopbackOnly` of `createMcpHandler`: `true`, or the host names a deliberate setup adds to the
@@ -7,6 +7,10 @@ import { refuse } from '../options.ts';
 export type LoopbackOnly = boolean | { readonly allowedHosts: readonly string[] };
 
 const FACTORY = 'createMcpHandler';
+// The keys of the object form: typed against it, so a new one cannot be forgotten.
+const KNOWN = Object.keys({ allowedHosts: true } satisfies {
+  readonly [Key in keyof Exclude<LoopbackOnly, boolean>]-?: true;
+});
 const LOOPBACK_V4 = /^127(\.\d{1,3}){3}$/;
 
 function isLoopbackName(hostname: string): boolean {
@@ -45,6 +49,14 @@ export function loopbackHostCheck(
   option: LoopbackOnly | undefined,
 ): ((request: Request) => boolean) | undefined {
   if (option === undefined || option === false) return undefined;
+  if (option !== true)
+    checkOptionKeys(
+      FACTORY,
+      'loopbackOnly',
+      option,
+      KNOWN,
+      'expected true, false or { allowedHosts: [...] }.',
+    );
   const exact = new Set<string>();
   const domains: string[] = [];
   const listed = option === true ? [] : option.allowedHosts;

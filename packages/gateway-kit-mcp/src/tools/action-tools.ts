@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ActionDescriptor, Manifest } from '@svc/gateway-kit/contract';
+import { refuse } from '../options.ts';
 
 /**
  * The MCP tool describing one action of the manifest: same name (the action id), title,
@@ -11,6 +12,14 @@ import type { ActionDescriptor, Manifest } from '@svc/gateway-kit/contract';
  * tool.annotations?.readOnlyHint; // true for a `read` action
  */
 export function actionTool(action: ActionDescriptor): Tool {
+  // Also for JavaScript callers: a TypeError deep inside would not say what to pass.
+  if (typeof action !== 'object' || action === null || typeof action.id !== 'string')
+    refuse(
+      'actionTool',
+      'action',
+      action,
+      'expected an action of a manifest, e.g. actionTool(gateway.manifest.actions[0]).',
+    );
   return {
     name: action.id,
     title: action.title,
@@ -45,5 +54,13 @@ export function actionTool(action: ActionDescriptor): Tool {
  * const tools = actionTools(gateway.manifest); // what tools/list answers
  */
 export function actionTools(manifest: Manifest): Tool[] {
+  // `actionTools(gateway)` is the likely slip: say to pass its manifest.
+  if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.actions))
+    refuse(
+      'actionTools',
+      'manifest',
+      manifest,
+      'expected a manifest, e.g. actionTools(gateway.manifest).',
+    );
   return manifest.actions.map(actionTool);
 }

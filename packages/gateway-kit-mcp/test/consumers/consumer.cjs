@@ -10,6 +10,10 @@ const gateway = createGateway({
 });
 assert.deepEqual(actionTools(gateway.manifest), []);
 assert.throws(() => createMcpHandler(gateway, { path: 'mcp' }), McpConfigError);
+// What JavaScript users hit: an unknown option name, no gateway at all.
+assert.throws(() => createMcpHandler(gateway, { bogus: 1 }), /unknown option "bogus" \(known: /);
+assert.throws(() => createMcpHandler(), McpConfigError);
+assert.throws(() => createMcpHandler({}), /expected a gateway made by createGateway\(\)/);
 assert.equal(typeof serveStdio, 'function');
 const mcp = createMcpHandler(gateway);
 mcp
