@@ -35,7 +35,10 @@ describe('defineAction refuses what would otherwise run with the defaults', () =
     [{ requiresApproval: 'yes' }, 'requiresApproval is a string: expected true or false.'],
     [{ idempotent: 1 }, 'idempotent is the number 1: expected true or false.'],
     [{ title: 42 }, 'title is the number 42: expected a string.'],
-    [{ precheck: 'no' }, 'precheck is a string: expected a function.'],
+    [
+      { precheck: 'no' },
+      'precheck is a string: expected (input, context) => rejection or undefined.',
+    ],
   ])('a value of the wrong kind, named (a string never quoted): %o', (wrong, expected) => {
     const message = messageFor({ id: 'refund', input, run, ...wrong });
     expect(message).toBe(`defineAction("refund"): ${expected}`);
@@ -43,7 +46,7 @@ describe('defineAction refuses what would otherwise run with the defaults', () =
 
   it('a definition without run or input, or no definition at all', () => {
     expect(messageFor({ id: 'refund', input })).toBe(
-      'defineAction("refund"): run is undefined: expected a function.',
+      'defineAction("refund"): run is undefined: expected (input, context) => result.',
     );
     expect(messageFor({ id: 'refund', run })).toMatch(
       /^defineAction\("refund"\): input is undefined/,

@@ -6,7 +6,6 @@ import {
   assertOptions,
   is,
   isOptionsObject,
-  OptionalFunction,
   onlyKeys,
   optionsObject,
   unknownOptions,
@@ -154,8 +153,16 @@ const ENTRIES = {
   ),
   idempotent: OptionalFlag,
   timeoutMs: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown()),
-  precheck: OptionalFunction,
-  run: /* @__PURE__ */ is((run) => typeof run === 'function', 'expected a function.'),
+  precheck: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ is(
+      (precheck) => typeof precheck === 'function',
+      'expected (input, context) => rejection or undefined.',
+    ),
+  ),
+  run: /* @__PURE__ */ is(
+    (run) => typeof run === 'function',
+    'expected (input, context) => result.',
+  ),
 } satisfies { readonly [Key in keyof ActionDefinition<ActionInputSchema>]-?: v.GenericSchema };
 
 const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);

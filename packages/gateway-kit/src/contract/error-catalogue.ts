@@ -36,7 +36,7 @@ export interface CatalogueEntry {
  * may be retried. This is the closed catalogue documented in docs/errors.md. Codes answered inside
  * a 200 `rejected` response have status 200.
  */
-export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> = {
+export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> = /* @__PURE__ */ frozen({
   malformed_json: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
   unauthorized: { status: 401, retryable: false, message: 'Missing or invalid bearer token.' },
   forbidden_host: {
@@ -100,7 +100,17 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> 
     retryable: true,
     message: 'The action did not finish before its deadline.',
   },
-};
+});
+
+/**
+ * The catalogue and its entries frozen: the gateway answers from it, so code that imports it must
+ * not be able to change a status or a message.
+ */
+// @__NO_SIDE_EFFECTS__
+function frozen<T extends Record<string, object>>(catalogue: T): Readonly<T> {
+  for (const entry of Object.values(catalogue)) Object.freeze(entry);
+  return Object.freeze(catalogue);
+}
 
 /**
  * Builds a catalogue error, optionally overriding `retryable` or the message and adding details.

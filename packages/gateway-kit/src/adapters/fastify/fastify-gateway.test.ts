@@ -332,6 +332,26 @@ describe('fastifyGateway options and lifecycle', () => {
     },
   );
 
+  it('refuses an unknown option by name (a misspelt prefix would serve the gateway at the root)', async () => {
+    const gateway = fixtureGateway();
+    const refused = Fastify()
+      .register(fastifyGateway, { gateway, prefixx: '/gateway' } as never)
+      .ready();
+    await expect(refused).rejects.toThrow(GatewayConfigError);
+    await expect(refused).rejects.toThrow(
+      /^fastifyGateway: unknown option "prefixx" \(known: gateway, .*prefix, logLevel, logSerializers\)\.$/,
+    );
+    const misnamed = Fastify()
+      .register(fastifyGateway, { gatway: gateway } as never)
+      .ready();
+    await expect(misnamed).rejects.toThrow(/^fastifyGateway: unknown option "gatway"/);
+    // Fastify's own register options still pass.
+    const app = Fastify();
+    await app.register(fastifyGateway, { gateway, prefix: '/gateway', logLevel: 'warn' });
+    await app.ready();
+    await app.close();
+  });
+
   it('takes the edges of the drain limits: 0 bytes, 0 ms and the longest timer', async () => {
     for (const limits of [
       { drainMaxBytes: 0, drainTimeoutMs: 0 },

@@ -7,12 +7,25 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
+import * as v from 'valibot';
 import type { ApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import type { Gateway } from '../../gateway/create-gateway.ts';
-import { handlerOf, supplyCallbackDefaults, WANTS_QUERY } from '../../gateway/handle-call.ts';
+import {
+  HANDLE_CALL,
+  handlerOf,
+  supplyCallbackDefaults,
+  WANTS_QUERY,
+} from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
-import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
+import {
+  assertOptions,
+  is,
+  isOptionsObject,
+  onlyKeys,
+  optionsObject,
+  unknownOptions,
+} from '../../runtime/option-schemas.ts';
 import { disconnectSignal } from '../node/disconnect-signal.ts';
 import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
 import {
@@ -140,15 +153,33 @@ class FastifyCall implements GatewayCall {
   }
 }
 
-// The plugin's own options; Fastify's (`prefix`, `logLevel` …) pass through unchecked here.
-const FastifyGatewayOptionsSchema = /* @__PURE__ */ optionsObject(
-  {
-    ...DRAIN_ENTRIES,
-    closeGateway: OptionalBoolean,
-    pinCallbackAddresses: OptionalBoolean,
-    allowedHosts: OptionalAllowedHosts,
-  },
-  'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
+// The plugin's own options, and the ones Fastify's `register` documents (`prefix`, `logLevel`,
+// `logSerializers`), which it hands the plugin too: anything else is a typo (`prefixx` would
+// serve the gateway at the root) and is refused by name.
+const FASTIFY_ENTRIES = {
+  gateway: /* @__PURE__ */ is(
+    (gateway) => isOptionsObject(gateway) && HANDLE_CALL in gateway,
+    'expected a gateway from createGateway() (or createApprovalsHandler()).',
+  ),
+  ...DRAIN_ENTRIES,
+  closeGateway: OptionalBoolean,
+  pinCallbackAddresses: OptionalBoolean,
+  allowedHosts: OptionalAllowedHosts,
+  // Fastify's, checked by Fastify.
+  prefix: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown()),
+} satisfies { readonly [Key in keyof FastifyGatewayOptions]-?: v.GenericSchema };
+const REGISTER_KEYS = ['logLevel', 'logSerializers'];
+const KNOWN = [...Object.keys(FASTIFY_ENTRIES), ...REGISTER_KEYS];
+const FastifyGatewayOptionsSchema = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ is<Record<string, unknown>>(
+    isOptionsObject,
+    'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
+  ),
+  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
+  /* @__PURE__ */ optionsObject(
+    FASTIFY_ENTRIES,
+    'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
+  ),
 );
 
 const NOT_FOUND = errorReply('not_found');

@@ -171,6 +171,17 @@ export function serve(gateway: Gateway, options: ServeOptions = {}): Promise<Run
   });
 }
 
+/** `toNodeHandler`'s share of `serve`'s options (it refuses the server's own). */
+function handlerOptions(options: ServeOptions): NodeHandlerOptions {
+  const picked: Record<string, unknown> = {};
+  for (const key of HANDLER_KEYS) if (key in options) picked[key] = options[key];
+  return picked as NodeHandlerOptions;
+}
+
+const HANDLER_KEYS = /* @__PURE__ */ Object.keys(
+  NODE_HANDLER_ENTRIES,
+) as (keyof NodeHandlerOptions)[];
+
 function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // A lower requestTimeoutMs alone lowers the headers timeout with it (Node requires <=).
@@ -188,7 +199,7 @@ function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
       // 30 s to each of them).
       connectionsCheckingInterval: 1_000,
     },
-    toNodeHandler(gateway, options),
+    toNodeHandler(gateway, handlerOptions(options)),
   );
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   return server;

@@ -170,6 +170,14 @@ describe('toNodeHandler options', () => {
   });
 });
 
+describe('unknown options', () => {
+  it('refuses a misspelt option by name: trustproxy would silently keep forwarded headers untrusted', () => {
+    expect(() => toNodeHandler(gateway, { trustproxy: true } as never)).toThrow(
+      /^toNodeHandler: options: unknown option "trustproxy" \(known: trustProxy, /,
+    );
+  });
+});
+
 describe('mounted under a path prefix by a framework', () => {
   it('derives absolute URLs from the mount path Express keeps in req.baseUrl', async () => {
     const unconfigured = fixtureGateway({ gateway: { id: 'acme', name: 'Acme' } });

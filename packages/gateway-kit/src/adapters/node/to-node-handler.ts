@@ -9,7 +9,7 @@ import {
 } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { JSON_HEADERS } from '../../http/replies.ts';
-import { assertOptions, optionsObject } from '../../runtime/option-schemas.ts';
+import { assertOptions, strictOptionsObject } from '../../runtime/option-schemas.ts';
 import { disconnectSignal } from './disconnect-signal.ts';
 import { createHostGuard } from './loopback-host.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
@@ -271,9 +271,11 @@ function sendReply(
   });
 }
 
-const NodeHandlerOptionsSchema = /* @__PURE__ */ optionsObject(
+// A misspelt `trustProxy` or `allowedHosts` would otherwise silently keep its default.
+const NodeHandlerOptionsSchema = /* @__PURE__ */ strictOptionsObject(
   NODE_HANDLER_ENTRIES,
   'expected an options object.',
+  'options',
 );
 
 export const INTERNAL_ERROR: GatewayReply = {
