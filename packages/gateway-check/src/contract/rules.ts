@@ -32,14 +32,22 @@ export interface RuleInfo {
   readonly contract: string;
 }
 
+/** Freezes `table` and each of its entries: one level of nesting, what {@link RULES} has. */
+const freezeTable = <T extends Record<string, object>>(table: T): Readonly<T> => {
+  for (const entry of Object.values(table)) Object.freeze(entry);
+  return Object.freeze(table);
+};
+
 /**
  * The rules of Gateway Contract v1 the checker enforces. Every check names exactly one rule, so a
- * failing report says which promise of the contract a gateway broke.
+ * failing report says which promise of the contract a gateway broke. Frozen, entries included:
+ * the checker's own messages read it, so a change by one caller would reach every report (in
+ * strict mode an assignment throws a `TypeError`).
  *
  * @example
  * console.log(RULES['auth-bearer'].contract); // 'Authentication 1; Endpoints A'
  */
-export const RULES: Readonly<Record<RuleId, RuleInfo>> = {
+export const RULES: Readonly<Record<RuleId, RuleInfo>> = /* @__PURE__ */ freezeTable({
   'manifest-shape': {
     summary: 'GET /v1/manifest answers 200 with every field of the manifest table, typed as listed',
     contract: 'Manifest',
@@ -102,4 +110,4 @@ export const RULES: Readonly<Record<RuleId, RuleInfo>> = {
     summary: 'job-result and approval callbacks arrive with callbacks.authorization verbatim',
     contract: 'Authentication 2; Events 1',
   },
-};
+});
