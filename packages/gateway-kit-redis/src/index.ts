@@ -1,9 +1,9 @@
 // The store error kind is the core's (one class and one check for every adapter).
 export { isStoreUnavailableError, StoreUnavailableError } from '@svc/gateway-kit/store';
-export type {
-  RedisCallbackOutbox,
-  RedisCallbackShareOptions,
-} from './redis-callback-outbox.ts';
+// A value export (not `export type`): the declarations export the class, so `instanceof
+// RedisCallbackOutbox` and a named import must work at run time too (test/exports.test.ts).
+export type { RedisCallbackShareOptions } from './redis-callback-outbox.ts';
+export { RedisCallbackOutbox } from './redis-callback-outbox.ts';
 export type {
   RedisClient,
   RedisClusterClient,
