@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   GatewayConfigError,
+  type Refuse,
   refusalFor,
   StoreUnavailableError,
   timerMs,
@@ -9,6 +10,7 @@ import {
   createClient,
   createCluster,
   ErrorReply,
+  RedisClient as NodeRedisClient,
   type RedisClientOptions,
   type RedisClusterOptions,
 } from 'redis';
@@ -67,6 +69,68 @@ export interface RedisConnectionOptions {
    * misses a deadline, one `console.info` line when it is back, `console.error` for anything else.
    */
   readonly onError?: (error: unknown) => void;
+}
+
+/** The names of {@link RedisConnectionOptions}, for the stores' unknown-option check. */
+export const CONNECTION_OPTION_NAMES: readonly string[] = Object.keys({
+  url: true,
+  clientOptions: true,
+  cluster: true,
+  client: true,
+  commandTimeoutMs: true,
+  connectTimeoutMs: true,
+  onError: true,
+} satisfies Record<keyof RedisConnectionOptions, true>);
+
+/**
+ * Refuses an options value that is not an object, and option names the store does not know (a
+ * misspelt `urll` would otherwise connect to the default Redis): names every unknown one and
+ * lists the known ones, never a value (an unknown option may hold a secret).
+ *
+ * @example
+ * checkOptionNames('new RedisRecordStore', { prefx: 'a:' }, ['url', 'prefix']);
+ * // GatewayConfigError: new RedisRecordStore: unknown option "prefx" (known: url, prefix).
+ */
+export function checkOptionNames(
+  factory: string,
+  options: unknown,
+  known: readonly string[],
+): void {
+  const refuse: Refuse = refusalFor(factory);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse('options', options, 'expected an options object.');
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length > 0)
+    throw new GatewayConfigError(
+      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')}).`,
+    );
+}
+
+/**
+ * Refuses a Redis URL node-redis could not use (empty, unparseable, another scheme, a database
+ * that is not a number), before node-redis sees it: its own error (`TypeError: Invalid URL`)
+ * carries the whole URL, password included, in its `input`. The refusal names the option and
+ * the URL's form, and holds nothing of the URL (no `cause`).
+ */
+function checkUrl(refuse: Refuse, path: string, url: unknown): void {
+  if (url === undefined) return;
+  let usable = typeof url === 'string' && url !== '';
+  if (usable) {
+    try {
+      // node-redis' own parser: what it accepts here, createClient accepts.
+      NodeRedisClient.parseURL(url as string);
+    } catch {
+      // Not rethrown, not kept as a cause: the error (and its `input`) may hold the password.
+      usable = false;
+    }
+  }
+  if (!usable)
+    refuse(
+      path,
+      url,
+      'expected a Redis URL: redis[s]://[[user][:password]@]host[:port][/db] or unix:///path/to/socket.',
+      true,
+    );
 }
 
 /**
@@ -166,6 +230,11 @@ export class RedisConnection {
   /** Calls in flight, with their deadlines (see {@link call}). */
   readonly #pending = new Set<Pending>();
   #watchdog: ReturnType<typeof setInterval> | undefined;
+  /**
+   * When (`performance.now()`) Redis first answered after the connection was last seen failing,
+   * or after start-up; `undefined` while it has not answered since (see `answeringForMs`).
+   */
+  #answeringSince: number | undefined;
 
   /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
@@ -175,6 +244,12 @@ export class RedisConnection {
     timerMs(refuse, 'connectTimeoutMs', this.#connectTimeoutMs);
     timerMs(refuse, 'commandTimeoutMs', this.#commandTimeoutMs);
     this.#report = options.onError ?? defaultReporter;
+    // Before node-redis parses them (its errors show the URL, password included).
+    checkUrl(refuse, 'url', options.url);
+    checkUrl(refuse, 'clientOptions.url', options.clientOptions?.url);
+    checkUrl(refuse, 'cluster.defaults.url', options.cluster?.defaults?.url);
+    for (const [index, node] of (options.cluster?.rootNodes ?? []).entries())
+      checkUrl(refuse, `cluster.rootNodes[${index}].url`, node?.url);
     const given = [options.client && 'client', options.cluster && 'cluster', options.url && 'url'];
     if (given.filter(Boolean).length > 1)
       throw new GatewayConfigError(
@@ -282,7 +357,9 @@ export class RedisConnection {
       const pending: Pending = { deadline, reject };
       const failed = (error: unknown): void => {
         this.#pending.delete(pending);
-        reject(translate(error));
+        const translated = translate(error);
+        if (translated instanceof StoreUnavailableError) this.#answeringSince = undefined;
+        reject(translated);
       };
       let answer: Promise<T>;
       try {
@@ -295,6 +372,7 @@ export class RedisConnection {
       this.#watchdog ??= this.#startWatchdog();
       answer.then((value) => {
         this.#pending.delete(pending);
+        this.#answeringSince ??= performance.now();
         resolve(value);
       }, failed);
     });
@@ -319,7 +397,10 @@ export class RedisConnection {
         );
         missed = true;
       }
-      if (missed) this.#reset();
+      if (missed) {
+        this.#answeringSince = undefined;
+        this.#reset();
+      }
     }, tick);
     (timer as { unref?: () => void }).unref?.();
     return timer;
@@ -450,6 +531,16 @@ export class RedisConnection {
   }
 
   /**
+   * How long, in ms, Redis has answered every call of this connection: since the first answer
+   * after it was last seen failing (a call that found it unreachable or missed its deadline, a
+   * lost connection), or after start-up. `0` while it has not answered since. The job store's
+   * sweeper waits for a lease's length of it after an outage before it fails lapsed leases.
+   */
+  answeringForMs(): number {
+    return this.#answeringSince === undefined ? 0 : performance.now() - this.#answeringSince;
+  }
+
+  /**
    * Reports a failure of background work (renewals, sweeps, polling): once per outage for
    * outages (the first one marks the connection down), always for anything else.
    */
@@ -493,6 +584,7 @@ export class RedisConnection {
       if (lost || this.#closed) return;
       lost = true;
       if (role === 'command') {
+        this.#answeringSince = undefined;
         if (this.#down) return; // a missed deadline already said so
         this.#down = true;
       }

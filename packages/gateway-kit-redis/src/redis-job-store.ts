@@ -42,6 +42,8 @@ import {
   type RedisCallbackShareOptions,
 } from './redis-callback-outbox.ts';
 import {
+  CONNECTION_OPTION_NAMES,
+  checkOptionNames,
   connectsToCluster,
   DEFAULT_COMMAND_TIMEOUT_MS,
   type LuaScript,
@@ -100,7 +102,9 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
   /**
    * How long a queued or running job's lease lives without renewal, in ms. The instance that
    * created (and runs) the job renews it every `leaseMs / 3`; once it lapses (the instance died),
-   * a sweeper fails the job with `worker_lost`. Default 30 000. Like every duration of the store
+   * a sweeper fails the job with `worker_lost`. After Redis was unreachable (or at start-up), an
+   * instance's sweeper waits until Redis has answered it for `leaseMs` before it fails lapsed
+   * leases, so that live instances renew theirs first. Default 30 000. Like every duration of the store
    * a timer waits for, whole ms up to 2 147 483 647 (the longest a timer holds).
    */
   readonly leaseMs?: number;
@@ -241,6 +245,7 @@ export class RedisJobStore implements JobStore {
   readonly #replicated: ((key: string) => Promise<void>) | undefined;
 
   constructor(options: RedisJobStoreOptions = {}) {
+    checkOptionNames('new RedisJobStore', options, JOB_STORE_OPTION_NAMES);
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
     const maxJobs = options.maxJobs ?? 100_000;
     const leaseMs = options.leaseMs ?? 30_000;
@@ -449,8 +454,9 @@ export class RedisJobStore implements JobStore {
   }
 
   /**
-   * Fails queued or running jobs whose lease lapsed with `worker_lost` (the sweeper calls this every
-   * `sweepIntervalMs`). Returns the ids it failed.
+   * Fails queued or running jobs whose lease lapsed with `worker_lost` (what the sweeper does every
+   * `sweepIntervalMs`, once Redis has answered this instance for `leaseMs`; this call does it at
+   * once). Returns the ids it failed.
    *
    * @example
    * const failed = await store.sweepExpiredLeases();
@@ -806,9 +812,33 @@ export class RedisJobStore implements JobStore {
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {
-      await this.#sweepBuckets();
+      // After an outage longer than leaseMs every live instance's leases have lapsed: sweeping as
+      // soon as Redis answers would fail live jobs before their instances renew them. So the
+      // sweeper waits until Redis has answered this instance for a whole lease (since it was last
+      // seen failing, or since start-up): every live instance has then had a full lease to renew.
+      if (this.#redis.answeringForMs() < this.#leaseMs) await this.#probe();
+      else await this.#sweepBuckets();
     } finally {
       this.#sweeping = false;
+    }
+  }
+
+  /**
+   * While the sweeper waits (see #sweepQuietly): one small command per bucket, so the connection
+   * learns whether Redis answers (on a cluster, every primary holding a bucket) without any other
+   * traffic.
+   */
+  async #probe(): Promise<void> {
+    const buckets = this.#redis.cluster ? this.#allBuckets() : [0];
+    try {
+      await Promise.all(
+        buckets.map((bucket) => {
+          const claim = `${this.#keys.base(bucket)}sweep`;
+          return this.#redis.send(claim, ['EXISTS', claim]);
+        }),
+      );
+    } catch (error) {
+      if (!this.#closed) this.#redis.report(error);
     }
   }
 
@@ -914,6 +944,28 @@ async function waitForReplicas(
 }
 
 const refuse: Refuse = refusalFor('new RedisJobStore');
+
+/** The names of {@link RedisJobStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const JOB_STORE_OPTION_NAMES: readonly string[] = [
+  ...CONNECTION_OPTION_NAMES,
+  ...Object.keys({
+    maxPendingCallbacksPerPrincipal: true,
+    maxPendingCallbackBytesPerPrincipal: true,
+    prefix: true,
+    buckets: true,
+    retentionMs: true,
+    maxJobs: true,
+    maxFinishedPerOwner: true,
+    leaseMs: true,
+    sweepIntervalMs: true,
+    cancelPollIntervalMs: true,
+    callbackPollIntervalMs: true,
+    maxPendingCallbacks: true,
+    waitForReplicas: true,
+    instanceId: true,
+    onListenerError: true,
+  } satisfies Record<Exclude<keyof RedisJobStoreOptions, keyof RedisConnectionOptions>, true>),
+];
 
 /**
  * `waitForReplicas` as given, checked: `WAIT` runs under the store's own deadline, so a timeout

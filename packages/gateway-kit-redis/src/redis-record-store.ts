@@ -24,6 +24,8 @@ import {
   REPLACE_RECORD,
 } from './record-scripts.ts';
 import {
+  CONNECTION_OPTION_NAMES,
+  checkOptionNames,
   connectsToCluster,
   RedisConnection,
   type RedisConnectionOptions,
@@ -74,6 +76,7 @@ export class RedisRecordStore implements RecordStore {
   readonly #maxRecords: number;
 
   constructor(options: RedisRecordStoreOptions = {}) {
+    checkOptionNames('new RedisRecordStore', options, RECORD_STORE_OPTION_NAMES);
     const maxRecords = options.maxRecords ?? 1_000_000;
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)
       refusalFor('new RedisRecordStore')('maxRecords', maxRecords, 'expected a positive integer.');
@@ -261,3 +264,13 @@ function ttl(ttlMs: number): string {
   if (!Number.isFinite(ttlMs)) throw new RangeError(`ttlMs must be a finite number, got ${ttlMs}.`);
   return String(Math.max(1, Math.ceil(ttlMs)));
 }
+
+/** The names of {@link RedisRecordStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const RECORD_STORE_OPTION_NAMES: readonly string[] = [
+  ...CONNECTION_OPTION_NAMES,
+  ...Object.keys({
+    prefix: true,
+    buckets: true,
+    maxRecords: true,
+  } satisfies Record<Exclude<keyof RedisRecordStoreOptions, keyof RedisConnectionOptions>, true>),
+];

@@ -1,8 +1,15 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { inspect } from 'node:util';
 import { GatewayConfigError } from '@svc/gateway-kit/store';
+import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
+import {
+  type RedisClient,
+  RedisJobStore,
+  type RedisJobStoreOptions,
+  RedisRecordStore,
+} from '../src/index.ts';
 
 // Option checks run in the constructor, before any connection: no Redis needed.
 const caps = [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '10'];
@@ -165,5 +172,170 @@ describe('a refused store opens no connection', () => {
     await valid.close();
     server.close();
     expect(offered).toBe(1);
+  });
+});
+
+describe('a URL node-redis cannot use is refused naming the option, with nothing of the URL in the error', () => {
+  const password = 'S3cr3tPassw0rd';
+  const bad = `redis://app:${password}@cache:6379:bad`;
+  /** Every run of 5 characters of the password: no part of it may show. */
+  const parts = Array.from({ length: password.length - 4 }, (_, i) => password.slice(i, i + 5));
+  const refusal = (create: () => unknown): Error => {
+    try {
+      create();
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('expected the constructor to throw');
+  };
+  const cases: [string, () => unknown, string][] = [
+    ['new RedisJobStore({ url })', () => new RedisJobStore({ url: bad }), 'new RedisJobStore: url'],
+    [
+      'new RedisRecordStore({ url })',
+      () => new RedisRecordStore({ url: bad }),
+      'new RedisRecordStore: url',
+    ],
+    [
+      'new RedisJobStore({ clientOptions: { url } })',
+      () => new RedisJobStore({ clientOptions: { url: bad } }),
+      'new RedisJobStore: clientOptions.url',
+    ],
+    [
+      'new RedisRecordStore({ cluster: { rootNodes: [{ url }] } })',
+      () => new RedisRecordStore({ cluster: { rootNodes: [{ url: bad }] } }),
+      'new RedisRecordStore: cluster.rootNodes[0].url',
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, create, start) => {
+    const error = refusal(create);
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    expect(error.message).toBe(
+      `${start} is a string: expected a Redis URL: redis[s]://[[user][:password]@]host[:port][/db] or unix:///path/to/socket.`,
+    );
+    // What console.error(error), a logger's JSON and a look at its properties would show.
+    const shown = [
+      inspect(error, { depth: 10, showHidden: true }),
+      JSON.stringify(error),
+      JSON.stringify(
+        Object.getOwnPropertyNames(error).map((key) => [key, String(Reflect.get(error, key))]),
+      ),
+      String(error.cause),
+    ].join('\n');
+    for (const part of parts) expect(shown).not.toContain(part);
+  });
+
+  it.each([
+    ['http://app:pw@cache:6379'], // another scheme
+    ['redis://cache:6379/zero'], // a database that is not a number
+    ['redis://app:%zz@cache:6379'], // a password node-redis cannot decode
+    ['cache:6379'],
+  ])('%s is refused too', (url) => {
+    expect(() => new RedisJobStore({ url })).toThrow(
+      /^new RedisJobStore: url is a string: expected a Redis URL: /,
+    );
+  });
+
+  it('an empty url is refused (it used to connect to redis://127.0.0.1:6379), with the unset-variable hint', () => {
+    for (const create of [
+      () => new RedisJobStore({ url: '' }),
+      () => new RedisRecordStore({ url: '' }),
+    ])
+      expect(create).toThrow(
+        /^new Redis(Job|Record)Store: url is an empty string: is an environment variable unset\? \(expected a Redis URL: /,
+      );
+  });
+});
+
+describe('an unknown option name is refused (it used to be ignored, the store falling back to defaults)', () => {
+  it.each([
+    [{ urll: 'redis://cache:6379' }, 'unknown option "urll"'],
+    [{ maxJob: 5 }, 'unknown option "maxJob"'],
+    [{ commandTimeout: 5 }, 'unknown option "commandTimeout"'],
+    [{ url: 'redis://cache:6379', prefx: 'a:', leaseMS: 5 }, 'unknown options "prefx", "leaseMS"'],
+  ])('new RedisJobStore(%o) names it and lists the known ones', (options, unknown) => {
+    const create = () => new RedisJobStore(options as never);
+    expect(create).toThrow(GatewayConfigError);
+    expect(create).toThrow(
+      new RegExp(
+        `^new RedisJobStore: ${unknown} \\(known: url, clientOptions, cluster, client, commandTimeoutMs, .*, leaseMs, .*, onListenerError\\)\\.$`,
+      ),
+    );
+  });
+
+  it('new RedisRecordStore({ prefx }) and a job-store-only option name are refused', () => {
+    expect(() => new RedisRecordStore({ prefx: 'x' } as never)).toThrow(
+      new GatewayConfigError(
+        'new RedisRecordStore: unknown option "prefx" (known: url, clientOptions, cluster, client, commandTimeoutMs, connectTimeoutMs, onError, prefix, buckets, maxRecords).',
+      ),
+    );
+    expect(() => new RedisRecordStore({ leaseMs: 1_000 } as never)).toThrow(
+      /^new RedisRecordStore: unknown option "leaseMs" \(known: /,
+    );
+  });
+
+  it('the message shows names, never the values (an unknown option may hold a secret)', () => {
+    const create = () => new RedisJobStore({ passwd: 'S3cr3tPassw0rd' } as never);
+    expect(create).toThrow(/unknown option "passwd"/);
+    expect(create).not.toThrow(/S3cr3t/);
+  });
+
+  it('options that are not an object are refused', () => {
+    expect(() => new RedisJobStore(null as never)).toThrow(
+      new GatewayConfigError('new RedisJobStore: options is null: expected an options object.'),
+    );
+  });
+
+  it('every documented option is still accepted, with a url, a cluster or a client', async () => {
+    const onError = () => {};
+    const connection = {
+      commandTimeoutMs: 1_000,
+      connectTimeoutMs: 1_000,
+      onError,
+    };
+    const jobOptions = {
+      prefix: 'all:',
+      buckets: 2,
+      retentionMs: 60_000,
+      maxJobs: 100,
+      maxFinishedPerOwner: 10,
+      leaseMs: 3_000,
+      sweepIntervalMs: 0,
+      cancelPollIntervalMs: 1_000,
+      callbackPollIntervalMs: 1_000,
+      maxPendingCallbacks: 100,
+      maxPendingCallbacksPerPrincipal: 10,
+      maxPendingCallbackBytesPerPrincipal: 1_000,
+      waitForReplicas: { replicas: 1, timeoutMs: 500 },
+      instanceId: 'instance-1',
+      onListenerError: onError,
+    } satisfies RedisJobStoreOptions;
+    const recordOptions = { prefix: 'all:', buckets: 2, maxRecords: 100 };
+    const client = createClient({ url: 'redis://127.0.0.1:1' }) as unknown as RedisClient;
+    const stores = [
+      new RedisJobStore({
+        url: 'redis://127.0.0.1:1',
+        clientOptions: { name: 'gateway' },
+        ...connection,
+        ...jobOptions,
+      }),
+      new RedisJobStore({
+        cluster: { rootNodes: [{ url: 'redis://127.0.0.1:1' }] },
+        ...connection,
+        ...jobOptions,
+      }),
+      new RedisJobStore({ client, ...connection, ...jobOptions }),
+      // A url left unset (an undefined option) still means the default.
+      new RedisJobStore({ url: undefined, ...connection, sweepIntervalMs: 0 } as never),
+      new RedisRecordStore({
+        url: 'rediss://user:pw@127.0.0.1:1/2',
+        clientOptions: {},
+        ...connection,
+        ...recordOptions,
+      }),
+      new RedisRecordStore({ url: 'unix:///tmp/none.sock', ...connection, ...recordOptions }),
+      new RedisRecordStore({ client, ...connection, ...recordOptions }),
+    ];
+    await Promise.all(stores.map((store) => store.close()));
   });
 });
