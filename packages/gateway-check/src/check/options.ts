@@ -1,4 +1,10 @@
-import { isWholeMs, refuseOption, WHOLE_MS } from '../errors/check-options-error.ts';
+import {
+  isWholeMs,
+  refuseOption,
+  refuseUnknownOptions,
+  WHOLE_MS,
+} from '../errors/check-options-error.ts';
+import type { CheckGatewayOptions } from './check-gateway.ts';
 
 /** Deadline of each request when `timeoutMs` is not given. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -24,6 +30,26 @@ const NUMBERS = {
 
 /** The function options of `checkGateway` (not settable on the command line). */
 const FUNCTIONS = ['fetch', 'onCheck'] as const;
+
+/**
+ * Every option of `checkGateway`, in the order its error lists them. Typed against
+ * {@link CheckGatewayOptions}: an option added there without a line here fails the typecheck.
+ */
+const KNOWN_OPTIONS = /* @__PURE__ */ Object.keys({
+  url: true,
+  token: true,
+  only: true,
+  allowWrites: true,
+  callbackHost: true,
+  fetch: true,
+  timeoutMs: true,
+  jobTimeoutMs: true,
+  pollIntervalMs: true,
+  deadlineMs: true,
+  maxActions: true,
+  signal: true,
+  onCheck: true,
+} satisfies { readonly [K in keyof CheckGatewayOptions]-?: true });
 
 /** What {@link validateCheckOptions} reads. */
 export interface CheckOptionsInput {
@@ -70,6 +96,9 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
   ) => refuseOption(who, path, value, expected, fromEnv);
   if (typeof options !== 'object' || options === null)
     refuse('options', options, 'expected { url, token, … }.');
+  // Before any value: `{ url, tokn }` is a misspelt token, not a missing one. The CLI builds its
+  // options from flags node:util's parseArgs already checked.
+  if (!flags) refuseUnknownOptions(who, options, KNOWN_OPTIONS);
   const { url, token } = options;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
     refuse(name('url'), url, 'expected an absolute http(s) URL.', !flags);

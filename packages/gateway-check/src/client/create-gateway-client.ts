@@ -7,13 +7,18 @@ import type {
   RejectedResponse,
 } from '../contract/invoke-response.ts';
 import { InvokeResponseSchema } from '../contract/invoke-response.ts';
-import { CancelResponseSchema, LooseJobSchema } from '../contract/job.ts';
+import { CancelResponseSchema, type Job, LooseJobSchema } from '../contract/job.ts';
 import { LooseManifestSchema, type Manifest } from '../contract/manifest.ts';
-import { isWholeMs, refuseOption, WHOLE_MS } from '../errors/check-options-error.ts';
+import {
+  isWholeMs,
+  refuseOption,
+  refuseUnknownOptions,
+  WHOLE_MS,
+} from '../errors/check-options-error.ts';
 import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
-import { type JobHandle, waitForJob } from './job-handle.ts';
+import { type JobHandle, type WaitOptions, waitForJob } from './job-handle.ts';
 import type { ActionInput, TypedActionLike } from './typed-action.ts';
 
 /**
@@ -103,11 +108,49 @@ export interface GatewayClient {
   approval(approval: string | { approvalId: string; statusUrl?: string }): Promise<Approval>;
 }
 
+// Every option of each options object, typed against its interface: an option added there without
+// a line here fails the typecheck. A key outside them throws a CheckOptionsError naming it.
+const CLIENT_OPTIONS = /* @__PURE__ */ Object.keys({
+  url: true,
+  token: true,
+  fetch: true,
+  timeoutMs: true,
+} satisfies { readonly [K in keyof GatewayClientOptions]-?: true });
+const INVOKE_OPTIONS = /* @__PURE__ */ Object.keys({
+  invocationId: true,
+  idempotencyKey: true,
+  traceId: true,
+  deadlineAt: true,
+  meeting: true,
+  session: true,
+  context: true,
+  callbacks: true,
+  signal: true,
+} satisfies { readonly [K in keyof InvokeOptions]-?: true });
+const WAIT_OPTIONS = /* @__PURE__ */ Object.keys({
+  signal: true,
+  pollIntervalMs: true,
+  timeoutMs: true,
+} satisfies { readonly [K in keyof WaitOptions]-?: true });
+type SignalOptions = NonNullable<Parameters<GatewayClient['manifest']>[0]>;
+const SIGNAL_OPTIONS = /* @__PURE__ */ Object.keys({
+  signal: true,
+} satisfies { readonly [K in keyof SignalOptions]-?: true });
+
+/** Refuses `options` (of a call) that is not an object, or has a key outside `known`. */
+function checkCallOptions(who: string, options: unknown, known: readonly string[]): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuseOption(who, 'options', options, `expected { ${known.join(', ')} }.`);
+  refuseUnknownOptions(who, options, known);
+}
+
 /**
  * Creates a {@link GatewayClient}. Works wherever `fetch` and Web Crypto exist (Node 22+, Deno,
  * Bun, browsers). Every answer is validated against the contract; a gateway that breaks it makes
- * the call reject with a `contract` error naming the rule. An unusable `timeoutMs` throws a
- * `CheckOptionsError` naming it.
+ * the call reject with a `contract` error naming the rule. An option it does not know (`tokn`), a
+ * missing token or an unusable `timeoutMs` throws a `CheckOptionsError` naming it (never its
+ * value); so do the options objects of the client's methods (`invoke`, `wait`, …), as rejections.
  *
  * @example
  * const client = createGatewayClient({ url: 'http://127.0.0.1:8787', token: process.env.GATEWAY_TOKEN! });
@@ -118,10 +161,21 @@ export interface GatewayClient {
  * }
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const who = 'createGatewayClient';
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuseOption(who, 'options', options, 'expected { url, token, … }.');
+  // A misspelt `token` sent every call without credentials; a misspelt `timeoutMs` kept 10 s.
+  refuseUnknownOptions(who, options, CLIENT_OPTIONS);
+  if (typeof options.url !== 'string' || options.url === '')
+    refuseOption(who, 'url', options.url, 'expected the gateway base address.', true);
+  if (typeof options.token !== 'string' || options.token === '')
+    refuseOption(who, 'token', options.token, 'expected a non-empty string.', true);
+  if (options.fetch !== undefined && typeof options.fetch !== 'function')
+    refuseOption(who, 'fetch', options.fetch, 'expected a function.');
   // `0`, `NaN` or a string would fail every request at call time (or at once); a longer timer
   // than 2^31-1 ms fires at once.
   if (options.timeoutMs !== undefined && !isWholeMs(options.timeoutMs))
-    refuseOption('createGatewayClient', 'timeoutMs', options.timeoutMs, WHOLE_MS);
+    refuseOption(who, 'timeoutMs', options.timeoutMs, WHOLE_MS);
   const fetchFn: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 10_000;
   const auth = { authorization: `Bearer ${options.token}` };
@@ -137,7 +191,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const jobUrl = (jobId: string) => joinUrl(options.url, `/v1/jobs/${encodeURIComponent(jobId)}`);
 
   const job = (jobId: string): JobHandle => {
-    const get = async (signal?: AbortSignal) =>
+    const get = async (signal?: AbortSignal): Promise<Job> =>
       expectAnswer(
         await call('GET', jobUrl(jobId), undefined, signal),
         LooseJobSchema,
@@ -146,9 +200,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       );
     return {
       jobId,
-      get: (opts) => get(opts?.signal),
-      wait: (opts) => waitForJob(get, opts),
+      get: async (opts) => {
+        checkCallOptions('JobHandle.get', opts, SIGNAL_OPTIONS);
+        return get(opts?.signal);
+      },
+      wait: async (opts) => {
+        checkCallOptions('JobHandle.wait', opts, WAIT_OPTIONS);
+        return waitForJob(get, opts);
+      },
       cancel: async (opts) => {
+        checkCallOptions('JobHandle.cancel', opts, SIGNAL_OPTIONS);
         const answer = await call('POST', `${jobUrl(jobId)}/cancel`, undefined, opts?.signal);
         return expectAnswer(answer, CancelResponseSchema, 'job-cancel', `cancel job ${jobId}`).job;
       },
@@ -156,14 +217,18 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   };
 
   return {
-    manifest: async (opts) =>
-      expectAnswer(
+    manifest: async (opts) => {
+      checkCallOptions('GatewayClient.manifest', opts, SIGNAL_OPTIONS);
+      return expectAnswer(
         await call('GET', joinUrl(options.url, '/v1/manifest'), undefined, opts?.signal),
         LooseManifestSchema,
         'manifest-shape',
         'GET /v1/manifest',
-      ),
+      );
+    },
     invoke: async (action, input, opts = {}) => {
+      // A misspelt idempotencyKey would send the invoke without one: a retry would run it twice.
+      checkCallOptions('GatewayClient.invoke', opts, INVOKE_OPTIONS);
       const actionId = typeof action === 'string' ? action : action.id;
       const body = {
         invocationId: opts.invocationId ?? randomId('inv'),

@@ -55,6 +55,37 @@ export function refuseOption(
   throw new CheckOptionsError(`${who}: ${path} is ${kindOf(value)}: ${hint}`);
 }
 
+/** The longest key named in full in an unknown-option message, and the most keys named. */
+const MAX_KEY_LENGTH = 64;
+const MAX_NAMED_KEYS = 5;
+
+/**
+ * Throws the {@link CheckOptionsError} `<who>: unknown option "x" (known: a, b).` when `options`
+ * has an own key outside `known`: a misspelt option (`tokn`, `timeout`) would otherwise be
+ * ignored, and a run or a client would go on with the default (no token, 10 s). Names the keys,
+ * never their values (an option may hold a token). The style of `@svc/gateway-kit`'s
+ * `createGateway`.
+ *
+ * @example
+ * refuseUnknownOptions('createGatewayClient', { url, tokn: 't' }, ['url', 'token']);
+ * // CheckOptionsError: createGatewayClient: unknown option "tokn" (known: url, token).
+ */
+export function refuseUnknownOptions(who: string, options: object, known: readonly string[]): void {
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return;
+  const named = unknown
+    .slice(0, MAX_NAMED_KEYS)
+    .map((key) =>
+      JSON.stringify(key.length > MAX_KEY_LENGTH ? `${key.slice(0, MAX_KEY_LENGTH)}…` : key),
+    )
+    .join(', ');
+  const more =
+    unknown.length > MAX_NAMED_KEYS ? ` and ${unknown.length - MAX_NAMED_KEYS} more` : '';
+  throw new CheckOptionsError(
+    `${who}: unknown option${unknown.length > 1 ? 's' : ''} ${named}${more} (known: ${known.join(', ')}).`,
+  );
+}
+
 /** What a duration option accepts, for its error: a whole number of ms a timer holds. */
 export const WHOLE_MS: string = `expected a whole number of milliseconds from 1 to ${MAX_TIMER_MS}.`;
 
