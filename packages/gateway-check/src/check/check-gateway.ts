@@ -97,7 +97,7 @@ export async function checkGateway(options: CheckGatewayOptions): Promise<CheckR
 
   const maxActions = options.maxActions ?? DEFAULT_MAX_ACTIONS;
   const manifest = await checkManifest(run, maxActions);
-  if (!run.unreachable) await runChecks(run, manifest, options, maxActions);
+  if (!run.couldNotRun) await runChecks(run, manifest, options, maxActions);
   const checks = run.results.filter((r): r is CheckResult => r !== undefined);
   const count = (status: CheckResult['status']) => checks.filter((c) => c.status === status).length;
   const counts = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
@@ -105,9 +105,7 @@ export async function checkGateway(options: CheckGatewayOptions): Promise<CheckR
     ? `the overall deadline of ${deadlineMs} ms passed: checks after the ${checks.length} reported were not run (raise deadlineMs / --deadline)`
     : options.signal?.aborted
       ? `stopped by its signal after ${checks.length} checks`
-      : run.unreachable
-        ? `no answer to GET /v1/manifest: ${run.unreachable}`
-        : undefined;
+      : run.couldNotRun;
   return {
     url: run.settings.url,
     startedAt: startedAt.toISOString(),

@@ -80,8 +80,12 @@ export class CheckRun {
     cancel: [],
   };
 
-  /** Set when the manifest request got no answer at all: the run stops there. */
-  unreachable: string | undefined;
+  /**
+   * Set, saying why, when the run cannot check the contract and stops after the manifest request:
+   * it got no answer at all, or the gateway refused the token given (401 with an error envelope).
+   * The report is then `incomplete` with this text (the CLI exits 2).
+   */
+  couldNotRun: string | undefined;
   /** Every request and pause aborts on the caller's signal and on the deadline. */
   readonly signal: AbortSignal;
 

@@ -17,7 +17,8 @@ export const USAGE = `Usage: svc-gateway-check --url URL [--token TOKEN] [option
 Checks a gateway against Gateway Contract v1. Exit code:
   0  passed: the run completed and no check failed
   1  contract broken: the run completed and a check failed (or was skipped, with --fail-on-skip)
-  2  could not run: bad arguments, the gateway could not be reached, or the overall deadline passed
+  2  could not run: bad arguments, the gateway could not be reached or refused the token
+     (401 to GET /v1/manifest), or the overall deadline passed
 
   --url URL             gateway base address, e.g. http://127.0.0.1:8787
   --token TOKEN         bearer token (default: the SVC_GATEWAY_TOKEN environment variable)
@@ -61,7 +62,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     ...check,
     ...(json ? {} : { onCheck: (result) => io.out(formatCheck(result)) }),
   });
-  if (report.checks.length === 0) {
+  // A run that stopped at the manifest (unreachable, token refused) says why, whatever --only.
+  if (report.checks.length === 0 && !report.incomplete) {
     io.err('No check matched --only; nothing was checked.');
     return 2;
   }

@@ -1,8 +1,14 @@
+import * as v from 'valibot';
+import { ErrorEnvelopeSchema } from '../../contract/gateway-error.ts';
 import { LooseManifestSchema, type Manifest } from '../../contract/manifest.ts';
 import { RULES } from '../../contract/rules.ts';
 import { isGatewayClientError } from '../../errors/gateway-client-error.ts';
 import { checkInputSchema } from '../../schema/json-schema-check.ts';
 import { type CheckRun, describeAnswer, expectShape, expectThat } from '../check-run.ts';
+
+/** What to do about a refused token (never printed: the gateway knows which one it got). */
+const TOKEN_REFUSED =
+  "no check can run without a token the gateway accepts — check --token or SVC_GATEWAY_TOKEN (checkGateway's token option)";
 
 /**
  * Reads the manifest (checking its shape), then checks action ids and input schemas. Resolves with
@@ -26,10 +32,18 @@ export async function checkManifest(
     } catch (error) {
       // No answer at all: the run could not start (exit 2), which says nothing about the contract.
       if (isGatewayClientError(error) && error.kind !== 'too-large') {
-        run.unreachable = error.message;
+        run.couldNotRun = `no answer to GET /v1/manifest: ${error.message}`;
         return { skip: `no answer: ${error.message}` };
       }
       throw error;
+    }
+    // The token given refused, in the contract's own words (401 and an error envelope): nothing
+    // else can be checked, which says nothing about the contract (exit 2). A gateway that refuses
+    // every token looks the same from outside. A 401 without an envelope breaks the contract
+    // whatever the token: it is checked as any other answer (manifest-shape, error-envelope).
+    if (answer.status === 401 && v.is(ErrorEnvelopeSchema, answer.json)) {
+      run.couldNotRun = `GET /v1/manifest answered 401 to the token given; ${TOKEN_REFUSED}`;
+      return { skip: `the gateway answered 401 to the token given; ${TOKEN_REFUSED}` };
     }
     why = `GET /v1/manifest answered ${describeAnswer(answer)}`;
     expectThat(answer.status === 200, `${why}, expected 200`);
@@ -45,7 +59,7 @@ export async function checkManifest(
     read,
   );
   if (!result) await read().catch(() => undefined);
-  if (run.unreachable) return undefined;
+  if (run.couldNotRun) return undefined;
   if (!manifest) {
     for (const [id, rule] of [
       ['manifest-action-ids-unique:manifest', 'manifest-action-ids-unique'],
