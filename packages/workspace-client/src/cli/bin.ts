@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { createWorkspaceClient } from '../client/create-workspace-client.ts';
+import { apiRoot, KEY_PATTERN } from '../client/transport.ts';
 import { WorkspaceApiError } from '../errors/api-error.ts';
 import { WorkspaceConfigError } from '../errors/config-error.ts';
 import { WorkspaceError } from '../errors/workspace-error.ts';
 import { applyPlan } from './apply.ts';
+import { parseFlags, UsageError } from './args.ts';
 import { formatIssues, formatPlan } from './format.ts';
 import { loadFolder } from './load.ts';
 import { plan, summarize } from './plan.ts';
@@ -51,13 +52,10 @@ type Values = {
   help?: boolean | undefined;
 };
 
-class UsageError extends Error {}
-
 function parse(argv: string[]): { command: string; target: string; values: Values } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
       prune: { type: 'boolean' },
       yes: { type: 'boolean', short: 'y' },
       json: { type: 'boolean' },
@@ -66,7 +64,8 @@ function parse(argv: string[]): { command: string; target: string; values: Value
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    true,
+  );
   if (values.help) return { command: 'help', target: '', values };
   const [command, target, ...extra] = positionals;
   if (command === undefined) throw new UsageError('A command is required');
@@ -86,6 +85,17 @@ function connect(values: Values) {
     throw new UsageError('Pass --base-url or set SVC_WORKSPACE_URL');
   }
   if (apiKey === undefined || apiKey === '') throw new UsageError('Set SVC_WORKSPACE_KEY');
+  // Named as the user set them, not as the options of createWorkspaceClient; never quoted (a
+  // URL may hold credentials).
+  if (apiRoot(baseUrl) === undefined) {
+    const source = values['base-url'] === undefined ? 'SVC_WORKSPACE_URL' : '--base-url';
+    throw new UsageError(
+      `${source} is not an absolute http(s) URL without credentials (e.g. https://svc.example.com)`,
+    );
+  }
+  if (!KEY_PATTERN.test(apiKey)) {
+    throw new UsageError('SVC_WORKSPACE_KEY must be printable ASCII without spaces or line breaks');
+  }
   return createWorkspaceClient({ baseUrl, apiKey });
 }
 
@@ -224,12 +234,8 @@ run(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Unusable settings (e.g. a --base-url that is not an http(s) URL) are usage errors too.
-    if (
-      error instanceof UsageError ||
-      error instanceof WorkspaceConfigError ||
-      (error as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS')
-    ) {
+    // Unusable settings the client refuses are usage errors too.
+    if (error instanceof UsageError || error instanceof WorkspaceConfigError) {
       process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
       process.exitCode = EXIT.usage;
       return;

@@ -222,12 +222,37 @@ describe('svc-workspace plan / apply', () => {
     const noKey = await cli(['plan', dir], { SVC_WORKSPACE_KEY: '' });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('SVC_WORKSPACE_KEY');
-    const badUrl = await cli(['plan', dir], { SVC_WORKSPACE_URL: 'ftp://svc.test' });
-    expect(badUrl.code).toBe(2);
-    expect(badUrl.stderr).toContain('baseUrl is a string: expected an absolute http(s) URL');
     expect((await cli(['frobnicate', dir])).code).toBe(2);
     expect((await cli(['plan'])).code).toBe(2);
-    expect((await cli(['plan', dir, '--bogus'])).code).toBe(2);
+  });
+
+  // The settings are named as the user set them, not as createWorkspaceClient's options.
+  it.each([
+    [['--base-url', 'ftp://svc.test'], {}, '--base-url is not an absolute http'],
+    [['--base-url', 'https://user:secret@svc.test'], {}, '--base-url is not an absolute http'],
+    [[], { SVC_WORKSPACE_URL: 'svc.test' }, 'SVC_WORKSPACE_URL is not an absolute http'],
+    [[], { SVC_WORKSPACE_KEY: 'wk_test key' }, 'SVC_WORKSPACE_KEY must be printable ASCII'],
+  ])('refuses plan DIR %j with %j naming the setting, exit 2', async (args, env, start) => {
+    await sampleFolder();
+    const { code, stderr } = await cli(['plan', dir, ...args], env);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toMatch(new RegExp(`^${start}`));
+    expect(stderr).toContain('Usage: svc-workspace');
+    expect(stderr).not.toMatch(/createWorkspaceClient|baseUrl|apiKey|secret|wk_test key/);
+    expect(running.emulator.requests).toEqual([]);
+  });
+
+  it.each([
+    [['plan', 'DIR', '--bogus'], 'Unknown option --bogus'],
+    [['--bogus'], 'Unknown option --bogus'],
+    [['plan', 'DIR', '--base-url'], 'Option --base-url needs a value'],
+    [['plan', 'DIR', '--prune=yes'], 'Option --prune takes no value'],
+  ])('refuses %j with one line naming the flag, the usage and exit 2', async (args, line) => {
+    const { code, stderr } = await cli(args.map((arg) => (arg === 'DIR' ? dir : arg)));
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(line);
+    expect(stderr).toContain('Usage: svc-workspace');
+    expect(stderr).not.toMatch(/ERR_PARSE_ARGS|'-- "|\n\s+at /);
   });
 });
 

@@ -383,6 +383,54 @@ describe('configuration', () => {
     expect((call as Error).message).toMatch(new RegExp(`^request options: ${path} is `));
   });
 
+  // A JavaScript caller gets no compile error for a misspelt option: it used to be ignored.
+  const KNOWN =
+    '(known: baseUrl, apiKey, fetch, timeout, totalTimeout, retry, onRetry, onRequest, onResponse, maxResponseBytes, validateResponses, headers, dangerouslyAllowBrowser).';
+  it.each([
+    [{ maxRetry: 5 }, `unknown option "maxRetry" ${KNOWN}`],
+    [{ timeoutMs: 5, apikey: 'wk_secret_value' }, `unknown options "timeoutMs", "apikey" ${KNOWN}`],
+    [
+      { retry: { limt: 5 } },
+      'retry: unknown option "limt" (known: limit, baseDelayMs, maxDelayMs, maxRetryAfterMs, jitter).',
+    ],
+  ])('refuses the unknown option(s) in %j, naming keys and never values', (extra, message) => {
+    for (const [create, factory] of [
+      [createWorkspaceClient, 'createWorkspaceClient'],
+      [createDebriefsClient, 'createDebriefsClient'],
+    ] as const) {
+      const options = { baseUrl: BASE, apiKey: KEY, ...extra } as WorkspaceClientOptions;
+      expect(() => create(options)).toThrow(new WorkspaceConfigError(`${factory}: ${message}`));
+    }
+  });
+
+  it('refuses unknown per-call options and retry settings before sending', async () => {
+    const { handler, seen } = sequence('get', '/skills', [() => HttpResponse.json([])]);
+    server.use(handler);
+    await expect(client().skills.list({ timout: 5 } as never)).rejects.toThrow(
+      new WorkspaceConfigError(
+        'request options: unknown option "timout" (known: signal, timeout, totalTimeout, retry, headers).',
+      ),
+    );
+    await expect(client().skills.list({ retry: { jiter: false } } as never)).rejects.toThrow(
+      /^request options: retry: unknown option "jiter" \(known: limit, /,
+    );
+    expect(seen).toHaveLength(0);
+  });
+
+  it('names createDebriefsClient, the factory called, in its option errors', () => {
+    for (const [options, message] of [
+      [{ baseUrl: 'ftp://svc.test', apiKey: KEY }, 'baseUrl is a string: expected an absolute'],
+      [{ baseUrl: BASE, apiKey: undefined }, 'apiKey is undefined: expected a key'],
+      [{ baseUrl: BASE, apiKey: KEY, timeout: -1 }, 'timeout is the number -1: expected'],
+      [{ baseUrl: BASE, apiKey: KEY, onRetry: 'log' }, 'onRetry is a string: expected a function'],
+      [{ baseUrl: BASE, apiKey: KEY, retry: { limit: -1 } }, 'retry.limit is the number -1:'],
+    ] as const) {
+      expect(() => createDebriefsClient(options as WorkspaceClientOptions)).toThrow(
+        `createDebriefsClient: ${message}`,
+      );
+    }
+  });
+
   it('keeps retry 0 (never retry) and the largest safe retries and delays', () => {
     const largest = {
       limit: Number.MAX_SAFE_INTEGER,

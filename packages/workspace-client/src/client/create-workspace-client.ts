@@ -27,7 +27,7 @@ export interface WorkspaceClient {
  * ```
  */
 export function createWorkspaceClient(options: WorkspaceClientOptions): WorkspaceClient {
-  const transport = createTransport(options);
+  const transport = createTransport(options, 'createWorkspaceClient');
   return {
     skills: createSkillsResource(transport),
     agents: createAgentsResource(transport),
@@ -49,5 +49,5 @@ export function createWorkspaceClient(options: WorkspaceClientOptions): Workspac
  * ```
  */
 export function createDebriefsClient(options: WorkspaceClientOptions): DebriefsResource {
-  return createDebriefsResource(createTransport(options));
+  return createDebriefsResource(createTransport(options, 'createDebriefsClient'));
 }

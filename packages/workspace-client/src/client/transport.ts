@@ -20,6 +20,7 @@ import type {
 import {
   checkFunction,
   checkHeaders,
+  checkKeys,
   checkTimeout,
   MAX_TIMEOUT_MS,
   refuse,
@@ -71,8 +72,34 @@ const DEFAULTS = {
 
 type ResolvedPolicy = Required<{ [K in keyof RetryPolicy]: NonNullable<RetryPolicy[K]> }>;
 
+// The option names each options object accepts; anything else is refused (`checkKeys`). Typed
+// against the interfaces, so a new option cannot be left out of its list. The retry policy's
+// are the keys of its resolved form (`ResolvedPolicy` requires each).
+const CLIENT_KEYS = /* @__PURE__ */ Object.keys({
+  baseUrl: 1,
+  apiKey: 1,
+  fetch: 1,
+  timeout: 1,
+  totalTimeout: 1,
+  retry: 1,
+  onRetry: 1,
+  onRequest: 1,
+  onResponse: 1,
+  maxResponseBytes: 1,
+  validateResponses: 1,
+  headers: 1,
+  dangerouslyAllowBrowser: 1,
+} satisfies { readonly [K in keyof WorkspaceClientOptions]-?: 1 });
+const REQUEST_KEYS = /* @__PURE__ */ Object.keys({
+  signal: 1,
+  timeout: 1,
+  totalTimeout: 1,
+  retry: 1,
+  headers: 1,
+} satisfies { readonly [K in keyof RequestOptions]-?: 1 });
+
 function resolvePolicy(
-  factory: string | undefined,
+  factory: string,
   ...layers: (RetryPolicy | number | undefined)[]
 ): ResolvedPolicy {
   const policy: ResolvedPolicy = {
@@ -82,12 +109,14 @@ function resolvePolicy(
     maxRetryAfterMs: DEFAULTS.maxRetryAfterMs,
     jitter: DEFAULTS.jitter,
   };
+  const known = Object.keys(policy);
   for (const layer of layers) {
     if (layer === undefined) continue;
     const entries = typeof layer === 'number' ? { limit: layer } : layer;
     // A string (`retry: process.env.RETRIES`) would otherwise be read as no setting at all.
     if (typeof entries !== 'object' || !entries || Array.isArray(entries))
       refuse('retry', layer, 'expected a number or an object.', factory);
+    checkKeys(entries, known, factory, 'retry: ');
     for (const [key, value] of Object.entries(entries)) {
       if (value !== undefined) (policy as Record<string, unknown>)[key] = value;
     }
@@ -112,10 +141,10 @@ function resolvePolicy(
  * trailing newline read from a file, a pasted space) would be refused by `Headers` with an
  * error quoting the key, so it is refused earlier with a message that never shows it.
  */
-const KEY_PATTERN = /^[\x21-\x7e]+$/;
+export const KEY_PATTERN: RegExp = /^[\x21-\x7e]+$/;
 
 const INVALID_KEY = 'expected printable ASCII without spaces or line breaks.';
-/** What option errors of a request's own options are named after (else `createWorkspaceClient`). */
+/** What option errors of a request's own options are named after (else the factory's name). */
 const CALL = 'request options';
 
 /** Headers the client owns: a user `headers` entry never replaces them. */
@@ -139,7 +168,11 @@ const headerRecord = (headers: Headers): Record<string, string> => Object.fromEn
 const requestIdOf = (headers: Headers): string | undefined =>
   headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 
-function resolveRoot(baseUrl: unknown): string {
+/**
+ * The API root (`{origin}{path}/api/v1/org`) of a `baseUrl`, or `undefined` when it is not an
+ * absolute http(s) URL without credentials (the CLI names its own flag for that).
+ */
+export function apiRoot(baseUrl: unknown): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(String(baseUrl));
@@ -150,7 +183,7 @@ function resolveRoot(baseUrl: unknown): string {
     url?.username !== '' ||
     url.password !== ''
   ) {
-    refuse('baseUrl', baseUrl, 'expected an absolute http(s) URL without credentials.');
+    return undefined;
   }
   const path = url.pathname.replace(/\/+$/, '');
   const prefixed = path.endsWith('/api/v1/org') ? path : `${path}/api/v1/org`;
@@ -159,40 +192,50 @@ function resolveRoot(baseUrl: unknown): string {
 
 /**
  * Validates the client options and returns the transport every resource uses. Throws
- * `WorkspaceConfigError` synchronously for unusable options.
+ * `WorkspaceConfigError` synchronously for unusable options, its message starting with
+ * `factory` (the public function the caller called).
  */
-export function createTransport(options: WorkspaceClientOptions): Transport {
+export function createTransport(options: WorkspaceClientOptions, factory: string): Transport {
   if (options === null || typeof options !== 'object') {
-    refuse('options', options, 'expected { baseUrl, apiKey }.');
+    refuse('options', options, 'expected { baseUrl, apiKey }.', factory);
   }
-  const root = resolveRoot(options.baseUrl);
+  checkKeys(options, CLIENT_KEYS, factory);
+  const root =
+    apiRoot(options.baseUrl) ??
+    refuse(
+      'baseUrl',
+      options.baseUrl,
+      'expected an absolute http(s) URL without credentials.',
+      factory,
+    );
   const { apiKey } = options;
   if (typeof apiKey === 'string' ? apiKey.trim() === '' : typeof apiKey !== 'function') {
-    refuse('apiKey', apiKey, 'expected a key or a function returning a token.');
+    refuse('apiKey', apiKey, 'expected a key or a function returning a token.', factory);
   }
   if (typeof apiKey === 'string' && !KEY_PATTERN.test(apiKey)) {
-    refuse('apiKey', apiKey, INVALID_KEY);
+    refuse('apiKey', apiKey, INVALID_KEY, factory);
   }
   if (typeof apiKey === 'string' && isBrowserLike() && options.dangerouslyAllowBrowser !== true) {
     refuse(
       'apiKey',
       apiKey,
       'a secret, refused in a browser: pass a function returning a short-lived token (or dangerouslyAllowBrowser: true).',
+      factory,
     );
   }
-  checkFunction('fetch', options.fetch);
-  checkFunction('onRetry', options.onRetry);
-  checkFunction('onRequest', options.onRequest);
-  checkFunction('onResponse', options.onResponse);
-  checkHeaders('headers', options.headers);
-  checkTimeout('timeout', options.timeout);
-  checkTimeout('totalTimeout', options.totalTimeout);
+  checkFunction('fetch', options.fetch, factory);
+  checkFunction('onRetry', options.onRetry, factory);
+  checkFunction('onRequest', options.onRequest, factory);
+  checkFunction('onResponse', options.onResponse, factory);
+  checkHeaders('headers', options.headers, factory);
+  checkTimeout('timeout', options.timeout, factory);
+  checkTimeout('totalTimeout', options.totalTimeout, factory);
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-    refuse('maxResponseBytes', maxResponseBytes, 'expected a positive integer (bytes).');
+    refuse('maxResponseBytes', maxResponseBytes, 'expected a positive integer (bytes).', factory);
   }
   // Validate the client-level policy now so mistakes surface at construction.
-  resolvePolicy(undefined, options.retry);
+  resolvePolicy(factory, options.retry);
 
   const resolveKey = async (): Promise<string> => {
     if (typeof apiKey === 'string') return apiKey;
@@ -211,6 +254,7 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
     validateResponses: options.validateResponses !== false,
     async request(method, path, body, call) {
       const what = `${method} ${path}`;
+      if (call != null) checkKeys(call, REQUEST_KEYS, CALL);
       checkTimeout('timeout', call?.timeout, CALL);
       checkTimeout('totalTimeout', call?.totalTimeout, CALL);
       checkHeaders('headers', call?.headers, CALL);
@@ -239,7 +283,7 @@ export function createTransport(options: WorkspaceClientOptions): Transport {
         try {
           request.headers.set('authorization', `Bearer ${key}`);
         } catch {
-          refuse('apiKey', key, INVALID_KEY);
+          refuse('apiKey', key, INVALID_KEY, factory);
         }
         sentAt = Date.now();
         if (options.onRequest !== undefined) {

@@ -21,15 +21,10 @@ function kindOf(value: unknown): string {
  * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`).
  *
  * @example
- * refuse('baseUrl', 'ftp://x', 'expected an absolute http(s) URL.');
+ * refuse('baseUrl', 'ftp://x', 'expected an absolute http(s) URL.', 'createWorkspaceClient');
  * // WorkspaceConfigError: createWorkspaceClient: baseUrl is a string: expected an absolute http(s) URL.
  */
-export function refuse(
-  path: string,
-  value: unknown,
-  expected: string,
-  factory = 'createWorkspaceClient',
-): never {
+export function refuse(path: string, value: unknown, expected: string, factory: string): never {
   throw new WorkspaceConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
 }
 
@@ -37,7 +32,7 @@ export function refuse(
  * Checks a timeout option: `undefined`, `false`, or a whole number of ms from 1 to
  * `MAX_TIMEOUT_MS`. `'abc'` or `-5` would otherwise become 1 ms timers.
  */
-export function checkTimeout(name: string, value: unknown, factory?: string): void {
+export function checkTimeout(name: string, value: unknown, factory: string): void {
   if (value === undefined || value === false) return;
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_TIMEOUT_MS) {
     refuse(
@@ -49,14 +44,37 @@ export function checkTimeout(name: string, value: unknown, factory?: string): vo
   }
 }
 
+/**
+ * Refuses the keys of `options` that `known` does not list (JavaScript callers get no compile
+ * error for a misspelt option, which would otherwise be ignored): the `WorkspaceConfigError`
+ * `<factory>: [<path>: ]unknown option "x" (known: a, b).`, naming keys, never values. `path`
+ * (`'retry: '`) leads to a nested object.
+ *
+ * @example
+ * checkKeys({ baseUrl, apiKey, maxRetry: 5 }, CLIENT_KEYS, 'createWorkspaceClient');
+ * // WorkspaceConfigError: createWorkspaceClient: unknown option "maxRetry" (known: baseUrl, apiKey, …).
+ */
+export function checkKeys(
+  options: object,
+  known: readonly string[],
+  factory: string,
+  path = '',
+): void {
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown[0] !== undefined)
+    throw new WorkspaceConfigError(
+      `${factory}: ${path}unknown option${unknown[1] === undefined ? '' : 's'} "${unknown.join('", "')}" (known: ${known.join(', ')}).`,
+    );
+}
+
 /** Checks that an optional callback option is a function. */
-export function checkFunction(name: string, value: unknown): void {
+export function checkFunction(name: string, value: unknown, factory: string): void {
   if (value !== undefined && typeof value !== 'function')
-    refuse(name, value, 'expected a function.');
+    refuse(name, value, 'expected a function.', factory);
 }
 
 /** Checks a `headers` option: a plain object of string values. */
-export function checkHeaders(name: string, value: unknown, factory?: string): void {
+export function checkHeaders(name: string, value: unknown, factory: string): void {
   if (value === undefined) return;
   if (
     value === null ||

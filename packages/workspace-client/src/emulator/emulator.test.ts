@@ -265,3 +265,17 @@ it.each([
     );
   },
 );
+
+it('createWorkspaceEmulator refuses an unknown option, naming it and the known ones', () => {
+  // A misspelt cap (`maxItem`) used to leave the default of 1000 in place.
+  expect(() => createWorkspaceEmulator({ maxItem: 5 } as never)).toThrow(
+    new WorkspaceConfigError(
+      'createWorkspaceEmulator: unknown option "maxItem" (known: now, basePath, allowedOrigins, maxBodyBytes, maxItems, maxWorkspaces, maxStoredBytes, preview, allowedHosts).',
+    ),
+  );
+  expect(() => createWorkspaceEmulator(null as never)).toThrow(
+    new WorkspaceConfigError(
+      'createWorkspaceEmulator: options is null: expected an options object.',
+    ),
+  );
+});

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { refuse } from '../client/validate-options.ts';
+import { checkKeys, refuse } from '../client/validate-options.ts';
 import { SharedAgentInputSchema } from '../schemas/agent.ts';
 import { DebriefInputSchema } from '../schemas/debrief.ts';
 import { toIssues } from '../schemas/issues.ts';
@@ -79,6 +79,21 @@ export interface WorkspaceEmulatorOptions {
    */
   allowedHosts?: readonly string[] | undefined;
 }
+
+const FACTORY = 'createWorkspaceEmulator';
+
+/** Every option of `createWorkspaceEmulator` (typed: a new option cannot be left out). */
+const EMULATOR_KEYS = /* @__PURE__ */ Object.keys({
+  now: 1,
+  basePath: 1,
+  allowedOrigins: 1,
+  maxBodyBytes: 1,
+  maxItems: 1,
+  maxWorkspaces: 1,
+  maxStoredBytes: 1,
+  preview: 1,
+  allowedHosts: 1,
+} satisfies { readonly [K in keyof WorkspaceEmulatorOptions]-?: 1 });
 
 /**
  * True when the `Host` header (if any) names this machine or the URL's own host. The preview
@@ -160,13 +175,16 @@ const PREFIX = '/api/v1/org';
  * ```
  */
 export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}): WorkspaceEmulator {
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected an options object.', FACTORY);
+  checkKeys(options, EMULATOR_KEYS, FACTORY);
   const now = options.now ?? (() => new Date());
   const trimmed = (options.basePath ?? '').replace(/\/+$/, '');
   const root = `${trimmed === '' || trimmed.startsWith('/') ? '' : '/'}${trimmed}${PREFIX}`;
   const allowedOrigins = options.allowedOrigins ?? LOCAL_ORIGINS;
   for (const [index, name] of (options.allowedHosts ?? []).entries()) {
     if (typeof name !== 'string' || !/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/i.test(name))
-      refuse(`allowedHosts[${index}]`, name, 'expected a host name.', 'createWorkspaceEmulator');
+      refuse(`allowedHosts[${index}]`, name, 'expected a host name.', FACTORY);
   }
   const allowedHosts = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -181,7 +199,7 @@ export function createWorkspaceEmulator(options: WorkspaceEmulatorOptions = {}):
     maxStoredBytes,
   })) {
     if (!Number.isSafeInteger(value) || value < 1)
-      refuse(name, value, 'expected a positive integer.', 'createWorkspaceEmulator');
+      refuse(name, value, 'expected a positive integer.', FACTORY);
   }
   /** Size (JSON characters) of every stored row, and their total. */
   const sizes = new WeakMap<Row, number>();

@@ -1,4 +1,5 @@
 import { type HttpHandler, http } from 'msw';
+import { checkKeys, refuse } from '../client/validate-options.ts';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator/emulator.ts';
 
 export {
@@ -25,6 +26,14 @@ export interface WorkspaceHandlersOptions {
   emulator?: WorkspaceEmulator | undefined;
 }
 
+const FACTORY = 'workspaceHandlers';
+
+/** Every option of `workspaceHandlers` (typed: a new option cannot be left out). */
+const HANDLERS_KEYS = /* @__PURE__ */ Object.keys({
+  baseUrl: 1,
+  emulator: 1,
+} satisfies { readonly [K in keyof WorkspaceHandlersOptions]-?: 1 });
+
 /**
  * msw request handlers backed by a stateful workspace emulator, for your own tests.
  *
@@ -41,6 +50,10 @@ export interface WorkspaceHandlersOptions {
  * ```
  */
 export function workspaceHandlers(options: WorkspaceHandlersOptions = {}): HttpHandler[] {
+  if (typeof options !== 'object' || options === null)
+    refuse('options', options, 'expected { baseUrl?, emulator? }.', FACTORY);
+  // A misspelt `baseUrl` (`baseURL`) would otherwise intercept every origin.
+  checkKeys(options, HANDLERS_KEYS, FACTORY);
   const origin = options.baseUrl === undefined ? '*' : options.baseUrl.replace(/\/+$/, '');
   const basePath = origin === '*' ? '' : new URL(origin).pathname;
   const emulator =

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../client/create-workspace-client.ts';
 import { defineDebrief } from '../debrief/define-debrief.ts';
 import { AuthenticationError } from '../errors/authentication-error.ts';
+import { WorkspaceConfigError } from '../errors/config-error.ts';
 import { NotFoundError } from '../errors/not-found-error.ts';
 import { UnprocessableEntityError } from '../errors/unprocessable-entity-error.ts';
 import { createWorkspaceEmulator, workspaceHandlers } from './index.ts';
@@ -141,5 +142,18 @@ describe('workspace emulator through msw', () => {
       own.close();
       server.listen({ onUnhandledFrame: 'error' });
     }
+  });
+});
+
+describe('workspaceHandlers options', () => {
+  it('refuses an unknown option, which used to intercept every origin', () => {
+    expect(() => workspaceHandlers({ baseURL: BASE } as never)).toThrow(
+      new WorkspaceConfigError(
+        'workspaceHandlers: unknown option "baseURL" (known: baseUrl, emulator).',
+      ),
+    );
+    expect(() => workspaceHandlers('https://svc.test' as never)).toThrow(
+      /^workspaceHandlers: options is a string: /,
+    );
   });
 });

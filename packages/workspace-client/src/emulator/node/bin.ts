@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
+import { parseFlags, UsageError } from '../../cli/args.ts';
 import { LOCAL_ORIGINS } from '../cors.ts';
 import { createWorkspaceEmulator } from '../emulator.ts';
 import { serveWorkspaceEmulator } from './serve.ts';
@@ -21,18 +21,30 @@ Any "Authorization: Bearer <key>" is accepted; each key has its own workspace.
                largest request body (default 1048576)
   -h, --help   show this help`;
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', short: 'p' },
-    host: { type: 'string' },
-    'allow-origin': { type: 'string', multiple: true },
-    'allow-host': { type: 'string', multiple: true },
-    'max-body-bytes': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+/** The command line's flags; a mistake prints one line naming the flag and the usage (exit 2). */
+function flags() {
+  try {
+    return parseFlags(
+      process.argv.slice(2),
+      {
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
+        'allow-host': { type: 'string', multiple: true },
+        'max-body-bytes': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      false,
+    ).values;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${usage}`);
+    process.exit(2);
+  }
+}
 
 async function main(): Promise<void> {
+  const values = flags();
   if (values.help) {
     console.log(usage);
     return;

@@ -128,6 +128,35 @@ describe('svc-workspace-emulator bin', () => {
     expect(await status('https://other.example')).toBe(403);
   });
 
+  /** Runs the bin to its exit (for command lines it refuses). */
+  const refused = async (args: string[]): Promise<{ code: number; stderr: string }> => {
+    child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const [code] = await once(child, 'close');
+    return { code, stderr };
+  };
+
+  it.each([
+    [['--prot', '1234'], 'Unknown option --prot'],
+    [['-p'], 'Option -p needs a value'],
+    [['--port'], 'Option --port needs a value'],
+    [['--port', '--host', '127.0.0.1'], 'Option --port needs a value'],
+    [['--help=yes'], 'Option --help takes no value'],
+    [['4010'], 'Unexpected argument "4010"'],
+  ])(
+    'refuses %j with one line naming the flag, the usage and exit 2 (no stack)',
+    async (args, line) => {
+      const { code, stderr } = await refused(args);
+      expect(code).toBe(2);
+      expect(stderr.split('\n')[0]).toBe(line);
+      expect(stderr).toContain('Usage: svc-workspace-emulator');
+      expect(stderr).not.toMatch(/TypeError|ERR_PARSE_ARGS|\n\s+at /);
+    },
+  );
+
   it('refuses an invalid port with exit code 2', async () => {
     child = spawn(process.execPath, [bin, '--port', 'abc']);
     const [code] = await once(child, 'exit');
@@ -218,6 +247,16 @@ describe('serveWorkspaceEmulator options', () => {
     const refused = serveWorkspaceEmulator(options as never);
     await expect(refused).rejects.toThrow(WorkspaceConfigError);
     await expect(refused).rejects.toThrow(new RegExp(`^serveWorkspaceEmulator: ${name} is `));
+    expect(listening()).toBe(before);
+  });
+
+  it('refuses an unknown option before listening (a misspelt port listened on a random one)', async () => {
+    const before = listening();
+    await expect(serveWorkspaceEmulator({ prot: 23_499 } as never)).rejects.toThrow(
+      new WorkspaceConfigError(
+        'serveWorkspaceEmulator: unknown option "prot" (known: port, host, emulator).',
+      ),
+    );
     expect(listening()).toBe(before);
   });
 

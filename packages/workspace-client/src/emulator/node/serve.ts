@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import { refuse } from '../../client/validate-options.ts';
+import { checkKeys, refuse } from '../../client/validate-options.ts';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.ts';
 
 /** Options of `serveWorkspaceEmulator`. */
@@ -56,10 +56,19 @@ async function send(req: IncomingMessage, res: ServerResponse, response: Respons
 
 const FACTORY = 'serveWorkspaceEmulator';
 
+/** Every option of `serveWorkspaceEmulator` (typed: a new option cannot be left out). */
+const SERVE_KEYS = /* @__PURE__ */ Object.keys({
+  port: 1,
+  host: 1,
+  emulator: 1,
+} satisfies { readonly [K in keyof ServeEmulatorOptions]-?: 1 });
+
 /** Checks the options before anything listens, naming the wrong one (`WorkspaceConfigError`). */
 function checkServeOptions(options: ServeEmulatorOptions): void {
   if (typeof options !== 'object' || options === null)
     refuse('options', options, 'expected { port?, host?, emulator? }.', FACTORY);
+  // A misspelt `port` would otherwise listen on a random port.
+  checkKeys(options, SERVE_KEYS, FACTORY);
   const { port, host, emulator } = options;
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535))
     refuse('port', port, 'expected a whole number from 0 to 65535 (0 picks a free port).', FACTORY);
