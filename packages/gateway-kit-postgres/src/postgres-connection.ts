@@ -166,6 +166,8 @@ export class PostgresConnection {
   readonly #target: string;
   readonly #listenConfig: pg.ClientConfig;
   #down = false;
+  /** `performance.now()` of the first answer since the last failure (or since start-up). */
+  #answeringSince: number | undefined;
   #closed = false;
 
   /** `factory` names the store in option errors (`new PostgresJobStore: poolSize is …`). */
@@ -227,6 +229,7 @@ export class PostgresConnection {
       // A late answer (or failure) after the deadline is dropped.
       running.catch(() => {});
       const result = await Promise.race([running, deadline]);
+      this.#answeringSince ??= performance.now();
       if (this.#down) {
         this.#down = false;
         this.#report(
@@ -295,7 +298,17 @@ export class PostgresConnection {
     return unavailable;
   }
 
+  /**
+   * How long the database has answered every call without a failure, in ms (0 when the last call
+   * failed or none answered yet). A lease sweeper waits for a whole lease of it after an outage,
+   * so that live instances renew their leases before anyone takes them for dead.
+   */
+  answeringForMs(): number {
+    return this.#answeringSince === undefined ? 0 : performance.now() - this.#answeringSince;
+  }
+
   #markDown(error: unknown): void {
+    this.#answeringSince = undefined;
     if (this.#down || this.#closed) return;
     this.#down = true;
     const reason = error instanceof Error ? error.message : String(error);

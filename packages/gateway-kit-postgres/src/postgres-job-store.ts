@@ -753,6 +753,13 @@ export class PostgresJobStore implements JobStore {
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {
+      // After an outage every lease has lapsed, the live instances' too: sweeping at once would
+      // fail their running jobs with worker_lost. So the sweeper waits until the database has
+      // answered for a whole lease (renewals go every leaseMs / 3), asking it once meanwhile.
+      if (this.#db.answeringForMs() < this.#leaseMs) {
+        await this.#db.query('SELECT 1');
+        return;
+      }
       await this.sweepExpiredLeases();
       await this.sweepUnannounced();
       await this.deleteExpired();
