@@ -6,6 +6,7 @@ import {
   type ApprovalListOptions,
   createGateway,
   type Gateway,
+  GatewayConfigError,
   type GatewayOptions,
 } from '@svc/gateway-kit';
 import {
@@ -15,6 +16,7 @@ import {
 import { DurableJobStore, type DurableJobStoreOptions } from './durable-job-store.ts';
 import { DurableRecordStore, type DurableRecordStoreOptions } from './durable-record-store.ts';
 import type { DurableStorage } from './durable-storage.ts';
+import { isConfigError, logRefusal, refusedResponse } from './refused-config.ts';
 import { optionChecks } from './time.ts';
 
 const check = optionChecks('gatewayObject');
@@ -126,18 +128,14 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
     readonly #jobs: DurableJobStore;
     readonly #records: DurableRecordStore;
     readonly #outbox: DurableCallbackOutbox;
-    readonly #gateway: Gateway;
-    readonly #sweepIntervalMs: number;
-    readonly #watchIntervalMs: number;
+    /** The gateway, or why its configuration was refused (then every request answers 500). */
+    readonly #gateway: Gateway | Error;
+    readonly #sweepIntervalMs: number = APPROVAL_SWEEP_MS;
+    readonly #watchIntervalMs: number = 30_000;
     #armedAt: number | undefined;
 
     constructor(ctx: DurableObjectStateLike, env: Env) {
       super(ctx, env);
-      const watch = settings.watchIntervalMs;
-      this.#watchIntervalMs = check.timerMs(
-        'watchIntervalMs',
-        (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
-      );
       const storage = ctx.storage;
       this.#outbox = new DurableCallbackOutbox(storage, { ...settings.stores?.outbox, prefix });
       this.#jobs = new DurableJobStore(storage, {
@@ -147,23 +145,38 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
       });
       this.#records = new DurableRecordStore(storage, { ...settings.stores?.records, prefix });
       storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${prefix}wakeups (at INTEGER NOT NULL)`);
-      const options = settings.gateway(env);
-      this.#sweepIntervalMs = options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS;
-      const hooks = options.hooks;
-      this.#gateway = createGateway({
-        ...options,
-        approvals: { ...options.approvals, sweepIntervalMs: this.#sweepIntervalMs },
-        hooks: {
-          ...hooks,
-          // A pending approval must expire on time even if the object is evicted meanwhile.
-          onApprovalRequested: (event) => {
-            this.#wakeAt(Date.parse(event.expiresAt));
-            return hooks?.onApprovalRequested?.(event);
+      try {
+        const watch = settings.watchIntervalMs;
+        this.#watchIntervalMs = check.timerMs(
+          'watchIntervalMs',
+          (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
+        );
+        const options = settings.gateway(env);
+        this.#sweepIntervalMs = options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS;
+        const hooks = options.hooks;
+        this.#gateway = createGateway({
+          ...options,
+          approvals: { ...options.approvals, sweepIntervalMs: this.#sweepIntervalMs },
+          hooks: {
+            ...hooks,
+            // A pending approval must expire on time even if the object is evicted meanwhile.
+            onApprovalRequested: (event) => {
+              this.#wakeAt(Date.parse(event.expiresAt));
+              return hooks?.onApprovalRequested?.(event);
+            },
           },
-        },
-        jobStore: this.#jobs,
-        recordStore: this.#records,
-      });
+          jobStore: this.#jobs,
+          recordStore: this.#records,
+        });
+      } catch (error) {
+        // Workers have no start-up at which to fail: a refused configuration (a secret unset or
+        // wrong) is logged once, and every request answers the contract's 500 envelope. Jobs and
+        // callbacks wait, untouched, for an object whose configuration is accepted.
+        if (!isConfigError(error)) throw error;
+        logRefusal(error);
+        this.#gateway = error;
+        return;
+      }
       this.#outbox.onChange = () => void this.#arm();
       void ctx.blockConcurrencyWhile(async () => {
         await this.#jobs.recover();
@@ -171,7 +184,14 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
       });
     }
 
+    /** The gateway; throws the refusal (its message, never a value) when there is none. */
+    #served(): Gateway {
+      if (this.#gateway instanceof Error) throw new GatewayConfigError(this.#gateway.message);
+      return this.#gateway;
+    }
+
     async fetch(request: Request): Promise<Response> {
+      if (this.#gateway instanceof Error) return refusedResponse();
       const response = await this.#gateway.fetch(request);
       await this.#arm();
       return response;
@@ -179,6 +199,8 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
 
     async alarm(): Promise<void> {
       this.#armedAt = undefined;
+      if (this.#gateway instanceof Error) return;
+      const gateway = this.#gateway;
       await this.#jobs.recover();
       const now = Date.now();
       const sql = this.ctx.storage.sql;
@@ -195,26 +217,26 @@ export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): Gatewa
       await Promise.all(work);
       sql.exec(`DELETE FROM ${prefix}wakeups WHERE at <= ?`, now);
       // Jobs run again, callbacks being attempted: the alarm invocation lasts until they end.
-      await this.#gateway.idle();
+      await gateway.idle();
       await this.#arm();
     }
 
     async listApprovals(
       options?: ApprovalListOptions,
     ): Promise<{ readonly approvals: Approval[]; readonly nextCursor?: string }> {
-      const page = await this.#gateway.approvals.list(options);
+      const page = await this.#served().approvals.list(options);
       return page.nextCursor === undefined
         ? { approvals: [...page] }
         : { approvals: [...page], nextCursor: page.nextCursor };
     }
 
     async getApproval(approvalId: string): Promise<Approval | undefined> {
-      return this.#gateway.approvals.get(approvalId);
+      return this.#served().approvals.get(approvalId);
     }
 
     async decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer> {
       try {
-        const decided = await this.#gateway.approvals.decide(approvalId, decision);
+        const decided = await this.#served().approvals.decide(approvalId, decision);
         await this.#arm();
         return { ok: true, ...decided };
       } catch (error) {

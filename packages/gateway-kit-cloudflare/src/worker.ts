@@ -6,6 +6,7 @@ import {
   type ApprovalPage,
   type AuthConfig,
   type GatewayApprovals,
+  type Principal,
 } from '@svc/gateway-kit';
 import {
   type GatewayObjectApi,
@@ -13,6 +14,7 @@ import {
   type GatewayObjectSettings,
   gatewayObject,
 } from './gateway-object.ts';
+import { checkAuth, isConfigError, logRefusal, refusedResponse } from './refused-config.ts';
 import { optionChecks } from './time.ts';
 
 /** The Durable Object namespace binding of the gateway's objects (`env.GATEWAY`). */
@@ -36,12 +38,17 @@ export interface GatewayWorkerOptions<Env> extends GatewayObjectSettings<Env> {
   readonly namespace: (env: Env) => GatewayNamespace;
   /**
    * The name of the object that serves a request: one object per shard, and everything a
-   * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. Default: the
-   * request is authenticated in the Worker with the gateway's own `auth` (static tokens, or your
-   * `verify`), and each principal id has its own object; requests that do not authenticate all go
-   * to one object (`anonymous`), which answers `401`, so that unknown tokens create no objects.
+   * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. The Worker
+   * first authenticates the request with the gateway's own `auth` (static tokens, or your
+   * `verify`): requests that do not authenticate all go to one object (`anonymous`), which
+   * answers `401`, so that unknown tokens create no objects; `shardKey` is called only for an
+   * authenticated caller, with its principal. Default: each principal id has its own object.
    */
-  readonly shardKey?: (request: Request, env: Env) => string | Promise<string>;
+  readonly shardKey?: (
+    request: Request,
+    env: Env,
+    principal: Principal,
+  ) => string | Promise<string>;
 }
 
 /** What {@link createGatewayWorker} returns: the Worker's `fetch`, its Durable Object class, and helpers. */
@@ -92,30 +99,56 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
   if (options.shardKey !== undefined && typeof options.shardKey !== 'function')
     refuse('shardKey', options.shardKey, 'expected a function (request, env) => string.');
   const GatewayObject = gatewayObject(options);
-  // The gateway's auth per `env` (bindings are one object per isolate): built once, not per request.
-  const auth = new WeakMap<object, AuthConfig>();
-  const authOf = (env: Env): AuthConfig => {
+  // The gateway's auth per `env` (bindings are one object per isolate): built and checked once,
+  // not per request. A refused configuration is kept too: it answers every request the same.
+  const auth = new WeakMap<object, AuthConfig | Error>();
+  const authOf = (env: Env): AuthConfig | Error => {
     const key = env as object;
     let config = auth.get(key);
     if (!config) {
-      config = options.gateway(env).auth;
+      try {
+        const checked: unknown = options.gateway(env).auth;
+        // Checked before the router reads a token: an unset variable is an `undefined` entry.
+        checkAuth(checked);
+        config = checked;
+      } catch (error) {
+        if (!isConfigError(error)) throw error;
+        config = error;
+      }
       auth.set(key, config);
     }
     return config;
   };
   const shardKey =
     options.shardKey ??
-    (async (request: Request, env: Env): Promise<string> => {
-      const principalId = await authenticate(authOf(env), request);
-      return principalId === undefined ? 'anonymous' : shardName(principalId);
-    });
+    ((_request: Request, _env: Env, principal: Principal) => shardName(principal.id));
   const stub = (env: Env, shard: string): GatewayObjectApi => {
     const namespace = options.namespace(env);
     return namespace.get(namespace.idFromName(shard));
   };
+  const route = async (request: Request, env: Env): Promise<Response> => {
+    const config = authOf(env);
+    if (config instanceof Error) {
+      logRefusal(config);
+      return refusedResponse();
+    }
+    // Authenticated first, whatever the shard key: an unknown token never reaches `shardKey`.
+    const principal = await authenticate(config, request);
+    const shard = principal === undefined ? 'anonymous' : await shardKey(request, env, principal);
+    return stub(env, shard).fetch(request);
+  };
   return {
     GatewayObject,
-    fetch: async (request, env) => stub(env, await shardKey(request, env)).fetch(request),
+    fetch: async (request, env) => {
+      try {
+        return await route(request, env);
+      } catch (error) {
+        // A throwing `gateway(env)`, `shardKey` or namespace, or an object that failed: answer
+        // the contract's envelope, never the runtime's text/plain stack.
+        console.error('@svc/gateway-kit-cloudflare: request failed', error);
+        return refusedResponse();
+      }
+    },
     shardOfPrincipal: shardName,
     approvals: (env, shards) => shardedApprovals(shards.map((shard) => stub(env, shard))),
   };
@@ -146,11 +179,11 @@ function constantTimeEquals(presented: string, expected: string): boolean {
 }
 
 /**
- * The principal id the gateway will see for `request`, or `undefined` when it does not
+ * The principal the gateway will see for `request`, or `undefined` when it does not
  * authenticate: the static tokens compared like the gateway compares them (a bare token is the
- * principal `default`), or the gateway's own `verify`.
+ * principal `default`), or the gateway's own `verify`. `config` has passed {@link checkAuth}.
  */
-async function authenticate(config: AuthConfig, request: Request): Promise<string | undefined> {
+async function authenticate(config: AuthConfig, request: Request): Promise<Principal | undefined> {
   const token = bearerToken(request.headers.get('authorization'));
   if (token === undefined) return undefined;
   if ('verify' in config) {
@@ -158,20 +191,22 @@ async function authenticate(config: AuthConfig, request: Request): Promise<strin
       const principal = await config.verify(token, {
         header: (name) => request.headers.get(name) ?? undefined,
       });
-      return principal && typeof principal.id === 'string' ? principal.id : undefined;
+      return principal && typeof principal.id === 'string' ? principal : undefined;
     } catch {
       // The object's own authentication reports it (503 or 500); route it like any refusal.
       return undefined;
     }
   }
-  let matched: string | undefined;
+  let matched: Principal | undefined;
   for (const entry of config.tokens) {
-    const [expected, principalId] =
-      typeof entry === 'string' ? [entry, 'default'] : [entry.token, entry.principal.id];
-    if (constantTimeEquals(token, expected) && matched === undefined) matched = principalId;
+    const [expected, principal] =
+      typeof entry === 'string' ? [entry, DEFAULT_PRINCIPAL] : [entry.token, entry.principal];
+    if (constantTimeEquals(token, expected) && matched === undefined) matched = principal;
   }
   return matched;
 }
+
+const DEFAULT_PRINCIPAL: Principal = Object.freeze({ id: 'default' });
 
 /** Cursor of a sharded page: which shard, and that shard's own cursor. */
 function encodeCursor(shard: number, cursor: string | undefined): string {
