@@ -328,7 +328,8 @@ export class ApprovalService {
     this.#notify(decided, job);
     // As stored now: settled, it keeps nothing the caller sent.
     const approval = await this.#view(withoutRequest(decided));
-    return job ? { approval, job } : { approval };
+    // One reading of the job for both: a quick action may have finished since it was created.
+    return job ? { approval, job: approval.job ?? job } : { approval };
   }
 
   /**

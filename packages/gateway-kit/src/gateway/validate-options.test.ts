@@ -66,6 +66,11 @@ describe('createGateway names the exact path and the kind of value it received',
     [{ logger: { error: () => {}, warn: 'x' } }, 'logger.warn is a string: expected a function.'],
     [{ tracer: {} }, 'tracer is an object: expected an OpenTelemetry Tracer'],
     [{ gateway: { id: 'g', name: 'G', url: 42 } }, 'gateway.url is the number 42'],
+    // The manifest and every job's URLs would publish them.
+    [
+      { gateway: { id: 'g', name: 'G', url: 'https://ops:pa55word@gw.example' } },
+      'gateway.url is a string: expected an absolute http(s) URL without credentials.',
+    ],
     [{ agent: 'acme-agent' }, 'agent is a string'],
     [
       { actions: [lookupAccount, undefined] },

@@ -30,6 +30,12 @@ import { AuthSchema } from './validate-auth.ts';
 // `assertOptions` puts the path and the kind of value received (never the value) before it.
 
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
+
+function isPublicHttpUrl(url: unknown): boolean {
+  if (typeof url !== 'string' || !URL.canParse(url)) return false;
+  const parsed = new URL(url);
+  return /^https?:$/.test(parsed.protocol) && parsed.username === '' && parsed.password === '';
+}
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const Text = /* @__PURE__ */ is<string>(
   (text) => typeof text === 'string' && text.trim() !== '',
@@ -94,10 +100,11 @@ const ENTRIES = {
     {
       id: Text,
       name: Text,
+      // Published in the manifest and in every job's URLs: credentials in it would be too.
       url: /* @__PURE__ */ v.optional(
         /* @__PURE__ */ is<string>(
-          (url) => URL.canParse(url as string) && /^https?:$/.test(new URL(url as string).protocol),
-          /* @__PURE__ */ fromEnv('expected an absolute http(s) URL.'),
+          (url) => isPublicHttpUrl(url),
+          /* @__PURE__ */ fromEnv('expected an absolute http(s) URL without credentials.'),
         ),
       ),
     },
