@@ -5,7 +5,9 @@ export default defineConfig([
   {
     entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    // Members tagged @internal (the outbox's hooks for its own job store) stay out of the
+    // published declarations.
+    dts: { compilerOptions: { stripInternal: true } },
     clean: true,
     target: 'es2023',
     platform: 'node',
