@@ -1,3 +1,4 @@
+import { runCli } from '../src/cli/run-cli.ts';
 import type { FetchLike } from '../src/http/exchange.ts';
 import type { Handler } from './fixtures/broken-gateways.ts';
 
@@ -9,3 +10,19 @@ export const inProcess =
 
 /** Where in-process gateways are reached. */
 export const IN_PROCESS_URL = 'http://gateway.test';
+
+/**
+ * Runs the CLI in process with `argv`, no environment and no files written: its exit code and
+ * what it printed.
+ */
+export async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    env: {},
+    writeFile: async () => {},
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
 import { CheckOptionsError } from '../src/check/options.ts';
-import { runCli } from '../src/cli/run-cli.ts';
 import { isGatewayCheckError } from '../src/errors/gateway-check-error.ts';
 import { referenceGateway, TOKEN } from './fixtures/reference-gateway.ts';
+import { cli } from './gateways.ts';
 import { serveHandler } from './serve-handler.ts';
 
 // Gateways that try to keep the checker busy, send it elsewhere or swamp it: the run ends within
@@ -48,18 +48,6 @@ afterAll(async () => {
   }
   await gateway.close();
 });
-
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: {},
-    writeFile: async () => {},
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('exit codes', () => {
   it('exits 2 ("could not run") when nothing listens at the URL, saying so', async () => {

@@ -1,9 +1,8 @@
 import { serve } from '@svc/gateway-kit/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
-import { runCli } from '../src/cli/run-cli.ts';
 import { referenceGateway, TOKEN } from './fixtures/reference-gateway.ts';
-import { IN_PROCESS_URL, inProcess } from './gateways.ts';
+import { cli, IN_PROCESS_URL, inProcess } from './gateways.ts';
 import { serveHandler } from './serve-handler.ts';
 
 // A checker that cannot authenticate cannot check the contract. A wrong token used to be reported
@@ -29,18 +28,6 @@ afterAll(async () => {
   await Promise.all([served.close(), bareUnauthorized.close()]);
   await gateway.close();
 });
-
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    out: (text) => out.push(text),
-    err: (text) => err.push(text),
-    env: {},
-    writeFile: async () => {},
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 const REFUSED =
   "GET /v1/manifest answered 401 to the token given; no check can run without a token the gateway accepts — check --token or SVC_GATEWAY_TOKEN (checkGateway's token option)";
