@@ -64,6 +64,10 @@ export class PostgresCallbackOutbox implements CallbackOutbox {
    */
   readonly #preClaims = new Map<string, PreClaim>();
 
+  /**
+   * Made by the job store, on its own connection: use `store.callbackOutbox`.
+   * @hidden
+   */
   constructor(db: PostgresConnection, settings: PostgresCallbackOutboxSettings) {
     this.#db = db;
     this.#s = db.schema;

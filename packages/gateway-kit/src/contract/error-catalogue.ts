@@ -36,71 +36,84 @@ export interface CatalogueEntry {
  * may be retried. This is the closed catalogue documented in docs/errors.md. Codes answered inside
  * a 200 `rejected` response have status 200.
  */
-export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> = /* @__PURE__ */ frozen({
-  malformed_json: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
-  unauthorized: { status: 401, retryable: false, message: 'Missing or invalid bearer token.' },
-  forbidden_host: {
-    status: 403,
-    retryable: false,
-    message:
-      'This server listens on loopback and answers only requests addressed to a loopback host (Host and Origin); add the host to allowedHosts to serve it deliberately.',
-  },
-  not_found: { status: 404, retryable: false, message: 'No such route.' },
-  job_not_found: { status: 404, retryable: false, message: 'No such job.' },
-  method_not_allowed: {
-    status: 405,
-    retryable: false,
-    message: 'Method not allowed on this route.',
-  },
-  approval_not_found: { status: 404, retryable: false, message: 'No such approval.' },
-  job_not_cancellable: { status: 409, retryable: false, message: 'The job has already finished.' },
-  idempotency_in_progress: {
-    status: 409,
-    retryable: true,
-    message: 'A request with this idempotency key is still running.',
-  },
-  idempotency_mismatch: {
-    status: 422,
-    retryable: false,
-    message: 'This idempotency key was used for a different request.',
-  },
-  idempotency_replay_unavailable: {
-    status: 409,
-    retryable: false,
-    message:
-      'This idempotency key was already answered, and the answer was too large to keep for replay.',
-  },
-  quota_exceeded: {
-    status: 429,
-    retryable: true,
-    message: 'This caller has too much work pending at the gateway; retry later.',
-  },
-  result_too_large: {
-    status: 200,
-    retryable: false,
-    message: 'The action result is larger than the gateway keeps.',
-  },
-  payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
-  unsupported_media_type: {
-    status: 415,
-    retryable: false,
-    message: 'The request body must be sent as application/json.',
-  },
-  invalid_request: {
-    status: 422,
-    retryable: false,
-    message: 'The request does not match the contract.',
-  },
-  unknown_action: { status: 422, retryable: false, message: 'The gateway has no such action.' },
-  invalid_input: { status: 422, retryable: false, message: 'The action input is invalid.' },
-  internal_error: { status: 500, retryable: false, message: 'The action failed unexpectedly.' },
-  unavailable: { status: 503, retryable: true, message: 'The gateway is temporarily unavailable.' },
-  deadline_exceeded: {
-    status: 200,
-    retryable: true,
-    message: 'The action did not finish before its deadline.',
-  },
-});
+export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> =
+  /* @__PURE__ */ frozen({
+    malformed_json: {
+      status: 400,
+      retryable: false,
+      message: 'The request body is not valid JSON.',
+    },
+    unauthorized: { status: 401, retryable: false, message: 'Missing or invalid bearer token.' },
+    forbidden_host: {
+      status: 403,
+      retryable: false,
+      message:
+        'This server listens on loopback and answers only requests addressed to a loopback host (Host and Origin); add the host to allowedHosts to serve it deliberately.',
+    },
+    not_found: { status: 404, retryable: false, message: 'No such route.' },
+    job_not_found: { status: 404, retryable: false, message: 'No such job.' },
+    method_not_allowed: {
+      status: 405,
+      retryable: false,
+      message: 'Method not allowed on this route.',
+    },
+    approval_not_found: { status: 404, retryable: false, message: 'No such approval.' },
+    job_not_cancellable: {
+      status: 409,
+      retryable: false,
+      message: 'The job has already finished.',
+    },
+    idempotency_in_progress: {
+      status: 409,
+      retryable: true,
+      message: 'A request with this idempotency key is still running.',
+    },
+    idempotency_mismatch: {
+      status: 422,
+      retryable: false,
+      message: 'This idempotency key was used for a different request.',
+    },
+    idempotency_replay_unavailable: {
+      status: 409,
+      retryable: false,
+      message:
+        'This idempotency key was already answered, and the answer was too large to keep for replay.',
+    },
+    quota_exceeded: {
+      status: 429,
+      retryable: true,
+      message: 'This caller has too much work pending at the gateway; retry later.',
+    },
+    result_too_large: {
+      status: 200,
+      retryable: false,
+      message: 'The action result is larger than the gateway keeps.',
+    },
+    payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
+    unsupported_media_type: {
+      status: 415,
+      retryable: false,
+      message: 'The request body must be sent as application/json.',
+    },
+    invalid_request: {
+      status: 422,
+      retryable: false,
+      message: 'The request does not match the contract.',
+    },
+    unknown_action: { status: 422, retryable: false, message: 'The gateway has no such action.' },
+    invalid_input: { status: 422, retryable: false, message: 'The action input is invalid.' },
+    internal_error: { status: 500, retryable: false, message: 'The action failed unexpectedly.' },
+    unavailable: {
+      status: 503,
+      retryable: true,
+      message: 'The gateway is temporarily unavailable.',
+    },
+    deadline_exceeded: {
+      status: 200,
+      retryable: true,
+      message: 'The action did not finish before its deadline.',
+    },
+  });
 
 /**
  * The catalogue and its entries frozen: the gateway answers from it, so code that imports it must
