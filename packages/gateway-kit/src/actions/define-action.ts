@@ -2,14 +2,7 @@ import * as v from 'valibot';
 import type { Principal } from '../auth/principal.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { ExecutionMode, SideEffectLevel } from '../contract/manifest.ts';
-import {
-  assertOptions,
-  is,
-  isOptionsObject,
-  onlyKeys,
-  optionsObject,
-  unknownOptions,
-} from '../runtime/option-schemas.ts';
+import { assertOptions, is, strictOptionsObject } from '../runtime/option-schemas.ts';
 import type { ActionRejection } from './action-rejection.ts';
 import type { ActionInputSchema, InferActionInput } from './input-schema.ts';
 
@@ -165,11 +158,9 @@ const ENTRIES = {
   ),
 } satisfies { readonly [Key in keyof ActionDefinition<ActionInputSchema>]-?: v.GenericSchema };
 
-const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);
-const DefinitionSchema = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an action definition.'),
-  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
-  /* @__PURE__ */ optionsObject(ENTRIES, 'expected an action definition.'),
+const DefinitionSchema = /* @__PURE__ */ strictOptionsObject(
+  ENTRIES,
+  'expected an action definition.',
 );
 
 /**

@@ -12,11 +12,6 @@ import { CallbackConfigError } from './callback-config-error.ts';
 import type { CallbackDispatcherOptions } from './callback-dispatcher.ts';
 import { validateDeliverySettings } from './deliver-callback.ts';
 
-/**
- * The schema of `createGateway`'s `callbacks` option: `false`, or the options of the dispatcher
- * the gateway creates (an object literal: a `CallbackDispatcher` instance is refused with what to
- * pass instead). Delivery settings keep the dispatcher's own messages, under `callbacks.`.
- */
 // Every option of the dispatcher the gateway creates: a key missing here (or one the interface
 // lacks) fails the typecheck. A misspelt `signingSecret` would otherwise send unsigned callbacks.
 const KNOWN = /* @__PURE__ */ Object.keys({
@@ -48,6 +43,11 @@ const KNOWN = /* @__PURE__ */ Object.keys({
   outbox: true,
 } satisfies { readonly [Key in keyof CallbackDispatcherOptions]-?: true });
 
+/**
+ * The schema of `createGateway`'s `callbacks` option: `false`, or the options of the dispatcher
+ * the gateway creates (an object literal: a `CallbackDispatcher` instance is refused with what to
+ * pass instead). Delivery settings keep the dispatcher's own messages, under `callbacks.`.
+ */
 export const CallbackOptionsSchema: v.GenericSchema = /* @__PURE__ */ v.lazy((callbacks) =>
   callbacks === false
     ? /* @__PURE__ */ v.literal(false)

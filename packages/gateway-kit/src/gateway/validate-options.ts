@@ -16,11 +16,9 @@ import {
   OptionalMs,
   OptionalMsOrOff,
   OptionalPositiveInteger,
-  onlyKeys,
   optionsObject,
   strictOptionsObject,
   timerMsText,
-  unknownOptions,
   whole,
 } from '../runtime/option-schemas.ts';
 import type { GatewayOptions } from './gateway-options.ts';
@@ -30,17 +28,18 @@ import { AuthSchema } from './validate-auth.ts';
 // `assertOptions` puts the path and the kind of value received (never the value) before it.
 
 const ACTION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/i;
-
-function isPublicHttpUrl(url: unknown): boolean {
-  if (typeof url !== 'string' || !URL.canParse(url)) return false;
-  const parsed = new URL(url);
-  return /^https?:$/.test(parsed.protocol) && parsed.username === '' && parsed.password === '';
-}
 const VERSION = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const Text = /* @__PURE__ */ is<string>(
   (text) => typeof text === 'string' && text.trim() !== '',
   /* @__PURE__ */ fromEnv('expected a non-empty string.'),
 );
+
+/** An absolute http(s) URL without credentials. */
+function isPublicHttpUrl(url: unknown): boolean {
+  if (typeof url !== 'string' || !URL.canParse(url)) return false;
+  const parsed = new URL(url);
+  return /^https?:$/.test(parsed.protocol) && parsed.username === '' && parsed.password === '';
+}
 
 /** A `JobStore` or `RecordStore`: an object with each of the interface's methods. */
 // @__NO_SIDE_EFFECTS__
@@ -103,7 +102,7 @@ const ENTRIES = {
       // Published in the manifest and in every job's URLs: credentials in it would be too.
       url: /* @__PURE__ */ v.optional(
         /* @__PURE__ */ is<string>(
-          (url) => isPublicHttpUrl(url),
+          isPublicHttpUrl,
           /* @__PURE__ */ fromEnv('expected an absolute http(s) URL without credentials.'),
         ),
       ),
@@ -174,11 +173,9 @@ const ENTRIES = {
   now: OptionalFunction,
 } satisfies { readonly [Key in keyof GatewayOptions]-?: v.GenericSchema };
 
-const KNOWN = /* @__PURE__ */ Object.keys(ENTRIES);
-const GatewayOptionsSchema = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ is<Record<string, unknown>>(isOptionsObject, 'expected an options object.'),
-  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
-  /* @__PURE__ */ optionsObject(ENTRIES, 'expected an options object.'),
+const GatewayOptionsSchema = /* @__PURE__ */ strictOptionsObject(
+  ENTRIES,
+  'expected an options object.',
 );
 
 /**

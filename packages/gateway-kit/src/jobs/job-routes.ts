@@ -4,8 +4,24 @@ import type { CancelResponse } from '../contract/job.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { couldBeIssued } from '../runtime/fingerprint.ts';
+import type { StoredJob } from '../store/job-store.ts';
 import { toJobResource } from './job-resource.ts';
 import { notifyJobFinished } from './job-runner.ts';
+
+/**
+ * The caller's own job by id. Another principal's job is `undefined` exactly like a missing one
+ * (ids reveal nothing); an id the gateway never handed out is not looked up at all: some stores
+ * refuse odd keys with an error.
+ */
+async function ownJob(
+  runtime: GatewayRuntime,
+  jobId: string,
+  principal: Principal,
+): Promise<StoredJob | undefined> {
+  if (!couldBeIssued('job', jobId)) return undefined;
+  const job = await runtime.jobs.get(jobId);
+  return job?.ownerId === principal.id ? job : undefined;
+}
 
 /** `GET /v1/jobs/{jobId}`: the job resource, visible only to the principal that created it. */
 export async function handleGetJob(
@@ -13,10 +29,8 @@ export async function handleGetJob(
   jobId: string,
   principal: Principal,
 ): Promise<GatewayReply> {
-  // An id never handed out is not looked up: some stores refuse odd keys with an error.
-  const job = couldBeIssued('job', jobId) ? await runtime.jobs.get(jobId) : undefined;
-  // Another principal's job answers exactly like a missing one: ids reveal nothing.
-  if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
+  const job = await ownJob(runtime, jobId, principal);
+  if (!job) return errorReply('job_not_found');
   return jsonReply(200, toJobResource(job));
 }
 
@@ -30,8 +44,7 @@ export async function handleCancelJob(
   principal: Principal,
   call: GatewayCall,
 ): Promise<GatewayReply> {
-  const job = couldBeIssued('job', jobId) ? await runtime.jobs.get(jobId) : undefined;
-  if (!job || job.ownerId !== principal.id) return errorReply('job_not_found');
+  if (!(await ownJob(runtime, jobId, principal))) return errorReply('job_not_found');
   const cancelled = await runtime.jobs.requestCancel(jobId);
   if (cancelled.ok) {
     runtime.background(notifyJobFinished(runtime, cancelled.job), call.waitUntil);

@@ -120,7 +120,7 @@ export function unknownOptions(keys: string[], known: readonly string[], path?: 
 
 /**
  * {@link optionsObject} that also refuses keys outside `entries` (a misspelt option would
- * otherwise silently keep its default), naming them under `path`.
+ * otherwise silently keep its default), naming them, under `path` for nested options.
  *
  * @example
  * const Gateway = strictOptionsObject({ id: Text, name: Text }, 'expected { id, name }.', 'gateway');
@@ -130,7 +130,7 @@ export function unknownOptions(keys: string[], known: readonly string[], path?: 
 export function strictOptionsObject<const Entries extends v.ObjectEntries>(
   entries: Entries,
   expected: string,
-  path: string,
+  path?: string,
 ): v.GenericSchema<Record<string, unknown>> {
   const known = /* @__PURE__ */ Object.keys(entries);
   return /* @__PURE__ */ v.pipe(

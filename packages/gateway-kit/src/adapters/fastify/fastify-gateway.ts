@@ -22,9 +22,7 @@ import {
   assertOptions,
   is,
   isOptionsObject,
-  onlyKeys,
-  optionsObject,
-  unknownOptions,
+  strictOptionsObject,
 } from '../../runtime/option-schemas.ts';
 import { disconnectSignal } from '../node/disconnect-signal.ts';
 import { type AllowedHosts, createHostGuard } from '../node/loopback-host.ts';
@@ -156,6 +154,7 @@ class FastifyCall implements GatewayCall {
 // The plugin's own options, and the ones Fastify's `register` documents (`prefix`, `logLevel`,
 // `logSerializers`), which it hands the plugin too: anything else is a typo (`prefixx` would
 // serve the gateway at the root) and is refused by name.
+const FASTIFYS = /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown());
 const FASTIFY_ENTRIES = {
   gateway: /* @__PURE__ */ is(
     (gateway) => isOptionsObject(gateway) && HANDLE_CALL in gateway,
@@ -166,20 +165,11 @@ const FASTIFY_ENTRIES = {
   pinCallbackAddresses: OptionalBoolean,
   allowedHosts: OptionalAllowedHosts,
   // Fastify's, checked by Fastify.
-  prefix: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.unknown()),
+  prefix: FASTIFYS,
 } satisfies { readonly [Key in keyof FastifyGatewayOptions]-?: v.GenericSchema };
-const REGISTER_KEYS = ['logLevel', 'logSerializers'];
-const KNOWN = [...Object.keys(FASTIFY_ENTRIES), ...REGISTER_KEYS];
-const FastifyGatewayOptionsSchema = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ is<Record<string, unknown>>(
-    isOptionsObject,
-    'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
-  ),
-  /* @__PURE__ */ onlyKeys(KNOWN, (keys) => unknownOptions(keys, KNOWN)),
-  /* @__PURE__ */ optionsObject(
-    FASTIFY_ENTRIES,
-    'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
-  ),
+const FastifyGatewayOptionsSchema = /* @__PURE__ */ strictOptionsObject(
+  { ...FASTIFY_ENTRIES, logLevel: FASTIFYS, logSerializers: FASTIFYS },
+  'expected { gateway, drainMaxBytes?, drainTimeoutMs?, … }.',
 );
 
 const NOT_FOUND = errorReply('not_found');
