@@ -90,9 +90,11 @@ function database(url: string | undefined): { url?: string; target: string } {
   } catch {
     // reported below, without the text (it may hold a password)
   }
+  // Not echoed: without a postgres scheme `user:password@host` parses as scheme and path, so
+  // there is no password for redactPostgresUrl to hide.
   if (parsed?.protocol !== 'postgres:' && parsed?.protocol !== 'postgresql:')
     throw new UsageError(
-      `${source} is not a postgres:// URL${parsed ? ` (${redactPostgresUrl(url)})` : ''}: expected postgres://user:password@host:5432/db.`,
+      `${source} is not a postgres:// URL: expected postgres://user:password@host:5432/db.`,
     );
   return { url, target: redactPostgresUrl(url) };
 }

@@ -203,11 +203,10 @@ describe('svc-gateway-postgres migrate', () => {
     const cases: [string[], Record<string, string>, string][] = [
       [['--url', 'not-a-url'], {}, '--url is not a postgres:// URL'],
       [['--url='], {}, '--url is not a postgres:// URL'],
-      [
-        ['--url', 'mysql://app:s3cret@db/app'],
-        {},
-        '--url is not a postgres:// URL (mysql://app:***@db/app)',
-      ],
+      [['--url', 'mysql://app:s3cret@db/app'], {}, '--url is not a postgres:// URL:'],
+      // Without a scheme, `app:` reads as one and the password as part of a path.
+      [['--url', 'app:s3cret@db:5432/app'], {}, '--url is not a postgres:// URL:'],
+      [[], { DATABASE_URL: 'app:s3cret@db:5432/app' }, 'DATABASE_URL is not a postgres:// URL:'],
       [['--url', 'postgres://app:s3cret@db:port/app'], {}, '--url is not a postgres:// URL:'],
       [[], { DATABASE_URL: 'http://app:s3cret@db/app' }, 'DATABASE_URL is not a postgres:// URL'],
     ];
