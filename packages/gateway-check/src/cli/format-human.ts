@@ -31,5 +31,5 @@ export function formatSummary(report: CheckReport): string {
   ];
   const broken = failedRules.length > 0 ? `; rules broken: ${failedRules.join(', ')}` : '';
   const incomplete = report.incomplete ? `; could not run to the end: ${report.incomplete}` : '';
-  return `svc-gateway-check: ${passed} passed, ${failed} failed, ${skipped} skipped (${total} checks) in ${(report.durationMs / 1000).toFixed(1)} s — ${report.url}${broken}${incomplete}`;
+  return `svc-gateway-check: ${passed} passed, ${failed} failed, ${skipped} skipped (${total} ${total === 1 ? 'check' : 'checks'}) in ${(report.durationMs / 1000).toFixed(1)} s — ${report.url}${broken}${incomplete}`;
 }
