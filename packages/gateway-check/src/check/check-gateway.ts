@@ -1,5 +1,4 @@
 import type { Manifest } from '../contract/manifest.ts';
-import type { FetchLike } from '../http/exchange.ts';
 import { generate } from '../schema/generate-input.ts';
 import { CheckRun } from './check-run.ts';
 import { type ActionPlan, checkAction } from './checks/actions.ts';
@@ -9,6 +8,7 @@ import { checkEnvelopes } from './checks/envelope.ts';
 import { checkInvokeRequests, type Probe } from './checks/invoke-request.ts';
 import { checkManifest } from './checks/manifest.ts';
 import {
+  type CheckGatewayOptions,
   DEFAULT_DEADLINE_MS,
   DEFAULT_JOB_TIMEOUT_MS,
   DEFAULT_MAX_ACTIONS,
@@ -18,49 +18,7 @@ import {
 } from './options.ts';
 import type { CheckReport, CheckResult } from './report.ts';
 
-/**
- * Options of {@link checkGateway}.
- *
- * @example
- * const options: CheckGatewayOptions = { url: 'http://127.0.0.1:8787', token, only: ['auth-bearer'] };
- */
-export interface CheckGatewayOptions {
-  /** The gateway base address, e.g. `http://127.0.0.1:8787`. */
-  readonly url: string;
-  /** A bearer token the gateway accepts. Never printed or reported. */
-  readonly token: string;
-  /** Run only the checks these patterns select (`auth-bearer`, `job-*`, `*:wrong-token`). */
-  readonly only?: string | readonly string[];
-  /**
-   * Also invoke actions whose `sideEffectLevel` is not `read`. Off by default: their checks are
-   * then skipped, with why.
-   */
-  readonly allowWrites?: boolean;
-  /** Host (name or IP) where the gateway can reach this machine; enables the callback checks. */
-  readonly callbackHost?: string;
-  /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
-  readonly fetch?: FetchLike;
-  /** Deadline of each request. Default 10 s. */
-  readonly timeoutMs?: number;
-  /** How long a job may take to reach a final status. Default 20 s. */
-  readonly jobTimeoutMs?: number;
-  /** Pause between two job polls. Default 200 ms. */
-  readonly pollIntervalMs?: number;
-  /**
-   * Deadline of the whole run. Default 2 minutes. When it passes, no further check starts, the
-   * check in flight is left out, and the report is `incomplete` (the CLI exits 2).
-   */
-  readonly deadlineMs?: number;
-  /**
-   * The most actions of the manifest checked one by one (input schema, invokes, jobs). Default
-   * 100; the others are named in one skipped check.
-   */
-  readonly maxActions?: number;
-  /** Stops the run (as the deadline does). */
-  readonly signal?: AbortSignal;
-  /** Called as each check ends (progress output). */
-  readonly onCheck?: (result: CheckResult) => void;
-}
+export type { CheckGatewayOptions } from './options.ts';
 
 /**
  * Checks a gateway, in any language, against Gateway Contract v1 over HTTP and reports each check

@@ -4,7 +4,8 @@ import {
   refuseUnknownOptions,
   WHOLE_MS,
 } from '../errors/check-options-error.ts';
-import type { CheckGatewayOptions } from './check-gateway.ts';
+import type { FetchLike } from '../http/exchange.ts';
+import type { CheckResult } from './report.ts';
 
 /** Deadline of each request when `timeoutMs` is not given. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -18,6 +19,50 @@ export const DEFAULT_DEADLINE_MS = 120_000;
 export const DEFAULT_MAX_ACTIONS = 100;
 
 export { CheckOptionsError } from '../errors/check-options-error.ts';
+
+/**
+ * Options of `checkGateway`.
+ *
+ * @example
+ * const options: CheckGatewayOptions = { url: 'http://127.0.0.1:8787', token, only: ['auth-bearer'] };
+ */
+export interface CheckGatewayOptions {
+  /** The gateway base address, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /** A bearer token the gateway accepts. Never printed or reported. */
+  readonly token: string;
+  /** Run only the checks these patterns select (`auth-bearer`, `job-*`, `*:wrong-token`). */
+  readonly only?: string | readonly string[];
+  /**
+   * Also invoke actions whose `sideEffectLevel` is not `read`. Off by default: their checks are
+   * then skipped, with why.
+   */
+  readonly allowWrites?: boolean;
+  /** Host (name or IP) where the gateway can reach this machine; enables the callback checks. */
+  readonly callbackHost?: string;
+  /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
+  readonly fetch?: FetchLike;
+  /** Deadline of each request. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** How long a job may take to reach a final status. Default 20 s. */
+  readonly jobTimeoutMs?: number;
+  /** Pause between two job polls. Default 200 ms. */
+  readonly pollIntervalMs?: number;
+  /**
+   * Deadline of the whole run. Default 2 minutes. When it passes, no further check starts, the
+   * check in flight is left out, and the report is `incomplete` (the CLI exits 2).
+   */
+  readonly deadlineMs?: number;
+  /**
+   * The most actions of the manifest checked one by one (input schema, invokes, jobs). Default
+   * 100; the others are named in one skipped check.
+   */
+  readonly maxActions?: number;
+  /** Stops the run (as the deadline does). */
+  readonly signal?: AbortSignal;
+  /** Called as each check ends (progress output). */
+  readonly onCheck?: (result: CheckResult) => void;
+}
 
 /** The numeric options, with their CLI flags. */
 const NUMBERS = {
