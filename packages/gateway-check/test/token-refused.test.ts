@@ -38,7 +38,7 @@ describe('a token the gateway refuses', () => {
     expect(run.code).toBe(2);
     expect(run.err).toBe(`svc-gateway-check: could not run to the end: ${REFUSED}`);
     expect(run.out).toContain('skip  manifest-shape:manifest');
-    expect(run.out).toContain('0 passed, 0 failed, 1 skipped (1 checks)');
+    expect(run.out).toContain('0 passed, 0 failed, 1 skipped (1 check)');
     expect(run.out).not.toContain('FAIL');
     expect(run.out).not.toContain('rules broken');
     expect(`${run.out}\n${run.err}`).not.toContain(WRONG);
