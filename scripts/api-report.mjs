@@ -44,6 +44,24 @@ const messages = {
 let failed = 0;
 let checked = 0;
 const packagesDir = join(root, 'packages');
+// The API reference (`pnpm docs:api`, TypeDoc) covers the same entry points: every public package
+// is listed in typedoc.json and its own typedoc.json names one source per typed export.
+const typedocPackages = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')).entryPoints;
+
+/** Why the API reference misses part of a package's public API, or undefined. */
+function typedocGap(dir, pkg, packageDir) {
+  if (!typedocPackages.includes(`packages/${dir}`)) return 'not listed in typedoc.json';
+  const own = join(packageDir, 'typedoc.json');
+  if (!existsSync(own)) return `no ${relative(root, own)} naming its entry points`;
+  const sources = JSON.parse(readFileSync(own, 'utf8')).entryPoints ?? [];
+  const missing = sources.filter((source) => !existsSync(join(packageDir, source)));
+  if (missing.length > 0)
+    return `${relative(root, own)} names missing files: ${missing.join(', ')}`;
+  const exported = entryPoints(pkg).length;
+  if (sources.length !== exported)
+    return `${relative(root, own)} names ${sources.length} entry points, package.json exports ${exported}`;
+  return undefined;
+}
 for (const dir of readdirSync(packagesDir).sort()) {
   const packageDir = join(packagesDir, dir);
   const packageJsonPath = join(packageDir, 'package.json');
@@ -51,6 +69,11 @@ for (const dir of readdirSync(packagesDir).sort()) {
   const pkg = JSON.parse(readFileSync(packageJsonPath, 'utf8'));
   if (pkg.private === true) continue;
   if (only.length > 0 && !only.includes(pkg.name)) continue;
+  const gap = typedocGap(dir, pkg, packageDir);
+  if (gap !== undefined) {
+    failed += 1;
+    console.error(`api-report: ${pkg.name} is not all in the API reference: ${gap}`);
+  }
   const configs = entryPoints(pkg).map(({ name, types }) => {
     const entry = join(packageDir, types);
     if (!existsSync(entry)) {

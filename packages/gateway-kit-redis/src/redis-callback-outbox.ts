@@ -98,6 +98,10 @@ export class RedisCallbackOutbox implements CallbackOutbox {
   readonly #settings: RedisCallbackOutboxSettings;
   readonly #keys: KeyLayout;
 
+  /**
+   * Made by the job store, on its own connection: use `store.callbackOutbox`.
+   * @hidden
+   */
   constructor(redis: RedisConnection, settings: RedisCallbackOutboxSettings) {
     this.#redis = redis;
     this.#settings = settings;
@@ -274,7 +278,8 @@ export class RedisCallbackOutbox implements CallbackOutbox {
   async #retryComplete(webhookId: string, claim: string, forMs: number): Promise<void> {
     const until = Date.now() + forMs;
     for (let delay = 100; Date.now() < until; delay = Math.min(2 * delay, 1_000)) {
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      // Cut short by the store's close(), so no retry timer outlives it.
+      await this.#redis.pause(delay);
       if (this.#redis.closed) return;
       try {
         await this.#complete(webhookId, claim);

@@ -170,7 +170,7 @@ const UNANNOUNCED_PAGES = 5;
 const noop = (): void => {};
 
 /**
- * A {@link JobStore} in Redis, shared by every gateway instance that uses the same Redis and key
+ * A `JobStore` in Redis, shared by every gateway instance that uses the same Redis and key
  * prefix: a job accepted on one instance can be read and cancelled on any other.
  *
  * - Every write is one Lua script: create-if-absent, compare-and-set on `version` with the
@@ -237,6 +237,7 @@ export class RedisJobStore implements JobStore {
   #pollTimer: ReturnType<typeof setInterval> | undefined;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #closing: Promise<void> | undefined;
   #sweeping = false;
   /**
    * Resolves once the write to `key` reached the replicas; only with `waitForReplicas` (without it
@@ -707,8 +708,18 @@ export class RedisJobStore implements JobStore {
     return this.#redis.ready();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Stops the sweeper, lease renewals and cancel polling, then closes every connection the store
+   * opened (see `RedisConnectionOptions.client` for one you gave), whenever it is called: also
+   * right after the constructor, while they are still being opened. Resolves once they are
+   * released (within about `commandTimeoutMs`); a second call returns the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweepTimer);
     clearInterval(this.#renewTimer);

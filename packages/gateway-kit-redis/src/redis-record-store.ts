@@ -59,7 +59,7 @@ export interface RedisRecordStoreOptions extends RedisConnectionOptions {
 }
 
 /**
- * A {@link RecordStore} in Redis: the gateway's idempotency keys and approvals, shared by every
+ * A `RecordStore` in Redis: the gateway's idempotency keys and approvals, shared by every
  * instance with the same Redis and key prefix. Each record is a hash with a PX expiry; create,
  * replace and delete are Lua scripts (atomic create-if-absent and compare-and-set on `version`).
  * Values are stored as JSON, so callers always get fresh copies. While Redis is unreachable,
@@ -228,9 +228,13 @@ export class RedisRecordStore implements RecordStore {
     return this.#redis.ready();
   }
 
-  /** Releases the connection (unless you passed your own `client`). */
-  async close(): Promise<void> {
-    await this.#redis.close();
+  /**
+   * Closes the connection the store opened (never a `client` you passed), whenever it is called:
+   * also right after the constructor, while it is still being opened. Resolves once it is
+   * released (within about `commandTimeoutMs`); a second call returns the same promise.
+   */
+  close(): Promise<void> {
+    return this.#redis.close();
   }
 
   /** A set is one key (its own slot on a cluster): every script on it touches it alone. */
