@@ -3,7 +3,8 @@
 //   svc-gateway-postgres migrate [--schema NAME] [--url postgres://…]   (default: $DATABASE_URL)
 //   svc-gateway-postgres sql [--schema NAME]                            (prints the SQL for psql)
 // Exit codes: 0 done (or --help), 1 the database refused or failed, 2 a wrong invocation (unknown
-// command or flag, a flag without its value, no database given, a URL that is not postgres://).
+// command or flag, a flag without its value, no database given, a URL that is not postgres:// or
+// has whitespace around it).
 // No message carries a password: URLs are shown as redactPostgresUrl shows them.
 import { parseArgs } from 'node:util';
 import { migrate, migrations } from './migrate.ts';
@@ -84,6 +85,12 @@ function database(url: string | undefined): { url?: string; target: string } {
     );
     return { target };
   }
+  // Refused, not trimmed: the stores refuse the same string (pg would read a leading space as part
+  // of a path and connect to the host `base`, a trailing one as part of the database name).
+  if (url.trim() !== url)
+    throw new UsageError(
+      `${source} starts or ends with whitespace (a space, a line break): expected postgres://user:password@host:5432/db and nothing else.`,
+    );
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { refusalFor } from '@svc/gateway-kit/store';
 import pg from 'pg';
-import { quoteSchema } from './postgres-connection.ts';
+import { checkConnectionString, checkOptionNames, quoteSchema } from './postgres-connection.ts';
 
 /** The schema name written in the shipped SQL files, replaced by the one you choose. */
 const PLACEHOLDER = /\bsvc_gateway\b/g;
@@ -28,6 +29,13 @@ export interface MigrateOptions {
   /** Default `svc_gateway`. */
   readonly schema?: string;
 }
+
+/** The names of {@link MigrateOptions}: any other is refused (a misspelt one would be ignored). */
+const MIGRATE_OPTION_NAMES: readonly string[] = Object.keys({
+  connectionString: true,
+  client: true,
+  schema: true,
+} satisfies Record<keyof MigrateOptions, true>);
 
 function migrationsFolder(): string {
   // src/ in the repository, dist/ when installed: the SQL files sit beside either, one level up.
@@ -75,6 +83,8 @@ function forSchema(text: string, quoted: string): string {
  * await migrate({ connectionString: process.env.DATABASE_URL, schema: 'acme_gateway' });
  */
 export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
+  checkOptionNames('migrate', options, MIGRATE_OPTION_NAMES);
+  checkConnectionString(refusalFor('migrate'), 'connectionString', options.connectionString);
   const schema = options.schema ?? 'svc_gateway';
   const quoted = quoteSchema(schema, 'migrate');
   const pending = migrations(schema);

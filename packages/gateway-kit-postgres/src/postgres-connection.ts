@@ -1,4 +1,10 @@
-import { refusalFor, StoreUnavailableError, timerMs } from '@svc/gateway-kit/store';
+import {
+  GatewayConfigError,
+  type Refuse,
+  refusalFor,
+  StoreUnavailableError,
+  timerMs,
+} from '@svc/gateway-kit/store';
 import pg from 'pg';
 
 /**
@@ -58,6 +64,88 @@ export interface PostgresConnectionOptions {
    * lost, one `console.info` line when it is back, `console.error` for anything else.
    */
   readonly onError?: (error: unknown) => void;
+}
+
+/** The names of {@link PostgresConnectionOptions}, for the stores' unknown-option check. */
+export const CONNECTION_OPTION_NAMES: readonly string[] = Object.keys({
+  connectionString: true,
+  pool: true,
+  poolSize: true,
+  schema: true,
+  commandTimeoutMs: true,
+  connectTimeoutMs: true,
+  onError: true,
+} satisfies Record<keyof PostgresConnectionOptions, true>);
+
+/**
+ * Refuses an options value that is not an object, and option names the store (or `migrate`) does
+ * not know (a misspelt `connectionStrng` would otherwise connect to the `PG*` variables' database,
+ * a misspelt `leaseMss` keep the default): names every unknown one and lists the known ones, never
+ * a value (an unknown option may hold a secret).
+ *
+ * @example
+ * checkOptionNames('new PostgresRecordStore', { maxRecord: 5 }, ['schema', 'maxRecords']);
+ * // GatewayConfigError: new PostgresRecordStore: unknown option "maxRecord" (known: schema, maxRecords).
+ */
+export function checkOptionNames(
+  factory: string,
+  options: unknown,
+  known: readonly string[],
+): void {
+  const refuse: Refuse = refusalFor(factory);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse('options', options, 'expected an options object.');
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length > 0)
+    throw new GatewayConfigError(
+      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')}).`,
+    );
+}
+
+const CONNECTION_STRING_FORM =
+  'a PostgreSQL URL: postgres[ql]://[user[:password]@][host][:port][/database][?param=value…] or socket:/path/to/dir?db=database.';
+
+/**
+ * Refuses a connection string node-postgres could not use: not a string, empty (the `PG*`
+ * variables' database would be used instead: an environment variable left unset), with spaces
+ * around it (node-postgres would read a leading one as part of a path and connect to the host
+ * `base`), another scheme, or one node-postgres cannot parse (a port that is no number). The
+ * refusal names the option and the form expected, and holds nothing of the string (no `cause`).
+ * `undefined` is the default (the `PG*` variables).
+ */
+export function checkConnectionString(refuse: Refuse, path: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || value === '')
+    refuse(path, value, `expected ${CONNECTION_STRING_FORM}`, true);
+  if (value.trim() !== value || !isConnectionString(value))
+    refuse(path, value, `expected ${CONNECTION_STRING_FORM}`);
+}
+
+/**
+ * Whether node-postgres' parser (pg-connection-string) reads `text` as a connection string, and
+ * with one of its schemes: its steps up to where it would throw, without reading the files
+ * `sslcert`/`sslkey`/`sslrootcert` name (it reads them on connect). `/path/to/dir database` is its
+ * Unix-socket form.
+ */
+function isConnectionString(text: string): boolean {
+  if (text.startsWith('/')) return true;
+  try {
+    // It encodes spaces and stray `%`, and retries an empty host (`user@/db`) with a dummy one.
+    const encoded = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text)
+      ? encodeURI(text).replace(/%25(\d\d)/g, '%$1')
+      : text;
+    const url = URL.parse(encoded) ?? URL.parse(encoded.replace('@/', '@___DUMMY___/'));
+    if (url === null || !['postgres:', 'postgresql:', 'socket:'].includes(url.protocol))
+      return false;
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    decodeURIComponent(url.hostname);
+    decodeURI(url.pathname);
+    return true;
+  } catch {
+    // Not rethrown, not kept as a cause: the error (a URIError, an `input`) may hold the password.
+    return false;
+  }
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -173,6 +261,9 @@ export class PostgresConnection {
   /** `factory` names the store in option errors (`new PostgresJobStore: poolSize is …`). */
   constructor(options: PostgresConnectionOptions, factory = 'new PostgresConnection') {
     const refuse = refusalFor(factory);
+    // Before pg sees it: pg parses it on every connect, so an unusable one made every call an
+    // outage (503, pg's parse error as its cause) instead of a refusal at start-up.
+    checkConnectionString(refuse, 'connectionString', options.connectionString);
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2_000;
     const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     timerMs(refuse, 'commandTimeoutMs', this.commandTimeoutMs);

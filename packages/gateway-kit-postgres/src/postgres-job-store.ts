@@ -17,6 +17,8 @@ import {
 } from '@svc/gateway-kit/store';
 import { PostgresCallbackOutbox } from './postgres-callback-outbox.ts';
 import {
+  CONNECTION_OPTION_NAMES,
+  checkOptionNames,
   lockClass,
   PostgresConnection,
   type PostgresConnectionOptions,
@@ -263,6 +265,7 @@ export class PostgresJobStore implements JobStore {
   #closed = false;
 
   constructor(options: PostgresJobStoreOptions = {}) {
+    checkOptionNames('new PostgresJobStore', options, JOB_STORE_OPTION_NAMES);
     const retentionMs = options.retentionMs ?? 24 * 60 * 60 * 1000;
     const maxJobs = options.maxJobs ?? 100_000;
     const leaseMs = options.leaseMs ?? 30_000;
@@ -876,6 +879,30 @@ export class PostgresJobStore implements JobStore {
 }
 
 const refuse: Refuse = refusalFor('new PostgresJobStore');
+
+/** The names of {@link PostgresJobStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const JOB_STORE_OPTION_NAMES: readonly string[] = [
+  ...CONNECTION_OPTION_NAMES,
+  ...Object.keys({
+    retentionMs: true,
+    maxJobs: true,
+    maxFinishedPerOwner: true,
+    leaseMs: true,
+    sweepIntervalMs: true,
+    cancelPollIntervalMs: true,
+    listen: true,
+    callbackPollIntervalMs: true,
+    maxPendingCallbacks: true,
+    maxPendingCallbacksPerPrincipal: true,
+    maxPendingCallbackBytesPerPrincipal: true,
+    transactionalCallbacks: true,
+    instanceId: true,
+    onListenerError: true,
+  } satisfies Record<
+    Exclude<keyof PostgresJobStoreOptions, keyof PostgresConnectionOptions>,
+    true
+  >),
+];
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)

@@ -9,6 +9,8 @@ import {
   type VersionedRecord,
 } from '@svc/gateway-kit/store';
 import {
+  CONNECTION_OPTION_NAMES,
+  checkOptionNames,
   lockClass,
   PostgresConnection,
   type PostgresConnectionOptions,
@@ -40,6 +42,18 @@ export interface PostgresRecordStoreOptions extends PostgresConnectionOptions {
 const DELETE_BATCH = 500;
 const DELETE_PAGES = 10;
 
+/** The names of {@link PostgresRecordStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const RECORD_STORE_OPTION_NAMES: readonly string[] = [
+  ...CONNECTION_OPTION_NAMES,
+  ...Object.keys({
+    maxRecords: true,
+    sweepIntervalMs: true,
+  } satisfies Record<
+    Exclude<keyof PostgresRecordStoreOptions, keyof PostgresConnectionOptions>,
+    true
+  >),
+];
+
 /**
  * A `RecordStore` in PostgreSQL: the gateway's idempotency keys, approvals and quota sets,
  * shared by every instance on the same schema. Create is create-if-absent, replace and delete are
@@ -61,6 +75,7 @@ export class PostgresRecordStore implements RecordStore {
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: PostgresRecordStoreOptions = {}) {
+    checkOptionNames('new PostgresRecordStore', options, RECORD_STORE_OPTION_NAMES);
     const maxRecords = options.maxRecords ?? 1_000_000;
     const refuse = refusalFor('new PostgresRecordStore');
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1)

@@ -219,6 +219,33 @@ describe('svc-gateway-postgres migrate', () => {
     }
   });
 
+  it('a URL with whitespace around it is refused by name (exit 2), not echoed, and nothing is migrated', async () => {
+    // node-postgres read a leading space as part of a path (`getaddrinfo ENOTFOUND base`, exit 1)
+    // and a trailing one as part of the database name. Trust authentication: the password is
+    // ignored, so a URL that reached the server would migrate.
+    const url = postgres.url.replace('postgres@', 'postgres:s3cret@');
+    const cases: [string[], Record<string, string>, string][] = [
+      [['--url', ` ${url}`], {}, '--url'],
+      [['--url', `${url} `], {}, '--url'],
+      [[`--url=${url}\t`], {}, '--url'],
+      [[], { DATABASE_URL: `${url}\n` }, 'DATABASE_URL'],
+      [[], { DATABASE_URL: ` ${url}` }, 'DATABASE_URL'],
+    ];
+    for (const [args, env, source] of cases) {
+      const run = await cli(['migrate', '--schema', 'cli_spaces', ...args], env);
+      expect(run.code, JSON.stringify([args, env])).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^svc-gateway-postgres: ${source} starts or ends with whitespace \\(a space, a line break\\): expected postgres://user:password@host:5432/db and nothing else\\.\n\nUsage: `,
+        ),
+      );
+      expect(run.stderr).not.toContain('s3cret');
+      expect(run.stderr).not.toContain(String(postgres.port));
+    }
+    expect(await tables('cli_spaces')).toBe(0);
+  });
+
   it('a database it cannot reach: exit 1, the URL without its password, the reason', async () => {
     const port = await freePort(); // nothing listens there
     const url = `postgres://gateway:s3cret-pass@127.0.0.1:${port}/app`;

@@ -61,27 +61,28 @@ describe('start-up', () => {
     }
   });
 
-  it('a URL pg cannot parse rejects ready() and leaves no deadline behind to crash the process later', async () => {
+  it('a pool that throws at once rejects ready() and leaves no deadline behind to crash the process later', async () => {
+    // pg's own pool threw at once for a connection string whose port is no number; the
+    // constructor now refuses such a string (test/options.test.ts), a pool may still throw.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const connectionString = 'postgres://gateway:s3cret-pass@127.0.0.1:notaport/app';
-      const store = new PostgresJobStore({
-        connectionString,
-        commandTimeoutMs: 500,
-        onError: quiet,
-      });
+      const pool = {
+        query: (): never => {
+          throw new TypeError('Invalid URL');
+        },
+        end: async () => {},
+      };
+      const store = new PostgresJobStore({ pool, commandTimeoutMs: 500, onError: quiet });
       const error = await store.ready().then(
         () => undefined,
         (reason: unknown) => reason,
       );
       await store.close();
       expect(isStoreUnavailableError(error)).toBe(true);
-      expect((error as Error).message).toBe(
-        'Cannot reach Postgres at an unparseable database URL.',
-      );
+      expect((error as Error).cause).toEqual(new TypeError('Invalid URL'));
       // Past the command deadline: it was cleared, so nothing rejects unobserved.
       await vi.advanceTimersByTimeAsync(1_000);
       expect(vi.getTimerCount()).toBe(0);
