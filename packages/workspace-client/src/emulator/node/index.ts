@@ -1,3 +1,8 @@
+/**
+ * `@svc/workspace-client/emulator/node`: the workspace emulator served on `node:http`.
+ *
+ * @module emulator/node
+ */
 export {
   type RunningEmulator,
   type ServeEmulatorOptions,
