@@ -28,7 +28,8 @@ class UsageError extends Error {}
 /** `text` with any password of a URL in it replaced by `***` (an argument may be a URL). */
 function shown(text: string): string {
   try {
-    if (new URL(text).password) return redactPostgresUrl(text);
+    const url = new URL(text);
+    if (url.password || url.searchParams.has('password')) return redactPostgresUrl(text);
   } catch {
     // not a URL
   }
@@ -150,7 +151,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     applied = await migrate({ schema, ...(url ? { connectionString: url } : {}) });
   } catch (error) {
-    const passwords = [url ? new URL(url).password : '', process.env.PGPASSWORD ?? ''];
+    const passwords = [
+      url ? new URL(url).password : '',
+      url ? (new URL(url).searchParams.get('password') ?? '') : '',
+      process.env.PGPASSWORD ?? '',
+    ];
     const decoded = passwords.map((password) => {
       try {
         return decodeURIComponent(password);

@@ -184,16 +184,19 @@ export function lockClass(purpose: string, schema = 'svc_gateway'): number {
 }
 
 /**
- * `url` without its password (`postgres://user:***@host:5432/db`), for messages and logs.
+ * `url` without its password (`postgres://user:***@host:5432/db`), for messages and logs; a
+ * `password` query parameter, which node-postgres reads too, is hidden the same way.
  *
  * @example
  * redactPostgresUrl('postgres://app:s3cret@db:5432/app'); // 'postgres://app:***@db:5432/app'
+ * redactPostgresUrl('postgres://app@db/app?password=s3cret'); // 'postgres://app@db/app?password=***'
  */
 export function redactPostgresUrl(url: string | undefined): string {
   if (url === undefined) return 'the database named by the PG* environment variables';
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
     return 'an unparseable database URL';

@@ -256,4 +256,32 @@ describe('svc-gateway-postgres migrate', () => {
       `svc-gateway-postgres: migrating schema svc_gateway on postgres://gateway:***@127.0.0.1:${port}/app failed: connect ECONNREFUSED 127.0.0.1:${port}\n`,
     );
   });
+
+  it('a password given as a query parameter (node-postgres reads it) is not shown either', async () => {
+    const port = await freePort(); // nothing listens there
+    const run = await cli([
+      'migrate',
+      '--url',
+      `postgres://gateway@127.0.0.1:${port}/app?password=s3cret-pass`,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `svc-gateway-postgres: migrating schema svc_gateway on postgres://gateway@127.0.0.1:${port}/app?password=*** failed: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
+    // Nor as a stray argument; and a URL that reaches the server is reported the same way.
+    const stray = await cli(['migrate', 'postgres://gateway@db/app?password=s3cret-pass']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unexpected argument postgres://gateway@db/app?password=***.');
+    const done = await cli([
+      'migrate',
+      '--schema',
+      'cli_query_pw',
+      '--url',
+      `${postgres.url}?password=s3cret-pass`,
+    ]);
+    expect(done).toMatchObject({ code: 0, stderr: '' });
+    expect(done.stdout).toBe(
+      `Applied migration(s) 1, 2, 3 to schema cli_query_pw on ${postgres.url}?password=***.\n`,
+    );
+  });
 });

@@ -61,6 +61,29 @@ describe('start-up', () => {
     }
   });
 
+  it('a password given as a query parameter (node-postgres reads it) is hidden the same way', async () => {
+    const port = await freePort(); // nothing listens there
+    const connectionString = `postgres://gateway@127.0.0.1:${port}/app?password=s3cret-pass`;
+    const reported: unknown[] = [];
+    const store = new PostgresRecordStore({
+      connectionString,
+      connectTimeoutMs: 300,
+      onError: (event) => reported.push(event),
+    });
+    closers.push(() => store.close());
+    const error = await store.ready().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isStoreUnavailableError(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      `Cannot reach Postgres at postgres://gateway@127.0.0.1:${port}/app?password=***.`,
+    );
+    // What onError receives (the outage) names the database the same way.
+    expect(reported.length).toBeGreaterThan(0);
+    for (const event of reported) expect(String(event)).not.toContain('s3cret');
+  });
+
   it('a pool that throws at once rejects ready() and leaves no deadline behind to crash the process later', async () => {
     // pg's own pool threw at once for a connection string whose port is no number; the
     // constructor now refuses such a string (test/options.test.ts), a pool may still throw.
