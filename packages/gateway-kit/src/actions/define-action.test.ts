@@ -83,3 +83,25 @@ describe('defineAction refuses what would otherwise run with the defaults', () =
     });
   });
 });
+
+describe('defineAction fills in the documented defaults', () => {
+  it('timeoutMs: 10 minutes for async and approval actions, 30 s for the others', () => {
+    expect(defineAction({ id: 'a', input, run }).timeoutMs).toBe(30_000);
+    expect(defineAction({ id: 'a', input, run, executionMode: 'async' }).timeoutMs).toBe(600_000);
+    expect(defineAction({ id: 'a', input, run, requiresApproval: true }).timeoutMs).toBe(600_000);
+    expect(
+      defineAction({ id: 'a', input, run, executionMode: 'async', timeoutMs: 5 }).timeoutMs,
+    ).toBe(5);
+  });
+
+  it('the rest: sync, read, not idempotent, no approval, name = id', () => {
+    const action = defineAction({ id: 'a', input, run });
+    expect(action).toMatchObject({
+      name: 'a',
+      executionMode: 'sync',
+      sideEffectLevel: 'read',
+      idempotent: false,
+      requiresApproval: false,
+    });
+  });
+});

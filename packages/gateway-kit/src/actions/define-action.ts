@@ -54,7 +54,10 @@ export interface ActionResult {
 
 /** Everything `defineAction` accepts. Only `id`, `input` and `run` are required. */
 export interface ActionDefinition<TSchema extends ActionInputSchema> {
-  /** Stable identifier (`[a-z0-9][a-z0-9._-]*`, at most 128 characters). */
+  /**
+   * Stable identifier: a letter or digit, then letters, digits, `.`, `_` or `-`, at most 128
+   * characters (`[A-Za-z0-9][A-Za-z0-9._-]*`). Case matters: `Lookup` and `lookup` are two ids.
+   */
   readonly id: string;
   /** Name the hosted service may use instead of the id; defaults to `id`. */
   readonly name?: string;
@@ -78,12 +81,14 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
   readonly idempotent?: boolean;
   /**
    * Upper bound for one run in milliseconds, applied even without a `deadlineAt`. Defaults to
-   * 30 000 for sync actions and 600 000 (10 minutes) for actions that run as jobs.
+   * 600 000 (10 minutes) for `executionMode: 'async'` and `requiresApproval: true` actions and to
+   * 30 000 for the others, also when the gateway's `approvals.policy` sends one through an approval.
    */
   readonly timeoutMs?: number;
   /**
-   * Business checks answered at invoke time, before an async action is accepted or an approval is
-   * requested: return (or throw) a {@link reject} to answer `rejected` at once. Keep it fast.
+   * Business checks answered at invoke time, before the action runs (sync), is accepted as a job
+   * (async) or waits for an approval: return (or throw) a {@link reject} to answer `rejected` at
+   * once. Keep it fast.
    */
   readonly precheck?: (
     input: InferActionInput<TSchema>,

@@ -66,6 +66,18 @@ describe('createGateway configuration checks', () => {
     expect(() => createGateway(options as never)).toThrow(message);
   });
 
+  it('takes the documented id form: letters of either case, digits, dot, underscore, hyphen, ≤ 128', () => {
+    const withIds = (...ids: string[]) =>
+      createGateway({
+        ...base,
+        actions: ids.map((id) => defineAction({ id, input: v.object({}), run: () => ({}) })),
+      });
+    const ids = ['Lookup', 'lookup', '9.x_Y-z', `a${'b'.repeat(127)}`];
+    expect(withIds(...ids).manifest.actions.map((action) => action.id)).toEqual(ids);
+    for (const refused of ['-lead', '.lead', '_lead', 'a/b', 'ümlaut', `a${'b'.repeat(128)}`])
+      expect(() => withIds(refused), refused).toThrow(/id must match/);
+  });
+
   it('never puts a configured token in an error message', () => {
     try {
       createGateway({ ...base, auth: { tokens: ['valid-token', ' spaced-secret '] } });
