@@ -40,7 +40,10 @@ export interface PostgresPool {
 export interface PostgresConnectionOptions {
   /** `postgres://user:password@host:5432/db`. Default: node-postgres' `PG*` environment variables. */
   readonly connectionString?: string;
-  /** A `pg.Pool` you own; the store never ends it. Set `query_timeout` on it (see docs/postgres.md). */
+  /**
+   * A `pg.Pool` you own; the store never ends it. Set `query_timeout` on it (see docs/postgres.md).
+   * Not with `connectionString` or `poolSize` (refused: they would go unused).
+   */
   readonly pool?: PostgresPool;
   /** Connections of the pool the store opens (not used with `pool`). Default 10. */
   readonly poolSize?: number;
@@ -274,6 +277,15 @@ export class PostgresConnection {
     const poolSize = options.poolSize ?? 10;
     if (!Number.isSafeInteger(poolSize) || poolSize < 1)
       refuse('poolSize', poolSize, 'expected a positive integer.');
+    // With a pool of the caller's, these would silently go unused: the pool is used as it is.
+    const unused = [
+      options.connectionString !== undefined && 'connectionString',
+      options.poolSize !== undefined && 'poolSize',
+    ].filter(Boolean);
+    if (options.pool !== undefined && unused.length > 0)
+      throw new GatewayConfigError(
+        `${factory}: give connectionString (and poolSize) or pool, not pool with ${unused.join(' and ')}.`,
+      );
     this.schema = quoteSchema(options.schema ?? 'svc_gateway', factory);
     this.#report = options.onError ?? defaultReporter;
     this.#target = redactPostgresUrl(options.connectionString);

@@ -196,6 +196,34 @@ describe('an unknown option name is refused (it used to be ignored, the store fa
     await expect(migrate(options as never)).rejects.toThrow(expected('migrate'));
   });
 
+  it('a pool with connectionString or poolSize is refused (they would go unused: the pool is used as it is)', async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://gateway:pw@127.0.0.1:1/app' });
+    const connectionString = 'postgres://other:s3cret-pw@127.0.0.1:1/other';
+    for (const [options, given] of [
+      [{ pool, connectionString }, 'connectionString'],
+      [{ pool, poolSize: 20 }, 'poolSize'],
+      [{ pool, connectionString, poolSize: 20 }, 'connectionString and poolSize'],
+    ] as const) {
+      for (const [factory, create] of [
+        ['new PostgresJobStore', () => new PostgresJobStore(options)],
+        ['new PostgresRecordStore', () => new PostgresRecordStore(options)],
+      ] as const) {
+        let error: unknown;
+        try {
+          create();
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error).toBeInstanceOf(GatewayConfigError);
+        expect((error as Error).message).toBe(
+          `${factory}: give connectionString (and poolSize) or pool, not pool with ${given}.`,
+        );
+        expect(inspect(error, { depth: 5 })).not.toContain('s3cret-pw');
+      }
+    }
+    await pool.end();
+  });
+
   it('every documented option is still accepted, with a connection string or a pool', async () => {
     const connection = {
       schema: 'acme_gateway',
