@@ -225,6 +225,19 @@ export class RedisConnection {
   #down = false;
   #subscriber: RedisClient | undefined;
   #closed = false;
+  /** What `close()` returns (the same promise to every caller). */
+  #closing: Promise<void> | undefined;
+  /** Resolves when `close()` is called: wakes whatever waits for a connection or a retry. */
+  readonly #closeCalled: Promise<void>;
+  #wake: () => void = () => {};
+  /**
+   * Connection attempts under way, until each settles: the ones this connection started (the
+   * first connect, reconnects after a missed deadline, the subscriber's) and, once it is closing,
+   * a cluster's node connections. `close()` waits for them.
+   */
+  readonly #attempts = new Set<Promise<void>>();
+  /** A cluster's node connections seen since `close()` (see {@link release}). */
+  readonly #nodeClients = new Set<RedisClient>();
   /** Primaries whose last WAIT came back short, and until when WAIT is skipped for them. */
   readonly #shortUntil = new WeakMap<object, number>();
   /** Calls in flight, with their deadlines (see {@link call}). */
@@ -239,6 +252,9 @@ export class RedisConnection {
   /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
     const refuse = refusalFor(factory);
+    this.#closeCalled = new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     timerMs(refuse, 'connectTimeoutMs', this.#connectTimeoutMs);
@@ -314,7 +330,20 @@ export class RedisConnection {
     this.#watch(this.client, 'command');
     // Started at once so the first request finds a ready connection; failures are retried by
     // the reconnect strategy and reported through `error` events.
-    this.#connecting = this.client.connect().catch(() => {});
+    this.#connecting = this.#connect(this.client);
+  }
+
+  /** Starts connecting `client`; the attempt is tracked until it settles (see `close()`). */
+  #connect(client: RedisClient): Promise<void> {
+    return this.#track(client.connect());
+  }
+
+  /** Tracks a connection attempt in {@link attempts} until it settles; never rejects. */
+  #track(connecting: Promise<unknown>): Promise<void> {
+    const attempt = connecting.then(noop, noop);
+    this.#attempts.add(attempt);
+    void attempt.then(() => this.#attempts.delete(attempt));
+    return attempt;
   }
 
   /**
@@ -329,6 +358,7 @@ export class RedisConnection {
     if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
     if (this.client.isReady) return;
     await this.#awaitFirstConnection();
+    if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
     if (this.client.isReady) return;
     if (!this.#owned && this.client.isOpen) {
       // A client the caller connected may just be between reconnects: ask it.
@@ -347,7 +377,10 @@ export class RedisConnection {
   async call<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
     const started = Date.now();
-    if (!this.client.isReady) await this.#awaitFirstConnection();
+    if (!this.client.isReady) {
+      await this.#awaitFirstConnection();
+      if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    }
     // node-redis drops a command's own timeout once the command is on the socket, so a Redis that
     // accepted it and then stopped answering would hold the call forever: the deadline is ours.
     // One watchdog timer checks every call in flight (a timer per call cost more than the call's
@@ -420,17 +453,10 @@ export class RedisConnection {
         new StoreUnavailableError(`Redis at ${this.#target} missed a deadline: reconnecting.`),
       );
     }
-    try {
-      this.client.destroy();
-    } catch {
-      // Already closed.
-    }
-    this.client
-      .connect()
-      .catch(() => {})
-      .finally(() => {
-        this.#resetting = false;
-      });
+    destroyQuietly(this.client);
+    void this.#connect(this.client).finally(() => {
+      this.#resetting = false;
+    });
   }
 
   /**
@@ -480,6 +506,9 @@ export class RedisConnection {
     listener: (message: string) => void,
     onReady: () => void,
   ): Promise<void> {
+    // A subscriber opened now would outlive the store.
+    if (this.#closed)
+      return Promise.reject(new StoreUnavailableError('The Redis store is closed.'));
     if (!this.#subscriber) {
       // SUBSCRIBE does not go through `call`: node-redis's own timeout bounds it.
       const subscriber = this.client.duplicate({
@@ -488,7 +517,7 @@ export class RedisConnection {
       this.#watch(subscriber, 'subscriber');
       subscriber.on(this.cluster ? 'node-ready' : 'ready', onReady);
       this.#subscriber = subscriber;
-      void subscriber.connect().catch(() => {});
+      void this.#connect(subscriber);
     }
     const subscriber = this.#subscriber;
     const cluster = subscriber as unknown as RedisClusterClient;
@@ -558,24 +587,84 @@ export class RedisConnection {
     return this.#closed;
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes every connection this one opened (the command connection unless it was given, the
+   * subscriber, on a cluster each node's), whatever state each is in: a ready one gracefully
+   * (pending replies first), one still connecting or reconnecting at once, and one that finishes
+   * opening later the moment it does. Resolves once they are released, within `commandTimeoutMs`
+   * whatever Redis does; every caller gets the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
-    const clients = [this.#subscriber, this.#owned ? this.client : undefined];
-    await Promise.all(
-      clients.map((client) => (client ? shutDown(client, this.#commandTimeoutMs) : undefined)),
+    this.#wake();
+    const deadline = performance.now() + this.#commandTimeoutMs;
+    const clients = [this.#subscriber, this.#owned ? this.client : undefined].filter(
+      (client): client is RedisClient => client !== undefined,
     );
+    // A cluster forgets its node connections when it closes: note them first, so each can still
+    // be destroyed when a graceful close times out or when it finishes connecting afterwards.
+    for (const client of clients) this.#noteNodeClients(client);
+    await Promise.all(clients.map((client) => shutDown(client, this.#commandTimeoutMs)));
+    for (const client of clients) this.#release(client);
+    // node-redis only knows a socket once it has connected: one still connecting when the client
+    // was destroyed would connect afterwards and stay open (the `connect` listeners of #watch and
+    // #noteNodeClients destroy it then). Wait for the attempts under way, so that nothing of the
+    // store is left once this resolves: a refused or destroyed attempt ends at once, one waiting
+    // to retry after its back-off (about 1 s at most). A cluster still discovering its nodes may
+    // open node connections meanwhile: each release notes them, and they are waited for too.
+    while (this.#attempts.size > 0 && performance.now() < deadline) {
+      await settledWithin([...this.#attempts], deadline - performance.now());
+      for (const client of clients) this.#release(client);
+    }
+    clearInterval(this.#watchdog);
+    this.#watchdog = undefined;
+    for (const pending of this.#pending)
+      pending.reject(new StoreUnavailableError('The Redis store is closed.'));
+    this.#pending.clear();
+  }
+
+  /**
+   * Destroys `client` (after `close()`): for a cluster, also every node connection it opened,
+   * including those it no longer lists. Harmless on a client already destroyed.
+   */
+  #release(client: RedisClient): void {
+    if (!isCluster(client)) {
+      destroyQuietly(client);
+      return;
+    }
+    this.#noteNodeClients(client);
+    destroyQuietly(client);
+    for (const node of this.#nodeClients) destroyQuietly(node);
+  }
+
+  /** After `close()`: notes a cluster's node connections, each destroyed as soon as it connects. */
+  #noteNodeClients(client: RedisClient): void {
+    if (!isCluster(client)) return;
+    for (const { client: node, connecting } of nodeClientsOf(
+      client as unknown as RedisClusterClient,
+    )) {
+      if (connecting) void this.#track(connecting);
+      if (this.#nodeClients.has(node)) continue;
+      this.#nodeClients.add(node);
+      node.on('connect', () => destroyQuietly(node));
+    }
+  }
+
+  /**
+   * Resolves after `ms`, or as soon as the connection is closed (its timer then cleared): for
+   * background retries, so none outlives the store.
+   */
+  async pause(ms: number): Promise<void> {
+    await settledWithin([this.#closeCalled], ms);
   }
 
   async #awaitFirstConnection(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#connecting,
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, this.#connectTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settledWithin([this.#connecting, this.#closeCalled], this.#connectTimeoutMs, 'any');
   }
 
   #watch(client: RedisClient, role: 'command' | 'subscriber'): void {
@@ -599,6 +688,10 @@ export class RedisConnection {
     // reports each node's connection as `node-error` / `node-ready`.
     client.on('error', lose);
     if (this.cluster) client.on('node-error', lose);
+    // A connection that finishes opening after close() (see #close) is closed as it does.
+    client.on(this.cluster ? 'node-connect' : 'connect', () => {
+      if (this.#closed) this.#release(client);
+    });
     client.on(this.cluster ? 'node-ready' : 'ready', () => {
       const wasDown = lost || (role === 'command' && this.#down);
       lost = false;
@@ -611,10 +704,15 @@ export class RedisConnection {
   }
 }
 
+/**
+ * Closes a ready client gracefully, for `timeoutMs` at most, and destroys one that is not ready
+ * (connecting, reconnecting). Either way the caller destroys it again afterwards (see
+ * `RedisConnection.#release`): destroying a client while its socket connects misses that socket.
+ */
 async function shutDown(client: RedisClient, timeoutMs: number): Promise<void> {
   if (!client.isOpen) return;
   if (!client.isReady) {
-    client.destroy();
+    destroyQuietly(client);
     return;
   }
   // A graceful close waits for pending replies; a Redis that dies meanwhile must not hold it.
@@ -632,6 +730,67 @@ async function shutDown(client: RedisClient, timeoutMs: number): Promise<void> {
     clearTimeout(timer);
   }
 }
+
+function destroyQuietly(client: RedisClient): void {
+  try {
+    client.destroy();
+  } catch {
+    // Already closed.
+  }
+}
+
+/** A node connection of a cluster client, with its connect promise while it is connecting. */
+interface NodeConnection {
+  readonly client: RedisClient;
+  readonly connecting: Promise<unknown> | undefined;
+}
+
+/**
+ * Every node connection a cluster client holds now: each node's command connection and sharded
+ * pub/sub connection, and its classic pub/sub connection.
+ */
+function nodeClientsOf(cluster: RedisClusterClient): NodeConnection[] {
+  type Held = { client?: unknown; connectPromise?: Promise<unknown> } | undefined;
+  const found: NodeConnection[] = [];
+  const add = (held: Held): void => {
+    if (held?.client)
+      found.push({ client: held.client as RedisClient, connecting: held.connectPromise });
+  };
+  const nodes: (Held & { pubSub?: Held })[] = [
+    ...cluster.masters,
+    ...cluster.replicas,
+    ...cluster.nodeByAddress.values(),
+  ];
+  for (const node of nodes) {
+    add(node);
+    add(node?.pubSub);
+  }
+  add(cluster.pubSubNode);
+  return found;
+}
+
+/**
+ * Resolves once every promise in `promises` settled (`'any'`: once one did), or after `ms`
+ * (whichever comes first; its timer is cleared either way). Never rejects.
+ */
+async function settledWithin(
+  promises: readonly Promise<unknown>[],
+  ms: number,
+  wait: 'all' | 'any' = 'all',
+): Promise<void> {
+  if (ms <= 0 || promises.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = promises.map((promise) => promise.then(noop, noop));
+  await Promise.race([
+    wait === 'all' ? Promise.all(settled) : Promise.race(settled),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+function noop(): void {}
 
 /** Redis outages become {@link StoreUnavailableError}; error replies that signal bugs stay as they are. */
 function translate(error: unknown): unknown {

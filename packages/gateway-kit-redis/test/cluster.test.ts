@@ -16,6 +16,7 @@ import {
   type RedisRecordStoreOptions,
 } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout, slotOf } from '../src/key-layout.ts';
+import { runClosingProcess } from './closing-process.ts';
 import {
   call,
   eventually,
@@ -146,6 +147,18 @@ describe('the callback outbox on a Redis Cluster', () => {
     },
     test: { describe, it },
     timeoutMs: 30_000,
+  });
+});
+
+describe('close() right after the constructor, on a Redis Cluster', () => {
+  it('a process that constructs both stores (pub/sub subscriber opening) and closes them at once exits by itself', async () => {
+    const run = await runClosingProcess({
+      REDIS_CLUSTER_URLS: cluster.urls.join(','),
+      STORES: 'job,record',
+      SUBSCRIBE: '1',
+    });
+    expect(run.exitedByItself, run.output).toBe(true);
+    expect(run.report).toEqual({ closed: true, sockets: 0, timers: 0 });
   });
 });
 
