@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
+import { type RedisClient, RedisJobStore, RedisRecordStore } from '../src/index.ts';
 import { runClosingProcess } from './closing-process.ts';
 import { freePort, startRedis, type TestRedis } from './redis-server.ts';
 
@@ -46,8 +46,9 @@ describe('close() right after the constructor', () => {
     await client.connect();
     try {
       const before = new Set(liveSockets());
-      const jobs = new RedisJobStore({ client, onError: quiet });
-      const records = new RedisRecordStore({ client, onError: quiet });
+      const given = client as unknown as RedisClient;
+      const jobs = new RedisJobStore({ client: given, onError: quiet });
+      const records = new RedisRecordStore({ client: given, onError: quiet });
       jobs.onCancel('some-job', quiet);
       const closing = jobs.close();
       expect(jobs.close()).toBe(closing);
