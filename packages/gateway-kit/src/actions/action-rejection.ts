@@ -2,9 +2,13 @@ import type { GatewayError } from '../contract/gateway-error.ts';
 
 /** What a business refusal says. `retryable` defaults to `false`. */
 export interface RejectionInit {
+  /** Machine-readable error code sent as `error.code`, e.g. `amount_over_limit`. */
   readonly code: string;
+  /** Human-readable explanation sent as `error.message`. */
   readonly message: string;
+  /** Whether the caller may try the same request again later. Defaults to `false`. */
   readonly retryable?: boolean;
+  /** JSON object sent as `error.details`; omitted from the error when absent. */
   readonly details?: Record<string, unknown>;
 }
 
@@ -16,6 +20,7 @@ export interface RejectionInit {
  * throw new ActionRejection({ code: 'amount_over_limit', message: 'Refunds above 500.00 need a manager.' });
  */
 export class ActionRejection extends Error {
+  /** Always `'ActionRejection'` (what {@link isActionRejection} looks for). */
   override readonly name = 'ActionRejection';
   /** The Gateway error sent to the caller. */
   readonly error: GatewayError;

@@ -10,7 +10,9 @@ import { GatewayKitError } from '../runtime/gateway-kit-error.ts';
  * catch (error) { if (error instanceof ApprovalDecisionError && error.code === 'approval_expired') notify(); }
  */
 export class ApprovalDecisionError extends GatewayKitError {
+  /** Always `'ApprovalDecisionError'`. */
   override readonly name = 'ApprovalDecisionError';
+  /** Why the decision was refused. */
   readonly code: ApprovalDecisionErrorCode;
   /** The approval's status when the decision was refused, if it exists. */
   readonly status: ApprovalStatus | undefined;

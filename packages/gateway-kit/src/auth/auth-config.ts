@@ -4,7 +4,14 @@ import type { Principal } from './principal.ts';
  * A static bearer token. A plain string maps to the principal `{ id: 'default' }`, so tokens listed
  * for rotation (old and new) act as the same caller; give an explicit `principal` to separate callers.
  */
-export type StaticToken = string | { readonly token: string; readonly principal: Principal };
+export type StaticToken =
+  | string
+  | {
+      /** The bearer token. */
+      readonly token: string;
+      /** The caller this token authenticates as. */
+      readonly principal: Principal;
+    };
 
 /**
  * How the gateway authenticates callers: a list of static tokens (compared in constant time), or
@@ -15,8 +22,15 @@ export type StaticToken = string | { readonly token: string; readonly principal:
  * const custom: AuthConfig = { verify: async (token) => (await lookUp(token)) ?? null };
  */
 export type AuthConfig =
-  | { readonly tokens: readonly StaticToken[] }
   | {
+      /** The accepted bearer tokens. */
+      readonly tokens: readonly StaticToken[];
+    }
+  | {
+      /**
+       * Returns the principal for a bearer token, or `null` to refuse it (`401`). `header` reads
+       * the request's headers.
+       */
       readonly verify: (
         token: string,
         request: { readonly header: (name: string) => string | undefined },

@@ -32,6 +32,7 @@ import { OutboxDelivery } from './outbox-delivery.ts';
  * };
  */
 export interface CallbackDelivery {
+  /** Where to `POST` the callback; checked by the SSRF guard first. */
   readonly url: string;
   /** JSON-serialisable body. */
   readonly body: object;
@@ -57,10 +58,13 @@ export interface CallbackDelivery {
  *   console.warn(`callback ${failure.webhookId} to ${failure.target} failed: ${failure.result.reason}`);
  */
 export interface CallbackDeliveryFailure {
+  /** The delivery's `webhookId`. */
   readonly webhookId: string;
+  /** The delivery URL's origin (scheme, host and port). */
   readonly target: string;
   /** The delivery's `principal`, when it named one. */
   readonly principal?: string | undefined;
+  /** How the delivery ended: `reason`, `attempts` and what the receiver last said. */
   readonly result: Extract<CallbackDeliveryResult, { delivered: false }>;
 }
 

@@ -9,6 +9,7 @@ import type { Job, JobStatus } from '../contract/job.ts';
  * const body: JobResultCallbackBody = { job };
  */
 export interface JobResultCallbackBody {
+  /** The finished job, as `GET /v1/jobs/{jobId}` serves it. */
   readonly job: Job;
 }
 
@@ -38,8 +39,11 @@ export type ApprovalDecisionStatus = 'approved' | 'denied' | 'expired';
  * };
  */
 export interface ApprovalCallbackBody {
+  /** The approval's outcome. */
   readonly approval: {
+    /** The approval's id. */
     readonly approvalId: string;
+    /** How the approval ended. */
     readonly status: ApprovalDecisionStatus;
     /** RFC 3339 date-time of the decision (or of the expiry). */
     readonly decidedAt: string;
@@ -47,9 +51,13 @@ export interface ApprovalCallbackBody {
     readonly decidedBy?: string;
     /** Free-text note of the decider. */
     readonly note?: string;
+    /** The job approving started; absent when denied or expired. */
     readonly job?: {
+      /** The job's id. */
       readonly jobId: string;
+      /** The job's status when the callback was built. */
       readonly status: JobStatus;
+      /** Absolute URL of `GET /v1/jobs/{jobId}`. */
       readonly statusUrl?: string;
     };
   };

@@ -26,8 +26,18 @@ export type CallbackUrlRefusal =
  * if (check.ok) console.log(check.url.host);
  */
 export type CallbackUrlCheck =
-  | { readonly ok: true; readonly url: URL }
-  | { readonly ok: false; readonly reason: CallbackUrlRefusal };
+  | {
+      /** The URL passed the guard. */
+      readonly ok: true;
+      /** The parsed URL. */
+      readonly url: URL;
+    }
+  | {
+      /** The URL was refused. */
+      readonly ok: false;
+      /** Why the URL was refused. */
+      readonly reason: CallbackUrlRefusal;
+    };
 
 /**
  * What the SSRF guard lets through beyond its default (https to a public host only).

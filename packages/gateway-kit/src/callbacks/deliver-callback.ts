@@ -69,12 +69,24 @@ export type CallbackTransportError = 'timeout' | 'network' | 'dns';
  * if (!result.delivered) console.warn('callback failed', result.reason, result.attempts);
  */
 export type CallbackDeliveryResult =
-  | { readonly delivered: true; readonly attempts: number; readonly status: number }
   | {
-      readonly delivered: false;
+      /** The receiver answered 2xx. */
+      readonly delivered: true;
+      /** Requests started, the successful one included. */
       readonly attempts: number;
+      /** The receiver's 2xx status. */
+      readonly status: number;
+    }
+  | {
+      /** Not delivered; `reason` says why. */
+      readonly delivered: false;
+      /** Requests started; 0 when nothing was sent. */
+      readonly attempts: number;
+      /** Why the callback was not delivered. */
       readonly reason: CallbackFailureReason;
+      /** The most recent HTTP status received; absent when no attempt got a response. */
       readonly lastStatus?: number;
+      /** The final attempt's transport error, when it got no response. */
       readonly lastError?: CallbackTransportError;
       /** Set when `reason` is `refused_url`. */
       readonly refusal?: CallbackUrlRefusal;
@@ -88,13 +100,17 @@ export type CallbackDeliveryResult =
  *   console.info(`callback ${event.webhookId} #${event.attempt}: ${event.outcome}`);
  */
 export interface CallbackAttemptEvent {
+  /** The callback's `webhook-id`. */
   readonly webhookId: string;
   /** 1-based. */
   readonly attempt: number;
   /** `retrying`: another attempt follows after `retryInMs`; `stopped`: this was the last one. */
   readonly outcome: 'delivered' | 'retrying' | 'stopped';
+  /** HTTP status of the response; absent when the attempt got none. */
   readonly status?: number;
+  /** Why the attempt got no response; absent when it got one. */
   readonly error?: CallbackTransportError;
+  /** Milliseconds until the next attempt, for `retrying`. */
   readonly retryInMs?: number;
 }
 
@@ -153,6 +169,7 @@ export interface CallbackDeliverySettings {
  * };
  */
 export interface DeliverCallbackOptions extends CallbackDeliverySettings {
+  /** Where to `POST` the callback; checked by the SSRF guard (`urlPolicy`) first. */
   readonly url: string;
   /** JSON-serialisable body; serialised once, so every attempt sends identical bytes. */
   readonly body: object;
@@ -192,9 +209,13 @@ export interface AttemptGate {
 
 /** Defaults of the retry schedule (see docs/callbacks.md). */
 export const CALLBACK_DELIVERY_DEFAULTS: {
+  /** Attempts in total, the first one included: 8. */
   readonly maxAttempts: number;
+  /** Time allowed for each attempt: 10 000 ms. */
   readonly attemptTimeoutMs: number;
+  /** Backoff ceiling of the first retry, doubling per retry: 1 000 ms. */
   readonly baseDelayMs: number;
+  /** Upper bound of any wait between attempts: 60 000 ms. */
   readonly maxDelayMs: number;
 } = Object.freeze({
   maxAttempts: 8,

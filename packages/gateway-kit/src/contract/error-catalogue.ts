@@ -26,8 +26,11 @@ export type GatewayErrorCode =
 
 /** One catalogue entry: the HTTP status it is answered with, retryability and default message. */
 export interface CatalogueEntry {
+  /** HTTP status of the answer; 200 for a code answered inside a `rejected` response. */
   readonly status: number;
+  /** Whether the same request may be tried again. */
   readonly retryable: boolean;
+  /** Default human-readable message. */
   readonly message: string;
 }
 

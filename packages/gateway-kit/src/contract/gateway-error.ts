@@ -24,6 +24,7 @@ export interface GatewayError {
  * const body: ErrorEnvelope = { error: { code: 'unauthorized', message: 'Missing or invalid bearer token.', retryable: false } };
  */
 export interface ErrorEnvelope {
+  /** What went wrong. */
   error: GatewayError;
 }
 

@@ -18,16 +18,48 @@ export type SessionMode = 'active' | 'passive' | 'listening';
  * };
  */
 export interface InvokeRequest {
+  /** The hosted service's id of this invocation (at most 1024 characters). */
   invocationId: string;
+  /** Retries with the same key get the same outcome (1–1024 characters); none: no deduplication. */
   idempotencyKey?: string;
+  /** The hosted service's trace id, passed on to hooks and spans (at most 1024 characters). */
   traceId?: string;
   /** RFC 3339 date-time after which the result is no longer useful. */
   deadlineAt?: string;
-  meeting: { id: string; roomName: string };
-  session: { id: string; mode: SessionMode };
-  action: { input: Record<string, unknown>; id?: string; name?: string };
+  /** The meeting the action runs in. */
+  meeting: {
+    /** The meeting's id. */
+    id: string;
+    /** The meeting room's name. */
+    roomName: string;
+  };
+  /** The meeting session that invokes the action. */
+  session: {
+    /** The session's id. */
+    id: string;
+    /** How the assistant takes part in the meeting. */
+    mode: SessionMode;
+  };
+  /** The one action to run, named by `id`, `name` or both (which must name the same action). */
+  action: {
+    /** The action's input, validated against its schema. */
+    input: Record<string, unknown>;
+    /** The action's id. */
+    id?: string;
+    /** The action's name. */
+    name?: string;
+  };
+  /** Free-form context from the hosted service, passed to the action as it is. */
   context: Record<string, unknown>;
-  callbacks: { jobResultUrl?: string; approvalUrl?: string; authorization?: string };
+  /** Where to report the outcome of async jobs and approvals; `{}` for none. */
+  callbacks: {
+    /** Receives the job-result callback when a job ends. */
+    jobResultUrl?: string;
+    /** Receives the approval callback when an approval is decided or expires. */
+    approvalUrl?: string;
+    /** Sent verbatim as the `Authorization` header of both callbacks. */
+    authorization?: string;
+  };
 }
 
 // Identifiers are opaque strings, bounded in length (the contract sets no limit; see docs/decisions.md).

@@ -3,7 +3,9 @@ import { type GatewayError, GatewayErrorSchema, JsonObjectSchema } from './gatew
 
 /** Text fields any non-rejected invoke answer may carry. */
 interface Narration {
+  /** Text the assistant may say. */
   outputText?: string;
+  /** A compact form of the result, for the model. */
   machineSummary?: string;
 }
 
@@ -14,8 +16,11 @@ interface Narration {
  * const answer: CompletedResponse = { status: 'completed', outputText: 'Account is active.' };
  */
 export interface CompletedResponse extends Narration {
+  /** The action ran and finished. */
   status: 'completed';
+  /** Version label of the shape of `data`. */
   dataSchemaVersion?: string;
+  /** The result as a JSON object. */
   data?: Record<string, unknown>;
 }
 
@@ -26,8 +31,19 @@ export interface CompletedResponse extends Narration {
  * const answer: AcceptedResponse = { status: 'accepted', job: { jobId: 'job_1', status: 'queued' } };
  */
 export interface AcceptedResponse extends Narration {
+  /** The action runs as a job. */
   status: 'accepted';
-  job: { jobId: string; status: 'queued' | 'running'; statusUrl?: string; cancelUrl?: string };
+  /** The job the action runs as. */
+  job: {
+    /** The job's id. */
+    jobId: string;
+    /** The job's status when the answer was made (this gateway: always `queued`). */
+    status: 'queued' | 'running';
+    /** Absolute URL of `GET /v1/jobs/{jobId}` (this gateway always sends it). */
+    statusUrl?: string;
+    /** Absolute URL of `POST /v1/jobs/{jobId}/cancel` (this gateway always sends it). */
+    cancelUrl?: string;
+  };
 }
 
 /**
@@ -40,8 +56,19 @@ export interface AcceptedResponse extends Narration {
  * };
  */
 export interface ApprovalRequiredResponse extends Narration {
+  /** The action waits for an operator's approval. */
   status: 'approval_required';
-  approval: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string };
+  /** The approval the action waits for. */
+  approval: {
+    /** The approval's id. */
+    approvalId: string;
+    /** Why approval is needed. */
+    reason: string;
+    /** Absolute URL of `GET /v1/approvals/{approvalId}` (this gateway always sends it). */
+    statusUrl?: string;
+    /** When the approval expires if nobody decides (ISO 8601; this gateway always sends it). */
+    expiresAt?: string;
+  };
 }
 
 /**
@@ -54,7 +81,9 @@ export interface ApprovalRequiredResponse extends Narration {
  * };
  */
 export interface RejectedResponse {
+  /** The action refused the request. */
   status: 'rejected';
+  /** The refusal. */
   error: GatewayError;
 }
 

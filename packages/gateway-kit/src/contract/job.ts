@@ -13,17 +13,29 @@ export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancell
  * if (job.status === 'completed') console.log(job.outputText);
  */
 export interface Job {
+  /** The job's id. */
   jobId: string;
+  /** `invocationId` of the request that created the job. */
   invocationId: string;
+  /** The job's current status. */
   status: JobStatus;
+  /** When the job was created (ISO 8601). */
   createdAt: string;
+  /** When the job last changed (ISO 8601). */
   updatedAt: string;
+  /** Id of the action the job runs. */
   actionId: string;
+  /** Name of the action the job runs. */
   actionName: string;
+  /** Text the assistant may say: the latest progress text, or the result's. */
   outputText?: string;
+  /** A compact form for the model: the latest progress summary, or the result's. */
   machineSummary?: string;
+  /** Version label of the shape of `data`, when the action completed with one. */
   dataSchemaVersion?: string;
+  /** The result as a JSON object, when the action completed with one. */
   data?: Record<string, unknown>;
+  /** Why the job failed; only for `failed`. */
   error?: GatewayError;
 }
 
@@ -34,6 +46,7 @@ export interface Job {
  * const { job } = (await response.json()) as CancelResponse;
  */
 export interface CancelResponse {
+  /** The job, now `cancelled`. */
   job: Job;
 }
 

@@ -17,15 +17,23 @@ export type SideEffectLevel = 'read' | 'write' | 'destructive';
  * const descriptor: ActionDescriptor = manifest.actions[0]!;
  */
 export interface ActionDescriptor {
+  /** The action's id, as an invoke's `action.id` names it. */
   id: string;
+  /** The action's name, as an invoke's `action.name` names it. */
   name: string;
+  /** Human-readable title. */
   title: string;
+  /** What the action does. */
   description: string;
+  /** `sync` answers `completed`; `async` answers `accepted` with a job. */
   executionMode: ExecutionMode;
   /** JSON Schema (object root) describing `action.input`. */
   inputSchema: Record<string, unknown>;
+  /** Whether every invoke of the action waits for an operator's approval. */
   requiresApproval: boolean;
+  /** What the action may change. */
   sideEffectLevel: SideEffectLevel;
+  /** Whether running the action twice with the same input has the effect of running it once. */
   idempotent: boolean;
 }
 
@@ -39,16 +47,47 @@ export interface ActionDescriptor {
 export interface Manifest {
   /** Date-formatted version label (`YYYY-MM-DD`). */
   version: string;
+  /** The gateway itself. */
   gateway: {
+    /** The gateway's id. */
     id: string;
+    /** The gateway's display name. */
     name: string;
+    /** The gateway's base address. */
     url: string;
-    auth: { type: 'bearer' };
-    capabilities: { asyncJobs: boolean; jobCallbacks: boolean; approvals: boolean };
+    /** How callers authenticate. */
+    auth: {
+      /** Always `bearer`: `Authorization: Bearer <token>`. */
+      type: 'bearer';
+    };
+    /** What the gateway supports. */
+    capabilities: {
+      /** Whether some invoke may answer `accepted` with a job. */
+      asyncJobs: boolean;
+      /** Whether the gateway posts job results to `callbacks.jobResultUrl`. */
+      jobCallbacks: boolean;
+      /** Whether some invoke may answer `approval_required`. */
+      approvals: boolean;
+    };
   };
-  agent: { id: string; name: string; description: string };
+  /** The workflow layer exposed through the gateway. */
+  agent: {
+    /** The agent's id. */
+    id: string;
+    /** The agent's display name. */
+    name: string;
+    /** What the agent does; may be empty. */
+    description: string;
+  };
+  /** The actions an invoke may name. */
   actions: ActionDescriptor[];
-  callbacks: { jobResults: boolean; approvals: boolean };
+  /** Which callbacks the gateway sends. */
+  callbacks: {
+    /** Whether job results are posted to `callbacks.jobResultUrl`. */
+    jobResults: boolean;
+    /** Whether approval outcomes are posted to `callbacks.approvalUrl`. */
+    approvals: boolean;
+  };
 }
 
 /**

@@ -24,10 +24,26 @@ import type { JobStore } from '../store/job-store.ts';
 /** Everything `createGateway` accepts. */
 export interface GatewayOptions {
   /** Identity of the gateway in the manifest. Without `url`, the URL is taken from each request. */
-  readonly gateway: { readonly id: string; readonly name: string; readonly url?: string };
+  readonly gateway: {
+    /** The gateway's id in the manifest. */
+    readonly id: string;
+    /** The gateway's display name in the manifest. */
+    readonly name: string;
+    /** Absolute http(s) URL the gateway is reached at, for the manifest and job and approval links. */
+    readonly url?: string;
+  };
   /** The workflow layer exposed through the gateway; defaults to the gateway's id and name. */
-  readonly agent?: { readonly id: string; readonly name: string; readonly description?: string };
+  readonly agent?: {
+    /** The agent's id in the manifest. */
+    readonly id: string;
+    /** The agent's display name in the manifest. */
+    readonly name: string;
+    /** The agent's description in the manifest; defaults to `''`. */
+    readonly description?: string;
+  };
+  /** The actions the gateway serves, built with `defineAction`; no two with one id or one name. */
   readonly actions: readonly Action[];
+  /** How callers authenticate: static bearer tokens, or a `verify` function. */
   readonly auth: AuthConfig;
   /** Manifest version label, `YYYY-MM-DD`. Defaults to the UTC date the gateway was created. */
   readonly version?: string;
@@ -75,6 +91,7 @@ export interface GatewayOptions {
    * principals are not affected. See docs/security.md.
    */
   readonly quotas?: Partial<Quotas>;
+  /** Per-request approval policy, and how long approvals stay pending and readable. */
   readonly approvals?: {
     /** Require approval per request (beyond actions with `requiresApproval`); a string is the reason. */
     readonly policy?: ApprovalPolicy;
@@ -117,6 +134,7 @@ export interface GatewayApprovals {
    * a page costs what it returns however many approvals the store holds.
    */
   list(options?: ApprovalListOptions): Promise<ApprovalPage>;
+  /** One approval of any principal, or `undefined` if unknown or past its retention. */
   get(approvalId: string): Promise<Approval | undefined>;
   /**
    * Decides a pending approval, once: approved runs the action as a job, returned with its links
@@ -126,13 +144,28 @@ export interface GatewayApprovals {
   decide(
     approvalId: string,
     decision: ApprovalDecision,
-  ): Promise<{ approval: Approval; job?: ApprovalJob }>;
+  ): Promise<{
+    /** The approval as `get` shows it after the decision. */
+    approval: Approval;
+    /** The job the approval started, as created (`queued`); absent for a denial. */
+    job?: ApprovalJob;
+  }>;
 }
 
 /** What {@link Gateway.authenticate} resolves to: the caller's principal, or the gateway's refusal. */
 export type Authentication =
-  | { readonly principal: Principal; readonly refusal?: undefined }
-  | { readonly principal?: undefined; readonly refusal: Response };
+  | {
+      /** The authenticated caller. */
+      readonly principal: Principal;
+      /** Absent when the request is authenticated. */
+      readonly refusal?: undefined;
+    }
+  | {
+      /** Absent when the request is refused. */
+      readonly principal?: undefined;
+      /** The gateway's answer to the request's credentials (`401` or `503`). */
+      readonly refusal: Response;
+    };
 
 /**
  * A gateway: one Web-standard `fetch` entry point serving the whole contract.
@@ -164,6 +197,7 @@ export interface Gateway {
   authenticate(request: Request): Promise<Authentication>;
   /** The manifest document (with `gateway.url` empty when no URL was configured). */
   readonly manifest: Manifest;
+  /** Operator-side access to approvals: list, get and decide. */
   readonly approvals: GatewayApprovals;
   /** Settles when every background job and callback in flight has settled. */
   idle(): Promise<void>;

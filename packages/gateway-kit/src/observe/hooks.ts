@@ -9,9 +9,13 @@ import type { JobStatus } from '../contract/job.ts';
  * const ids: InvokeIds = { invocationId: 'inv_1', actionId: 'lookup-order', principalId: 'assistant' };
  */
 export interface InvokeIds {
+  /** The request's `invocationId`. */
   readonly invocationId: string;
+  /** Id of the action invoked. */
   readonly actionId: string;
+  /** `id` of the caller's principal. */
   readonly principalId: string;
+  /** The request's `traceId`; absent when it sent none. */
   readonly traceId?: string;
 }
 
@@ -23,6 +27,7 @@ export interface InvokeIds {
  * const onInvokeReceived = (event: InvokeReceivedEvent) => metrics.increment(event.actionId);
  */
 export interface InvokeReceivedEvent extends InvokeIds {
+  /** Name of the action invoked. */
   readonly actionName: string;
 }
 
@@ -36,7 +41,9 @@ export interface InvokeReceivedEvent extends InvokeIds {
  *   histogram.record(event.durationMs, { action: event.actionId, outcome: event.outcome });
  */
 export interface InvokeAnsweredEvent extends InvokeIds {
+  /** The answer's `status`, or `error` for an error envelope. */
   readonly outcome: 'completed' | 'accepted' | 'approval_required' | 'rejected' | 'error';
+  /** HTTP status of the answer. */
   readonly httpStatus: number;
   /** The error's code, for `rejected` and `error`. */
   readonly errorCode?: string;
@@ -44,6 +51,7 @@ export interface InvokeAnsweredEvent extends InvokeIds {
   readonly jobId?: string;
   /** For `approval_required`. */
   readonly approvalId?: string;
+  /** Milliseconds from the request reaching the gateway to the answer being ready. */
   readonly durationMs: number;
 }
 
@@ -56,11 +64,17 @@ export interface InvokeAnsweredEvent extends InvokeIds {
  *   event.status === 'failed' && alert(`${event.actionId} failed: ${event.errorCode}`);
  */
 export interface JobStateChangedEvent {
+  /** The job's id. */
   readonly jobId: string;
+  /** `invocationId` of the request that created the job. */
   readonly invocationId: string;
+  /** Id of the action the job runs. */
   readonly actionId: string;
+  /** `id` of the principal that owns the job. */
   readonly principalId: string;
+  /** `traceId` of the request that created the job; absent when it sent none. */
   readonly traceId?: string;
+  /** The job's new status. */
   readonly status: JobStatus;
   /** For `failed`. */
   readonly errorCode?: string;
@@ -76,13 +90,21 @@ export interface JobStateChangedEvent {
  *   chat.post(`Approval ${event.approvalId} for ${event.actionName}: ${event.reason}`);
  */
 export interface ApprovalRequestedEvent {
+  /** The new approval's id. */
   readonly approvalId: string;
+  /** `invocationId` of the request that asked for approval. */
   readonly invocationId: string;
+  /** Id of the action awaiting approval. */
   readonly actionId: string;
+  /** Name of the action awaiting approval. */
   readonly actionName: string;
+  /** `id` of the principal that made the request. */
   readonly principalId: string;
+  /** The request's `traceId`; absent when it sent none. */
   readonly traceId?: string;
+  /** Why approval is needed, as in the `approval_required` answer. */
   readonly reason: string;
+  /** When the approval expires if nobody decides (ISO 8601). */
   readonly expiresAt: string;
   /** The validated action input awaiting the decision. */
   validatedInput(): Record<string, unknown>;
@@ -96,12 +118,19 @@ export interface ApprovalRequestedEvent {
  *   audit.write({ approval: event.approvalId, status: event.status, by: event.decidedBy });
  */
 export interface ApprovalDecidedEvent {
+  /** The approval's id. */
   readonly approvalId: string;
+  /** `invocationId` of the request that asked for approval. */
   readonly invocationId: string;
+  /** Id of the action that awaited approval. */
   readonly actionId: string;
+  /** `id` of the principal that made the request. */
   readonly principalId: string;
+  /** The request's `traceId`; absent when it sent none. */
   readonly traceId?: string;
+  /** The approval's final status. */
   readonly status: Exclude<ApprovalStatus, 'pending'>;
+  /** Who decided; absent for `expired`. */
   readonly decidedBy?: string;
   /** For `approved`: the job the action runs as. */
   readonly jobId?: string;
@@ -117,14 +146,23 @@ export interface ApprovalDecidedEvent {
  *   console.warn(`callback ${event.webhookId} to ${event.target}: ${event.reason}`);
  */
 export interface CallbackEvent {
+  /** `job_result` (sent to `jobResultUrl`) or `approval` (sent to `approvalUrl`). */
   readonly kind: 'job_result' | 'approval';
+  /** The callback's `webhook-id`, the same on every attempt. */
   readonly webhookId: string;
+  /** `invocationId` of the request the callback follows. */
   readonly invocationId: string;
+  /** Id of the action the callback is about. */
   readonly actionId: string;
+  /** `id` of the principal that made the request. */
   readonly principalId: string;
+  /** The job the callback reports on, when there is one. */
   readonly jobId?: string;
+  /** The approval the callback reports on, for `approval`. */
   readonly approvalId?: string;
+  /** The callback URL's origin (scheme, host and port). */
   readonly target: string;
+  /** How many attempts were made. */
   readonly attempts: number;
   /** The last HTTP status received. */
   readonly httpStatus?: number;
@@ -150,12 +188,19 @@ export interface CallbackEvent {
  * };
  */
 export interface GatewayHooks {
+  /** An invoke naming a known action was received (before its input is validated). */
   readonly onInvokeReceived?: (event: InvokeReceivedEvent) => unknown;
+  /** A received invoke was answered. */
   readonly onInvokeAnswered?: (event: InvokeAnsweredEvent) => unknown;
+  /** A job was queued, started, or finished. */
   readonly onJobStateChanged?: (event: JobStateChangedEvent) => unknown;
+  /** A new approval was stored. */
   readonly onApprovalRequested?: (event: ApprovalRequestedEvent) => unknown;
+  /** An approval was approved, denied or expired. */
   readonly onApprovalDecided?: (event: ApprovalDecidedEvent) => unknown;
+  /** A callback was delivered (a 2xx answer). */
   readonly onCallbackDelivered?: (event: CallbackEvent) => unknown;
+  /** A callback was given up on; `reason` says why. */
   readonly onCallbackFailed?: (event: CallbackEvent) => unknown;
   /** After how long a hook's pending promise is logged as slow. Defaults to 5 000 ms. */
   readonly slowHookMs?: number;

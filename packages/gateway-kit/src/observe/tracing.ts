@@ -7,8 +7,11 @@
  * span.setAttribute('gateway.action.id', 'lookup-order').end();
  */
 export interface GatewaySpan {
+  /** Sets one attribute; returns the span. */
   setAttribute(key: string, value: string | number | boolean): GatewaySpan;
+  /** Sets the span's status (`code` 2 is OpenTelemetry's `ERROR`); returns the span. */
   setStatus(status: { code: number; message?: string }): GatewaySpan;
+  /** Ends the span. */
   end(): void;
 }
 
@@ -20,7 +23,9 @@ export interface GatewaySpan {
  * const options: GatewaySpanOptions = { kind: 1, attributes: { 'http.request.method': 'POST' } };
  */
 export interface GatewaySpanOptions {
+  /** OpenTelemetry `SpanKind`: 0 internal, 1 server, 2 client. */
   kind?: number;
+  /** The span's first attributes. */
   attributes?: Record<string, string | number | boolean>;
 }
 
@@ -35,6 +40,7 @@ export interface GatewaySpanOptions {
  * const gateway = createGateway({ ...options, tracer: trace.getTracer('acme-gateway') });
  */
 export interface GatewayTracer {
+  /** Starts a span; `context` carries the parent span, when there is one. */
   startSpan(name: string, options?: GatewaySpanOptions, context?: unknown): GatewaySpan;
 }
 

@@ -116,7 +116,12 @@ export class MemoryRecordStore implements RecordStore {
     key: string,
     value: T,
     ttlMs: number,
-  ): Promise<{ created: boolean; record: VersionedRecord<T> }> {
+  ): Promise<{
+    /** `false` when a live record had the key already. */
+    created: boolean;
+    /** The record as stored: the new one, or the one that existed. */
+    record: VersionedRecord<T>;
+  }> {
     const existing = this.#live(key);
     if (existing) return { created: false, record: this.#snapshot<T>(existing) };
     const json = encode(value);

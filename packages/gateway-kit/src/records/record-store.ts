@@ -4,7 +4,9 @@ export type { SetEntry } from './sorted-set.ts';
 
 /** A stored record with its compare-and-set version (starts at 1, grows by one per write). */
 export interface VersionedRecord<T> {
+  /** The stored value (a copy). */
   readonly value: T;
+  /** The compare-and-set version to pass to `replace` or `delete`. */
   readonly version: number;
 }
 
@@ -15,9 +17,13 @@ export interface VersionedRecord<T> {
  * const claim: SetAddition = { set: 'quota:activeJobs:p1', member: 'job_1', ttlMs: 60_000, maxSize: 100 };
  */
 export interface SetAddition {
+  /** Key of the set. */
   readonly set: string;
+  /** The member to add. */
   readonly member: string;
+  /** How long the member counts, in ms. */
   readonly ttlMs: number;
+  /** Most live members the set may hold for a new member to be added; no cap when absent. */
   readonly maxSize?: number | undefined;
 }
 
@@ -28,7 +34,9 @@ export interface SetAddition {
  * const release: SetMember = { set: 'quota:activeJobs:p1', member: 'job_1' };
  */
 export interface SetMember {
+  /** Key of the set. */
   readonly set: string;
+  /** The member to remove. */
   readonly member: string;
 }
 
@@ -47,11 +55,18 @@ export interface SetMember {
  *   in expiry order (ties by member), and `rangeOfSet` reads only what it returns.
  */
 export interface RecordStore {
+  /** Stores `value` under `key` for `ttlMs` unless a live record has that key (then answers it). */
   create<T>(
     key: string,
     value: T,
     ttlMs: number,
-  ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }>;
+  ): Promise<{
+    /** `false` when a live record had the key already. */
+    readonly created: boolean;
+    /** The record as stored: the new one, or the one that existed. */
+    readonly record: VersionedRecord<T>;
+  }>;
+  /** The live record under `key`, or `undefined` when there is none or its time to live ran out. */
   get<T>(key: string): Promise<VersionedRecord<T> | undefined>;
   /** Replaces the value if the stored version is `expectedVersion`; `undefined` on conflict or absence. */
   replace<T>(
@@ -83,5 +98,6 @@ export interface RecordStore {
   removeFromSets?(entries: readonly SetMember[]): Promise<void>;
   /** Up to `limit` live members of `set` in expiry order, strictly after `after` when given. */
   rangeOfSet(set: string, limit: number, after?: SetEntry): Promise<SetEntry[]>;
+  /** Releases timers and connections. */
   close(): Promise<void>;
 }

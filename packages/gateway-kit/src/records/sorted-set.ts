@@ -1,6 +1,8 @@
 /** One member of a time-ordered set and the time (store clock, ms) it stops counting. */
 export interface SetEntry {
+  /** The member. */
   readonly member: string;
+  /** When the member stops counting, in ms on the store's clock. */
   readonly expiresAt: number;
 }
 

@@ -13,7 +13,9 @@
 export interface OutboxEntry {
   /** Stable across attempts (`webhook-id`); also the entry's key, so it is enqueued at most once. */
   readonly webhookId: string;
+  /** Where the callback is `POST`ed. */
   readonly url: string;
+  /** The serialised JSON body. */
   readonly payload: string;
   /** Sent verbatim as `Authorization`. */
   readonly authorization?: string | undefined;
@@ -35,6 +37,7 @@ export interface OutboxEntry {
  * for (const entry of await outbox.claimDue(20)) await deliver(entry, entry.claim);
  */
 export interface ClaimedOutboxEntry extends OutboxEntry {
+  /** Opaque token of this claim, for `complete` and `reschedule`. */
   readonly claim: string;
   /**
    * Set when the entry outlived the store's retention: the store has removed it already, and the
@@ -75,9 +78,14 @@ export interface CallbackOutbox {
    * capacity or `entry.principal`'s share (items or bytes) is used up: one principal's overflow
    * never takes another principal's share. Rejects when the store cannot be reached.
    */
-  enqueue(
-    entry: Omit<OutboxEntry, 'attempts'>,
-  ): Promise<{ readonly claim: string } | 'exists' | 'full'>;
+  enqueue(entry: Omit<OutboxEntry, 'attempts'>): Promise<
+    | {
+        /** Opaque token of the caller's claim, for `complete` and `reschedule`. */
+        readonly claim: string;
+      }
+    | 'exists'
+    | 'full'
+  >;
   /**
    * Claims up to `limit` entries whose next attempt is due, each for `leaseMs`, fairly across
    * principals: one due entry per principal in turn (principals served least recently first), so

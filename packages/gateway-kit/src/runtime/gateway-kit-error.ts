@@ -8,6 +8,7 @@
  * try { createGateway(options); } catch (error) { if (isGatewayKitError(error)) console.error(error.name, error.message); }
  */
 export class GatewayKitError extends Error {
+  /** The error class's name, e.g. `GatewayConfigError`. */
   override readonly name: string = 'GatewayKitError';
 
   /** Always `true`: what {@link isGatewayKitError} looks for across copies of the package. */

@@ -21,9 +21,13 @@
  * };
  */
 export interface GatewayLogger {
+  /** A failure the caller could not see. Required. */
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Degraded but handled; without it, most warnings are written with `error`. */
   warn?(message: string, fields?: Record<string, unknown>): void;
+  /** Rare lifecycle notes; not written without it. */
   info?(message: string, fields?: Record<string, unknown>): void;
+  /** Routing decisions, one or two lines per request; not written without it. */
   debug?(message: string, fields?: Record<string, unknown>): void;
 }
 

@@ -7,25 +7,37 @@ import type { CallbackOutbox } from '../runtime/callback-outbox.ts';
  * run it and to scope it. Records are plain JSON-serialisable data so that any store can hold them.
  */
 export interface StoredJob {
+  /** The job's id (`job_…`), unique in the store. */
   readonly jobId: string;
   /** The principal that created the job; only it may read or cancel the job. */
   readonly ownerId: string;
+  /** `invocationId` of the request that created the job. */
   readonly invocationId: string;
+  /** Id of the action the job runs. */
   readonly actionId: string;
+  /** Name of the action the job runs. */
   readonly actionName: string;
+  /** The job's current status; see {@link canTransition} for the allowed changes. */
   readonly status: JobStatus;
   /** Starts at 1 and grows by one with every change: the compare-and-set token. */
   readonly version: number;
   /** ISO 8601 UTC timestamps (`new Date().toISOString()`). */
   readonly createdAt: string;
+  /** When the job last changed (ISO 8601 UTC); set by the store on every write. */
   readonly updatedAt: string;
   /** Set once cancellation was requested; never unset. */
   readonly cancelRequested: boolean;
+  /** The request's `deadlineAt` (RFC 3339), when it sent one. */
   readonly deadlineAt?: string;
+  /** Text the assistant may say: the latest progress text, or the result's. */
   readonly outputText?: string;
+  /** A compact form for the model: the latest progress summary, or the result's. */
   readonly machineSummary?: string;
+  /** Version label of the shape of `data`, when the action completed with one. */
   readonly dataSchemaVersion?: string;
+  /** The result as a JSON object, when the action completed with one. */
   readonly data?: Record<string, unknown>;
+  /** Why the job failed, for `failed`. */
   readonly error?: GatewayError;
   /**
    * The approval this job runs, when an operator approved it. Its finished job is retained apart
@@ -47,6 +59,7 @@ export interface StoredJob {
 
 /** What {@link JobStore.create} needs: everything but the fields the store owns. */
 export type NewJob = Omit<StoredJob, 'version' | 'updatedAt' | 'cancelRequested' | 'status'> & {
+  /** A job is created `queued` or `running`, never terminal. */
   readonly status: 'queued' | 'running';
 };
 
@@ -83,11 +96,18 @@ export interface JobQuotaClaim {
 
 /** The outcome of a compare-and-set operation. */
 export type JobWriteResult =
-  | { readonly ok: true; readonly job: StoredJob }
   | {
+      /** The write happened. */
+      readonly ok: true;
+      /** The job as written, with its new `version`. */
+      readonly job: StoredJob;
+    }
+  | {
+      /** Nothing was written; `reason` says why. */
       readonly ok: false;
       /** `not_found`: no such job; `conflict`: the version moved on; `invalid_transition`: the state machine forbids it. */
       readonly reason: 'not_found' | 'conflict' | 'invalid_transition';
+      /** The job as stored now; absent for `not_found`. */
       readonly job?: StoredJob;
     };
 
@@ -116,7 +136,12 @@ export interface JobStore {
   create(
     job: NewJob,
     claim?: JobQuotaClaim,
-  ): Promise<{ readonly created: boolean; readonly job: StoredJob }>;
+  ): Promise<{
+    /** `false` when a job with this id existed already. */
+    readonly created: boolean;
+    /** The job as stored: the new one, or the one that existed. */
+    readonly job: StoredJob;
+  }>;
   /**
    * Optional: `true` when the store keeps its owners' `activeJobs` and `heldBytes` budgets itself.
    * `create(job, claim)` then takes a new job's budgets in the same atomic step as the create, and
@@ -127,9 +152,14 @@ export interface JobStore {
    * instance that shares the store, as exact as the record store's claims.
    */
   readonly claimsJobQuotas?: boolean;
+  /** The job, or `undefined` when there is none (never created, or removed after its retention). */
   get(jobId: string): Promise<StoredJob | undefined>;
   /** Compare-and-set. Without `status` it patches fields of a non-terminal job (progress). */
   update(jobId: string, expectedVersion: number, update: JobUpdate): Promise<JobWriteResult>;
+  /**
+   * Moves a queued or running job to `cancelled` and sets `cancelRequested`, then calls its
+   * `onCancel` listeners; `invalid_transition` for a terminal job, `not_found` for none.
+   */
   requestCancel(jobId: string): Promise<JobWriteResult>;
   /**
    * Calls `listener` once when cancellation of `jobId` is requested, also when that happened

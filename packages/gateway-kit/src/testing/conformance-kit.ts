@@ -7,6 +7,7 @@
  * const test: ConformanceTestApi = { describe, it };
  */
 export interface ConformanceTestApi {
+  /** Registers a group of tests; `body` registers its tests synchronously. */
   readonly describe: (name: string, body: () => void) => unknown;
   /** `timeoutMs` is passed only when the suite's `timeoutMs` option is set. */
   readonly it: (name: string, body: () => Promise<void>, timeoutMs?: number) => unknown;

@@ -4,9 +4,13 @@ import type { InvokeRequest } from '../contract/invoke-request.ts';
 export type InvokeBodyOverrides = Partial<
   Omit<InvokeRequest, 'meeting' | 'session' | 'action' | 'callbacks'>
 > & {
+  /** Merged over `{ id: 'meeting_test', roomName: 'Test room' }`. */
   readonly meeting?: Partial<InvokeRequest['meeting']>;
+  /** Merged over `{ id: 'session_test', mode: 'active' }`. */
   readonly session?: Partial<InvokeRequest['session']>;
+  /** Merged over `{ id: actionId, input }`. */
   readonly action?: Partial<InvokeRequest['action']>;
+  /** The request's callbacks; defaults to `{}`. */
   readonly callbacks?: InvokeRequest['callbacks'];
 };
 

@@ -57,8 +57,11 @@ export interface JobStoreConformanceOptions {
    * with a short `retentionMs`). `createStore` defaults to the main one.
    */
   readonly retention?: {
+    /** The store's retention of finished jobs, in ms. */
     readonly retentionMs: number;
+    /** Moves the store's clock forward by `ms` and lets expired jobs disappear. */
     readonly advanceTime: (ms: number) => void | Promise<void>;
+    /** Returns a new, empty store with that retention; defaults to the main `createStore`. */
     readonly createStore?: JobStoreFactory;
   };
   /**
@@ -66,7 +69,9 @@ export interface JobStoreConformanceOptions {
    * empty stores holding at most `maxJobs` jobs (2 … 50 keeps the cases quick).
    */
   readonly bounds?: {
+    /** Most jobs the stores `createStore` returns may hold. */
     readonly maxJobs: number;
+    /** Returns a new, empty store holding at most `maxJobs` jobs; defaults to the main one. */
     readonly createStore?: JobStoreFactory;
   };
   /**

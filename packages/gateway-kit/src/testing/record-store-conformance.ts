@@ -52,8 +52,11 @@ export interface RecordStoreConformanceOptions {
    * `createStore` defaults to the main one; give one when only some stores share the fake clock.
    */
   readonly ttl?: {
+    /** Time to live the cases give records, in ms: 60 000 with `advanceTime`, else 150. */
     readonly ttlMs?: number;
+    /** Moves the store's clock forward by `ms`; without it, the cases sleep for real. */
     readonly advanceTime?: (ms: number) => void | Promise<void>;
+    /** Returns a new, empty store on that clock; defaults to the main `createStore`. */
     readonly createStore?: RecordStoreFactory;
   };
 }

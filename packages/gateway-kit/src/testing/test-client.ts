@@ -2,8 +2,11 @@ import type { Gateway } from '../gateway/create-gateway.ts';
 
 /** A response as the test client returns it: status, headers and the JSON body (or `null`). */
 export interface TestResponse<TBody = unknown> {
+  /** HTTP status of the response. */
   readonly status: number;
+  /** Headers of the response. */
   readonly headers: Headers;
+  /** The response body parsed as JSON; `null` for an empty body. */
   readonly body: TBody;
 }
 
@@ -19,10 +22,13 @@ export interface TestClientOptions {
 export interface TestClient {
   /** Any request, with the client's token unless `init.headers` sets `authorization`. */
   request(path: string, init?: RequestInit): Promise<TestResponse>;
+  /** `GET /v1/manifest`. */
   manifest(): Promise<TestResponse>;
   /** POSTs `body` (serialised as JSON) to `/v1/invoke`. */
   invoke(body: unknown): Promise<TestResponse>;
+  /** `GET /v1/jobs/{jobId}`. */
   job(jobId: string): Promise<TestResponse>;
+  /** `POST /v1/jobs/{jobId}/cancel`. */
   cancel(jobId: string): Promise<TestResponse>;
 }
 

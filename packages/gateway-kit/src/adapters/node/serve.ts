@@ -130,6 +130,7 @@ function checkServeOptions(options: ServeOptions): void {
 
 /** A running gateway server. */
 export interface RunningServer {
+  /** The underlying `node:http` server, already listening. */
   readonly server: Server;
   /** `http://host:port`, with the port actually bound. */
   readonly url: string;
