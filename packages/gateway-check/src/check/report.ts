@@ -22,9 +22,11 @@ export interface CheckResult {
   readonly rule: RuleId;
   /** What was checked, in a sentence. */
   readonly title: string;
+  /** Whether the check passed, failed or was skipped. */
   readonly status: CheckStatus;
   /** What the gateway did wrong (failed) or why the check could not run (skipped). */
   readonly message?: string;
+  /** How long the check took, in whole milliseconds. */
   readonly durationMs: number;
 }
 
@@ -38,9 +40,19 @@ export interface CheckResult {
 export interface CheckReport {
   /** The gateway base URL checked. */
   readonly url: string;
+  /** When the run started (ISO 8601). */
   readonly startedAt: string;
+  /** How long the run took, in whole milliseconds. */
   readonly durationMs: number;
-  readonly counts: { readonly passed: number; readonly failed: number; readonly skipped: number };
+  /** How many of `checks` passed, failed and were skipped. */
+  readonly counts: {
+    /** Checks that passed. */
+    readonly passed: number;
+    /** Checks that failed. */
+    readonly failed: number;
+    /** Checks that could not run. */
+    readonly skipped: number;
+  };
   /** True when the run completed and no check failed (skipped checks are listed, with why). */
   readonly ok: boolean;
   /**

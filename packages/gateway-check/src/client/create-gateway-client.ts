@@ -49,18 +49,40 @@ export interface GatewayClientOptions {
  * await client.invoke('lookup-account', { accountId: 'acc_1001' }, { meeting: { id: 'm1', roomName: 'Weekly' } });
  */
 export interface InvokeOptions {
+  /** The request's `invocationId`; defaults to a random `inv-<32 hex digits>`. */
   readonly invocationId?: string;
+  /** Sent as `idempotencyKey`; none by default. */
   readonly idempotencyKey?: string;
+  /** Sent as `traceId`; none by default. */
   readonly traceId?: string;
+  /** Sent as `deadlineAt` (a date-time); none by default. */
   readonly deadlineAt?: string;
-  readonly meeting?: { readonly id: string; readonly roomName: string };
-  readonly session?: { readonly id: string; readonly mode: 'active' | 'passive' | 'listening' };
+  /** The meeting; defaults to `{ id: 'gateway-client', roomName: 'gateway-client' }`. */
+  readonly meeting?: {
+    /** The meeting's id. */
+    readonly id: string;
+    /** The meeting room's name. */
+    readonly roomName: string;
+  };
+  /** The session; defaults to a random `session-…` id in `active` mode. */
+  readonly session?: {
+    /** The session's id. */
+    readonly id: string;
+    /** How the assistant takes part in the meeting. */
+    readonly mode: 'active' | 'passive' | 'listening';
+  };
+  /** Sent as `context`; defaults to `{}`. */
   readonly context?: Readonly<Record<string, unknown>>;
+  /** Sent as `callbacks`; defaults to `{}`. */
   readonly callbacks?: {
+    /** Where the gateway posts the job's result. */
     readonly jobResultUrl?: string;
+    /** Where the gateway posts the approval's outcome. */
     readonly approvalUrl?: string;
+    /** Credential the gateway sends with the callbacks. */
     readonly authorization?: string;
   };
+  /** Aborts the request (the call then rejects with an `aborted` `GatewayClientError`). */
   readonly signal?: AbortSignal;
 }
 
@@ -74,7 +96,10 @@ export interface InvokeOptions {
  */
 export type InvokeOutcome =
   | CompletedResponse
-  | (AcceptedResponse & { readonly handle: JobHandle })
+  | (AcceptedResponse & {
+      /** Follows the accepted job. */
+      readonly handle: JobHandle;
+    })
   | ApprovalRequiredResponse
   | RejectedResponse;
 

@@ -30,6 +30,7 @@ export interface WaitOptions {
  * if (job.status === 'completed') console.log(job.outputText);
  */
 export interface JobHandle {
+  /** The job's id. */
   readonly jobId: string;
   /** The job's current state (`GET /v1/jobs/{jobId}`). */
   get(options?: { signal?: AbortSignal }): Promise<Job>;

@@ -7,9 +7,20 @@
  * const answer = await client.invoke(lookupAccount, { accountId: 'acc_1001' });
  */
 export interface TypedActionLike {
+  /** The action's id, sent as `action.id`. */
   readonly id: string;
+  /** The action's input schema; only its Standard Schema types are read, for {@link ActionInput}. */
   readonly input: {
-    readonly '~standard': { readonly types?: { readonly input: unknown } | undefined };
+    /** The Standard Schema interface of the schema. */
+    readonly '~standard': {
+      /** The inferred types: a type-level field, absent at run time. */
+      readonly types?:
+        | {
+            /** What the schema accepts. */
+            readonly input: unknown;
+          }
+        | undefined;
+    };
   };
 }
 

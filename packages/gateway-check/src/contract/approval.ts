@@ -10,9 +10,13 @@ import { DateTimeSchema } from './formats.ts';
  * if (approval.status === 'approved') console.log('the job runs now');
  */
 export interface Approval {
+  /** The approval's id. */
   approvalId: string;
+  /** The approval's state (`@svc/gateway-kit`: `pending`, `approved`, `denied` or `expired`). */
   status: string;
+  /** Why approval is needed, when the gateway says. */
   reason?: string;
+  /** When a pending approval expires (date-time), when the gateway says. */
   expiresAt?: string;
   [key: string]: unknown;
 }

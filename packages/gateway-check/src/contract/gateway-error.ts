@@ -7,9 +7,13 @@ import * as v from 'valibot';
  * const error: GatewayError = { code: 'order_not_found', message: 'No such order.', retryable: false };
  */
 export interface GatewayError {
+  /** Machine-readable error code. */
   code: string;
+  /** Human-readable explanation. */
   message: string;
+  /** Whether the same request may be tried again. */
   retryable: boolean;
+  /** Free-form structured detail. */
   details?: Record<string, unknown>;
 }
 
@@ -20,6 +24,7 @@ export interface GatewayError {
  * const body: ErrorEnvelope = { error: { code: 'unauthorized', message: 'No token.', retryable: false } };
  */
 export interface ErrorEnvelope {
+  /** What went wrong. */
   error: GatewayError;
 }
 

@@ -9,10 +9,15 @@ import { type GatewayError, GatewayErrorSchema, JsonObjectSchema } from './gatew
  * if (answer.status === 'completed') console.log(answer.outputText);
  */
 export interface CompletedResponse {
+  /** The action ran and finished. */
   status: 'completed';
+  /** Text the assistant may say. */
   outputText?: string;
+  /** A compact form of the result, for the model. */
   machineSummary?: string;
+  /** Version label of the shape of `data`. */
   dataSchemaVersion?: string;
+  /** The result as a JSON object. */
   data?: Record<string, unknown>;
 }
 
@@ -23,9 +28,22 @@ export interface CompletedResponse {
  * if (answer.status === 'accepted') console.log(answer.job.jobId);
  */
 export interface AcceptedResponse {
+  /** The action runs as a job. */
   status: 'accepted';
-  job: { jobId: string; status: 'queued' | 'running'; statusUrl?: string; cancelUrl?: string };
+  /** The job the action runs as. */
+  job: {
+    /** The job's id. */
+    jobId: string;
+    /** The job's status when the answer was made. */
+    status: 'queued' | 'running';
+    /** URL of the job's status route, when the gateway sends one. */
+    statusUrl?: string;
+    /** URL of the job's cancel route, when the gateway sends one. */
+    cancelUrl?: string;
+  };
+  /** Text the assistant may say. */
   outputText?: string;
+  /** A compact form of the result, for the model. */
   machineSummary?: string;
 }
 
@@ -36,9 +54,22 @@ export interface AcceptedResponse {
  * if (answer.status === 'approval_required') console.log(answer.approval.reason);
  */
 export interface ApprovalRequiredResponse {
+  /** The action waits for someone's approval. */
   status: 'approval_required';
-  approval: { approvalId: string; reason: string; statusUrl?: string; expiresAt?: string };
+  /** The approval the action waits for. */
+  approval: {
+    /** The approval's id. */
+    approvalId: string;
+    /** Why approval is needed. */
+    reason: string;
+    /** URL of the approval's status route, when the gateway sends one. */
+    statusUrl?: string;
+    /** When the approval expires (date-time), when the gateway says. */
+    expiresAt?: string;
+  };
+  /** Text the assistant may say. */
   outputText?: string;
+  /** A compact form of the result, for the model. */
   machineSummary?: string;
 }
 
@@ -49,7 +80,9 @@ export interface ApprovalRequiredResponse {
  * if (answer.status === 'rejected') console.log(answer.error.code);
  */
 export interface RejectedResponse {
+  /** The action refused the request. */
   status: 'rejected';
+  /** The refusal. */
   error: GatewayError;
 }
 

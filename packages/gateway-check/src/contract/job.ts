@@ -18,17 +18,29 @@ export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancell
  * if (job.status === 'completed') console.log(job.outputText);
  */
 export interface Job {
+  /** The job's id. */
   jobId: string;
+  /** The job's current status. */
   status: JobStatus;
+  /** `invocationId` of the request that created the job. */
   invocationId?: string;
+  /** When the job was created (date-time). */
   createdAt?: string;
+  /** When the job last changed (date-time). */
   updatedAt?: string;
+  /** Id of the action the job runs. */
   actionId?: string;
+  /** Name of the action the job runs. */
   actionName?: string;
+  /** Text the assistant may say. */
   outputText?: string;
+  /** A compact form of the result, for the model. */
   machineSummary?: string;
+  /** Version label of the shape of `data`. */
   dataSchemaVersion?: string;
+  /** The result as a JSON object. */
   data?: Record<string, unknown>;
+  /** Why the job failed. */
   error?: GatewayError;
 }
 
@@ -73,6 +85,9 @@ export const LooseJobSchema: v.GenericSchema<Job> = /* @__PURE__ */ v.looseObjec
  * @example
  * const { job } = v.parse(CancelResponseSchema, await response.json());
  */
-export const CancelResponseSchema: v.GenericSchema<{ job: Job }> = /* @__PURE__ */ v.strictObject({
+export const CancelResponseSchema: v.GenericSchema<{
+  /** The job after the cancel. */
+  job: Job;
+}> = /* @__PURE__ */ v.strictObject({
   job: LooseJobSchema,
 });

@@ -9,14 +9,23 @@ import { JsonObjectSchema } from './gateway-error.ts';
  * const reads = manifest.actions.filter((a: ActionDescriptor) => a.sideEffectLevel === 'read');
  */
 export interface ActionDescriptor {
+  /** The action's id, as an invoke's `action.id` names it. */
   id: string;
+  /** The action's name, as an invoke's `action.name` names it. */
   name: string;
+  /** Human-readable title. */
   title: string;
+  /** What the action does. */
   description: string;
+  /** How the action answers; the contract shows `sync` (`@svc/gateway-kit` adds `async`). */
   executionMode: string;
+  /** JSON Schema (object root) describing `action.input`. */
   inputSchema: Record<string, unknown>;
+  /** Whether every invoke of the action waits for an approval. */
   requiresApproval: boolean;
+  /** What the action may change; the contract shows `read`. */
   sideEffectLevel: string;
+  /** Whether running the action twice with the same input has the effect of running it once. */
   idempotent: boolean;
 }
 
@@ -27,17 +36,49 @@ export interface ActionDescriptor {
  * const { actions } = await client.manifest();
  */
 export interface Manifest {
+  /** Date-formatted version label of the manifest. */
   version: string;
+  /** The gateway itself. */
   gateway: {
+    /** The gateway's id. */
     id: string;
+    /** The gateway's display name. */
     name: string;
+    /** The gateway's base address. */
     url: string;
-    auth: { type: 'bearer' };
-    capabilities: { asyncJobs: boolean; jobCallbacks: boolean; approvals: boolean };
+    /** How callers authenticate. */
+    auth: {
+      /** Always `bearer`: `Authorization: Bearer <token>`. */
+      type: 'bearer';
+    };
+    /** What the gateway supports. */
+    capabilities: {
+      /** Whether some invoke may answer `accepted` with a job. */
+      asyncJobs: boolean;
+      /** Whether the gateway posts job results to `callbacks.jobResultUrl`. */
+      jobCallbacks: boolean;
+      /** Whether some invoke may answer `approval_required`. */
+      approvals: boolean;
+    };
   };
-  agent: { id: string; name: string; description: string };
+  /** The workflow layer exposed through the gateway. */
+  agent: {
+    /** The agent's id. */
+    id: string;
+    /** The agent's display name. */
+    name: string;
+    /** What the agent does. */
+    description: string;
+  };
+  /** The actions an invoke may name. */
   actions: ActionDescriptor[];
-  callbacks: { jobResults: boolean; approvals: boolean };
+  /** Which callbacks the gateway sends. */
+  callbacks: {
+    /** Whether job results are posted to `callbacks.jobResultUrl`. */
+    jobResults: boolean;
+    /** Whether approval outcomes are posted to `callbacks.approvalUrl`. */
+    approvals: boolean;
+  };
 }
 
 /**

@@ -28,7 +28,9 @@ export type RuleId =
  * const { summary, contract }: RuleInfo = RULES['error-envelope'];
  */
 export interface RuleInfo {
+  /** What the rule requires, in one sentence. */
   readonly summary: string;
+  /** Where Gateway Contract v1 says it (sections, `;`-separated). */
   readonly contract: string;
 }
 

@@ -8,6 +8,7 @@
  * try { await checkGateway(options); } catch (error) { if (isGatewayCheckError(error)) console.error(error.message); }
  */
 export class GatewayCheckError extends Error {
+  /** The error class's name, e.g. `GatewayClientError`. */
   override readonly name: string = 'GatewayCheckError';
 
   /** Always `true`: what {@link isGatewayCheckError} looks for across copies of the package. */

@@ -26,10 +26,15 @@ export type GatewayClientErrorKind =
  * new GatewayClientError({ kind: 'timeout', message: 'no answer within 10000 ms' });
  */
 export interface GatewayClientErrorInit {
+  /** Why the call gave no usable answer. */
   readonly kind: GatewayClientErrorKind;
+  /** The error's message; must not contain tokens. */
   readonly message: string;
+  /** HTTP status of the answer, when there was one. */
   readonly status?: number;
+  /** The gateway's error (kind `gateway`). */
   readonly error?: GatewayError;
+  /** The contract rule the gateway broke (kind `contract`). */
   readonly rule?: RuleId;
   /** What did not match, one line per issue (paths and expectations, never values). */
   readonly issues?: readonly string[];
@@ -45,6 +50,7 @@ export interface GatewayClientErrorInit {
  */
 export class GatewayClientError extends GatewayCheckError {
   override readonly name: string = 'GatewayClientError';
+  /** Why the call gave no usable answer. */
   readonly kind: GatewayClientErrorKind;
   /** HTTP status of the answer, when there was one. */
   readonly status: number | undefined;
@@ -52,6 +58,7 @@ export class GatewayClientError extends GatewayCheckError {
   readonly error: GatewayError | undefined;
   /** The contract rule the gateway broke (kind `contract`). */
   readonly rule: RuleId | undefined;
+  /** What did not match, one line per issue (paths and expectations, never values); may be empty. */
   readonly issues: readonly string[];
 
   constructor(init: GatewayClientErrorInit) {

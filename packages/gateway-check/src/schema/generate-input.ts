@@ -11,7 +11,15 @@ import { samplePattern } from './regex-sample.ts';
  * @example
  * const generated: Generated = generate({ type: 'object' }); // { value: {} }
  */
-export type Generated = { readonly value: unknown } | { readonly skip: string };
+export type Generated =
+  | {
+      /** A value the schema accepts. */
+      readonly value: unknown;
+    }
+  | {
+      /** Why no value could be generated: the schema path and the reason. */
+      readonly skip: string;
+    };
 
 type Schema = Record<string, unknown>;
 
