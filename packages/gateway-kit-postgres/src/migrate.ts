@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { refusalFor } from '@svc/gateway-kit/store';
+import { checkOptionNames, refusalFor } from '@svc/gateway-kit/store';
 import pg from 'pg';
-import { checkConnectionString, checkOptionNames, quoteSchema } from './postgres-connection.ts';
+import { checkConnectionString, quoteSchema } from './postgres-connection.ts';
 
 /** The schema name written in the shipped SQL files, replaced by the one you choose. */
 const PLACEHOLDER = /\bsvc_gateway\b/g;

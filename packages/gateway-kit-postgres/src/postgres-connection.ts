@@ -80,30 +80,7 @@ export const CONNECTION_OPTION_NAMES: readonly string[] = Object.keys({
   onError: true,
 } satisfies Record<keyof PostgresConnectionOptions, true>);
 
-/**
- * Refuses an options value that is not an object, and option names the store (or `migrate`) does
- * not know (a misspelt `connectionStrng` would otherwise connect to the `PG*` variables' database,
- * a misspelt `leaseMss` keep the default): names every unknown one and lists the known ones, never
- * a value (an unknown option may hold a secret).
- *
- * @example
- * checkOptionNames('new PostgresRecordStore', { maxRecord: 5 }, ['schema', 'maxRecords']);
- * // GatewayConfigError: new PostgresRecordStore: unknown option "maxRecord" (known: schema, maxRecords).
- */
-export function checkOptionNames(
-  factory: string,
-  options: unknown,
-  known: readonly string[],
-): void {
-  const refuse: Refuse = refusalFor(factory);
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    refuse('options', options, 'expected an options object.');
-  const unknown = Object.keys(options).filter((key) => !known.includes(key));
-  if (unknown.length > 0)
-    throw new GatewayConfigError(
-      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')}).`,
-    );
-}
+// Option names are checked with `checkOptionNames` from @svc/gateway-kit/store.
 
 const CONNECTION_STRING_FORM =
   'a PostgreSQL URL: postgres[ql]://[user[:password]@][host][:port][/database][?param=value…] or socket:/path/to/dir?db=database.';

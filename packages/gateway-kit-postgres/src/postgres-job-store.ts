@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { GatewayError } from '@svc/gateway-kit/contract';
 import {
   CancelListeners,
+  checkOptionNames,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobStore,
@@ -18,7 +19,6 @@ import {
 import { PostgresCallbackOutbox } from './postgres-callback-outbox.ts';
 import {
   CONNECTION_OPTION_NAMES,
-  checkOptionNames,
   lockClass,
   PostgresConnection,
   type PostgresConnectionOptions,

@@ -1,4 +1,5 @@
 import {
+  checkOptionNames,
   type RecordStore,
   RecordStoreFullError,
   refusalFor,
@@ -10,7 +11,6 @@ import {
 } from '@svc/gateway-kit/store';
 import {
   CONNECTION_OPTION_NAMES,
-  checkOptionNames,
   lockClass,
   PostgresConnection,
   type PostgresConnectionOptions,

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
+import { unknownOptions } from '../runtime/config-refusal.ts';
 import {
   fromEnv,
   is,
   isPlainObject,
   OptionalFunction,
   onlyKeys,
-  unknownOptions,
   whole,
 } from '../runtime/option-schemas.ts';
 import { CallbackConfigError } from './callback-config-error.ts';

@@ -77,3 +77,41 @@ export function timerMs(refuse: Refuse, name: string, value: number, orOff = fal
     );
   return value;
 }
+
+/**
+ * The sentence for keys outside `known`: `unknown option "x" (known: a, b).`, after `path: ` when
+ * the options are nested.
+ *
+ * @example
+ * unknownOptions(['nmae'], ['id', 'name'], 'gateway'); // 'gateway: unknown option "nmae" (known: id, name).'
+ */
+export function unknownOptions(keys: string[], known: readonly string[], path?: string): string {
+  const list = keys.map((key) => `"${key}"`).join(', ');
+  const sentence = `unknown option${keys.length > 1 ? 's' : ''} ${list} (known: ${known.join(', ')}).`;
+  return path === undefined ? sentence : `${path}: ${sentence}`;
+}
+
+/**
+ * For store adapters: refuses an options value that is not an object, and option names the
+ * factory does not know (a misspelt `leaseMss` would otherwise silently keep its default, a
+ * misspelt URL option connect to the default server), naming every unknown one and listing the
+ * known ones, never a value (an unknown option may hold a secret). Type `known` against the
+ * options interface (`Object.keys({ … } satisfies Record<keyof Options, true>)`) so that a new
+ * option cannot be left out.
+ *
+ * @example
+ * checkOptionNames('new XStore', { maxJob: 5 }, ['url', 'maxJobs']);
+ * // GatewayConfigError: new XStore: unknown option "maxJob" (known: url, maxJobs).
+ */
+export function checkOptionNames(
+  factory: string,
+  options: unknown,
+  known: readonly string[],
+): void {
+  const refuse: Refuse = refusalFor(factory);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refuse('options', options, 'expected an options object.');
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length > 0)
+    throw new GatewayConfigError(`${factory}: ${unknownOptions(unknown, known)}`);
+}

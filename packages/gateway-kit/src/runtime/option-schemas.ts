@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { refusalFor } from './config-refusal.ts';
+import { refusalFor, unknownOptions } from './config-refusal.ts';
 import { GatewayConfigError } from './gateway-config-error.ts';
 import { MAX_TIMER_MS } from './limits.ts';
 
@@ -103,19 +103,6 @@ export function onlyKeys(
         say(/* @__PURE__ */ Object.keys(issue.input).filter((key) => !known.includes(key))),
       ),
   );
-}
-
-/**
- * The sentence for keys outside `known`: `unknown option "x" (known: a, b).`, after `path: ` when
- * the options are nested.
- *
- * @example
- * unknownOptions(['nmae'], ['id', 'name'], 'gateway'); // 'gateway: unknown option "nmae" (known: id, name).'
- */
-export function unknownOptions(keys: string[], known: readonly string[], path?: string): string {
-  const list = keys.map((key) => `"${key}"`).join(', ');
-  const sentence = `unknown option${keys.length > 1 ? 's' : ''} ${list} (known: ${known.join(', ')}).`;
-  return path === undefined ? sentence : `${path}: ${sentence}`;
 }
 
 /**

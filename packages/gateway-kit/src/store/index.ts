@@ -18,7 +18,12 @@ export type {
   OutboxEntry,
 } from '../runtime/callback-outbox.ts';
 // For store adapters: option errors in the kit's one style (`new XStore: maxJobs is the number 0: …`).
-export { type Refuse, refusalFor, timerMs } from '../runtime/config-refusal.ts';
+export {
+  checkOptionNames,
+  type Refuse,
+  refusalFor,
+  timerMs,
+} from '../runtime/config-refusal.ts';
 export { GatewayConfigError } from '../runtime/gateway-config-error.ts';
 export { CancelListeners } from './cancel-listeners.ts';
 export { isJobQuotaError, JobQuotaError } from './job-quota-error.ts';
