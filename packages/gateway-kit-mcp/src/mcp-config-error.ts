@@ -10,6 +10,7 @@
  * }
  */
 export class McpConfigError extends Error {
+  /** Always `'McpConfigError'`. */
   override readonly name = 'McpConfigError';
 
   /** Always `true`: what {@link isMcpConfigError} looks for across copies of the package. */

@@ -26,8 +26,9 @@ export interface StdioOptions extends McpCallOptions {
    * from it when the gateway has no `url`). Defaults to `http://localhost`.
    */
   readonly url?: string;
-  /** Streams to serve; `process.stdin` and `process.stdout` by default. */
+  /** Stream the MCP client's messages are read from; `process.stdin` by default. */
   readonly stdin?: Readable;
+  /** Stream the server's messages are written to; `process.stdout` by default. */
   readonly stdout?: Writable;
 }
 

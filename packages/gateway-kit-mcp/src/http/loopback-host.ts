@@ -4,7 +4,12 @@ import { checkOptionKeys, refuse } from '../options.ts';
  * `loopbackOnly` of `createMcpHandler`: `true`, or the host names a deliberate setup adds to the
  * loopback ones (exact names, or `.example.test` for a domain and its subdomains).
  */
-export type LoopbackOnly = boolean | { readonly allowedHosts: readonly string[] };
+export type LoopbackOnly =
+  | boolean
+  | {
+      /** Hosts allowed besides loopback ones; `.example.test` allows a domain and its subdomains. */
+      readonly allowedHosts: readonly string[];
+    };
 
 const FACTORY = 'createMcpHandler';
 // The keys of the object form: typed against it, so a new one cannot be forgotten.
