@@ -98,9 +98,14 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     );
   }
 
-  async enqueue(
-    entry: Omit<OutboxEntry, 'attempts'>,
-  ): Promise<{ readonly claim: string } | 'exists' | 'full'> {
+  async enqueue(entry: Omit<OutboxEntry, 'attempts'>): Promise<
+    | {
+        /** Opaque token of the caller's claim, for `complete` and `reschedule`. */
+        readonly claim: string;
+      }
+    | 'exists'
+    | 'full'
+  > {
     const claim = crypto.randomUUID();
     const now = this.#now();
     const result = this.#storage.transactionSync(() => {

@@ -135,7 +135,12 @@ export class DurableJobStore implements JobStore {
     this.#usage = trackUsage(this.#sql, t, true);
   }
 
-  async create(input: NewJob): Promise<{ readonly created: boolean; readonly job: StoredJob }> {
+  async create(input: NewJob): Promise<{
+    /** `false` when a job with this id existed already. */
+    readonly created: boolean;
+    /** The job as stored: the new one, or the one that existed. */
+    readonly job: StoredJob;
+  }> {
     if (input.status !== 'queued' && input.status !== 'running') {
       throw new TypeError(`A job must be created queued or running, not ${String(input.status)}.`);
     }

@@ -91,7 +91,12 @@ export class DurableRecordStore implements RecordStore {
     key: string,
     value: T,
     ttlMs: number,
-  ): Promise<{ readonly created: boolean; readonly record: VersionedRecord<T> }> {
+  ): Promise<{
+    /** `false` when a live record had the key already. */
+    readonly created: boolean;
+    /** The record as stored: the new one, or the one that existed. */
+    readonly record: VersionedRecord<T>;
+  }> {
     const json = encode(value);
     const now = this.#now();
     return this.#storage.transactionSync(() => {

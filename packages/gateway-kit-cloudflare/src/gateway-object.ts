@@ -50,9 +50,13 @@ export interface GatewayObjectSettings<Env> {
   readonly gateway: (env: Env) => WorkerGatewayOptions;
   /** Limits of the object's stores (each object holds one shard: one principal's state). */
   readonly stores?: {
+    /** Prefix of the stores' table names: a letter or `_`, then letters, digits, `_`. Default `gw_`. */
     readonly prefix?: string;
+    /** Options of the object's {@link DurableJobStore}. */
     readonly jobs?: Omit<DurableJobStoreOptions, 'prefix' | 'callbackOutbox' | 'now'>;
+    /** Options of the object's {@link DurableRecordStore}. */
     readonly records?: Omit<DurableRecordStoreOptions, 'prefix' | 'now'>;
+    /** Options of the object's {@link DurableCallbackOutbox}. */
     readonly outbox?: Omit<DurableCallbackOutboxOptions, 'prefix' | 'now'>;
   };
   /**
@@ -66,25 +70,38 @@ export interface GatewayObjectSettings<Env> {
 /** What `decideApproval` answers: the decision, or the refusal as data (RPC keeps no error class). */
 export type DecisionAnswer =
   | {
+      /** The decision was recorded. */
       readonly ok: true;
+      /** The approval after the decision. */
       readonly approval: Approval;
+      /** The job approving started, as created; absent for a denial. */
       readonly job?: Awaited<ReturnType<Gateway['approvals']['decide']>>['job'];
     }
   | {
+      /** The decision was refused. */
       readonly ok: false;
+      /** Why: the `code` of the `ApprovalDecisionError`. */
       readonly code: ApprovalDecisionError['code'];
+      /** The approval's status when the decision was refused; absent when there is no such approval. */
       readonly status?: Approval['status'];
     };
 
 /** The gateway's Durable Object, as the Worker's entry and the operator API call it (RPC). */
 export interface GatewayObjectApi {
+  /** Serves one gateway request; a refused configuration answers the contract's 500 envelope. */
   fetch(request: Request): Promise<Response>;
+  /** The Durable Object alarm: recovers jobs, expires approvals, attempts due callbacks, re-arms. */
   alarm(): Promise<void>;
   /** A page as plain data (an array's extra properties do not survive RPC). */
-  listApprovals(
-    options?: ApprovalListOptions,
-  ): Promise<{ readonly approvals: Approval[]; readonly nextCursor?: string }>;
+  listApprovals(options?: ApprovalListOptions): Promise<{
+    /** The approvals of the page. */
+    readonly approvals: Approval[];
+    /** Pass as `cursor` for the next page; absent on the last page. */
+    readonly nextCursor?: string;
+  }>;
+  /** One approval held by this object, or `undefined`, as `gateway.approvals.get`. */
   getApproval(approvalId: string): Promise<Approval | undefined>;
+  /** Decides a pending approval, as `gateway.approvals.decide`, with a refusal as data. */
   decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer>;
 }
 
