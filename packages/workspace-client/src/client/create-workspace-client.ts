@@ -6,8 +6,11 @@ import { createTransport } from './transport.ts';
 
 /** The workspace API client: `skills`, `agents` and `debriefs` under `{baseUrl}/api/v1/org`. */
 export interface WorkspaceClient {
+  /** Shared skills: list, upsert by `slug`, delete. */
   readonly skills: SkillsResource;
+  /** Shared agents: list, upsert by `slug`, delete. */
   readonly agents: AgentsResource;
+  /** Debriefs: list, get and upsert by `externalId` (no delete in v1). */
   readonly debriefs: DebriefsResource;
 }
 

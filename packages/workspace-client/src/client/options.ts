@@ -32,6 +32,7 @@ export interface RetryEvent {
   readonly delayMs: number;
   /** Why the previous attempt failed (secret-free). */
   readonly error: WorkspaceError;
+  /** HTTP method of the request, e.g. `PUT`. */
   readonly method: string;
   /** Path below `/api/v1/org`, e.g. `/debriefs`. */
   readonly path: string;
@@ -64,7 +65,9 @@ export interface ResponseInfo {
  * ```
  */
 export interface WithResponse<T> {
+  /** The call's result, as awaiting the call gives it. */
   readonly data: T;
+  /** The response the result came from. */
   readonly response: ResponseInfo;
 }
 
@@ -92,6 +95,7 @@ export interface WorkspacePromise<T> extends Promise<T> {
  * ```
  */
 export interface RequestEvent {
+  /** HTTP method of the request, e.g. `PUT`. */
   readonly method: string;
   /** Absolute request URL. */
   readonly url: string;
@@ -114,8 +118,11 @@ export interface RequestEvent {
  * ```
  */
 export interface ResponseEvent extends ResponseInfo {
+  /** HTTP method of the request, e.g. `PUT`. */
   readonly method: string;
+  /** Absolute request URL. */
   readonly url: string;
+  /** 0 for the first attempt, 1 for the first retry, ... */
   readonly retryCount: number;
   /** Time from sending the attempt to its response headers, in ms. */
   readonly durationMs: number;

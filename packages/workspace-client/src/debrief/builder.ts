@@ -12,6 +12,7 @@ export type DebriefBuilderInit = Omit<DebriefDraft, 'pages' | 'sections'>;
 
 /** A section added with the builder; `pageIndex` defaults to the page added last. */
 export type BuilderSectionDraft = Omit<DebriefSectionDraft, 'pageIndex'> & {
+  /** Index of the page shown while this section is spoken (0-based); defaults to the last page added. */
   pageIndex?: number | undefined;
 };
 

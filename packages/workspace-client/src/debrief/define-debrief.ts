@@ -12,17 +12,23 @@ import { parseOrThrow } from '../schemas/issues.ts';
 
 /** A canvas page to author. `speech` defaults to `''` (nothing said over the page). */
 export interface DebriefPageDraft {
+  /** The page's title; not blank. */
   title: string;
+  /** The HTML shown on the canvas; not blank. */
   html: string;
+  /** What is said while the page is shown. Defaults to `''`. */
   speech?: string | undefined;
 }
 
 /** A spoken section to author. `delivery` defaults to `'wait_for_prompt'`. */
 export interface DebriefSectionDraft {
+  /** The section's title; not blank. */
   title: string;
+  /** What is said in the section. Defaults to `''`. */
   speech?: string | undefined;
   /** Index of the page shown while this section is spoken (0-based). */
   pageIndex: number;
+  /** When the section is spoken. Defaults to `wait_for_prompt`. */
   delivery?: SectionDelivery | undefined;
 }
 
@@ -33,20 +39,39 @@ export interface DebriefSectionDraft {
 export interface DebriefDraft {
   /** Stable key: use the same value to update the same debrief (see `debriefExternalId`). */
   externalId: string;
+  /** Headline of the debrief and its contract; not blank. */
   title: string;
+  /** Short summary of the debrief and its contract. Defaults to `''`. */
   summary?: string | undefined;
+  /** Label of the workflow that produced the debrief; omitted when absent. */
   source?: string | undefined;
+  /** Record status. Defaults to `ready`. */
   status?: DebriefStatus | undefined;
+  /** Who sees the debrief; omitted when absent. */
   audience?: DebriefAudience | undefined;
+  /** What the assistant says first. Defaults to `summary`, or `title` when the summary is empty. */
   openingSpeech?: string | undefined;
+  /** Extra guidance for the assistant. Defaults to `''`. */
   instructions?: string | undefined;
+  /** How the debrief is delivered. Defaults to `manual`. */
   delivery?: DebriefDelivery | undefined;
+  /** Canvas headline. Defaults to `title`. */
   canvasTitle?: string | undefined;
+  /** How canvas pages are shown. Defaults to `replace`. */
   deliveryMode?: CanvasDeliveryMode | undefined;
+  /** The canvas pages, at least one. */
   pages: DebriefPageDraft[];
   /** Defaults to one section per page, in page order. */
   sections?: DebriefSectionDraft[] | undefined;
-  actions?: { speakToRoom?: boolean | undefined; openCanvas?: boolean | undefined } | undefined;
+  /** Which of the debrief's actions are on. Both default to `true`. */
+  actions?:
+    | {
+        /** Whether the speak-to-room action is on. Defaults to `true`. */
+        speakToRoom?: boolean | undefined;
+        /** Whether the open-canvas action is on. Defaults to `true`. */
+        openCanvas?: boolean | undefined;
+      }
+    | undefined;
 }
 
 /**

@@ -28,6 +28,7 @@ export interface EmulatorFault {
 
 /** One request the emulator received (the credential is not recorded). */
 export interface RecordedRequest {
+  /** HTTP method of the request, e.g. `POST`. */
   readonly method: string;
   /** Path below `/api/v1/org`, e.g. `/skills/pricing`. */
   readonly path: string;
@@ -37,8 +38,11 @@ export interface RecordedRequest {
 
 /** Contents of one workspace, as stored (copies). */
 export interface WorkspaceSnapshot {
+  /** The stored shared skills. */
   skills: Record<string, unknown>[];
+  /** The stored shared agents. */
   agents: Record<string, unknown>[];
+  /** The stored debriefs. */
   debriefs: Record<string, unknown>[];
 }
 

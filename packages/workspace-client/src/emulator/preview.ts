@@ -138,8 +138,11 @@ ${pageCards}
 
 /** One stored debrief in the list. */
 export interface PreviewListItem {
+  /** Link to the debrief's preview page. */
   readonly href: string;
+  /** Label of the workspace that holds the debrief. */
   readonly workspace: string;
+  /** The stored debrief, as returned by the API. */
   readonly debrief: unknown;
 }
 

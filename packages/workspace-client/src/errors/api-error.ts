@@ -2,9 +2,11 @@ import { WorkspaceError } from './workspace-error.ts';
 
 /** Everything known about an HTTP error response. */
 export interface ApiErrorInit {
+  /** HTTP status of the response. */
   readonly status: number;
   /** Machine-readable code from the body, or `http_<status>` when the body has none. */
   readonly code: string;
+  /** From the body, its text (first 500 characters), or `Request failed with status <n>`. */
   readonly message: string;
   /** From the `x-request-id` (or `request-id`) header, else from the body. */
   readonly requestId: string | undefined;
@@ -36,11 +38,17 @@ export interface ApiErrorInit {
  */
 export class WorkspaceApiError extends WorkspaceError {
   override name = 'WorkspaceApiError';
+  /** HTTP status of the response. */
   readonly status: number;
+  /** Machine-readable code from the body, or `http_<status>` when the body has none. */
   readonly code: string;
+  /** From the `x-request-id` (or `request-id`) header, else from the body, if any. */
   readonly requestId: string | undefined;
+  /** Response headers, lower-cased names; the API key replaced by `[redacted]`. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON body, raw text when not JSON, `undefined` when empty; the key `[redacted]`. */
   readonly body: unknown;
+  /** Server-requested wait before retrying (`retry-after-ms` / `Retry-After`), in ms, if sent. */
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit) {

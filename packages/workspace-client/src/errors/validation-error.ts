@@ -32,7 +32,9 @@ export type ValidationSide = 'request' | 'response';
  */
 export class WorkspaceValidationError extends WorkspaceError {
   override name = 'WorkspaceValidationError';
+  /** `request`: nothing was sent; `response`: the service's 2xx body could not be read. */
   readonly side: ValidationSide;
+  /** Every problem found, each with its path. */
   readonly issues: readonly ValidationIssue[];
 
   constructor(side: ValidationSide, subject: string, issues: readonly ValidationIssue[]) {

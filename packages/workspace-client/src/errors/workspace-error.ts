@@ -14,6 +14,7 @@
  * ```
  */
 export class WorkspaceError extends Error {
+  /** The error class's name, e.g. `NotFoundError`. */
   override name = 'WorkspaceError';
 
   /** Always `true`: what {@link isWorkspaceError} looks for across copies of the package. */

@@ -21,13 +21,21 @@ export const BASE_PERSONA_IDS: readonly BasePersonaId[] = /* @__PURE__ */ Object
  * with `gatewayAccessMode: 'subset'`, and is required then.
  */
 export interface SharedAgentInput {
+  /** Display name; required, not blank. */
   name: string;
+  /** Upsert key; required: not blank, at most 128 characters, no `/`, not `.` or `..`. */
   slug: string;
+  /** Free-text description. */
   description?: string | undefined;
+  /** Persona the agent is based on. */
   basePersonaId?: BasePersonaId | undefined;
+  /** Lifecycle status, e.g. `active`; not blank when given. */
   status?: SharedStatus | undefined;
+  /** Which gateway actions the agent may call. */
   gatewayAccessMode?: GatewayAccessMode | undefined;
+  /** Action ids the agent may call; required with `gatewayAccessMode: 'subset'`, refused otherwise. */
   allowedActionIds?: string[] | undefined;
+  /** Slugs of the shared skills the agent uses. */
   selectedSkillSlugs?: string[] | undefined;
 }
 
@@ -82,13 +90,21 @@ function pathItem(input: Record<string, unknown>, key: string): v.ObjectPathItem
 
 /** A shared agent as the service returns it. Unknown fields are kept. */
 export interface SharedAgent {
+  /** Display name. */
   name: string;
+  /** The agent's upsert key. */
   slug?: string | undefined;
+  /** Free-text description. */
   description?: string | undefined;
+  /** Persona the agent is based on; may be a value newer than this client. */
   basePersonaId?: BasePersonaId | (string & {}) | undefined;
+  /** Lifecycle status, e.g. `active`. */
   status?: SharedStatus | undefined;
+  /** Which gateway actions the agent may call; may be a value newer than this client. */
   gatewayAccessMode?: GatewayAccessMode | (string & {}) | undefined;
+  /** Action ids the agent may call, with `gatewayAccessMode: 'subset'`. */
   allowedActionIds?: string[] | undefined;
+  /** Slugs of the shared skills the agent uses. */
   selectedSkillSlugs?: string[] | undefined;
   [field: string]: unknown;
 }

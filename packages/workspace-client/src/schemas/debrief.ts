@@ -15,34 +15,68 @@ export type DebriefStatus = 'ready' | (string & {});
 
 /** One canvas page: a title, the HTML shown on the canvas, and what is said over it. */
 export type DebriefPage = {
+  /** The page's title; not blank. */
   title: string;
+  /** The HTML shown on the canvas; not blank. */
   html: string;
+  /** What is said while the page is shown; may be empty. */
   speech: string;
 };
 
 /** One spoken section, pointing at the canvas page shown while it is spoken. */
 export type DebriefSection = {
+  /** The section's title; not blank. */
   title: string;
+  /** What is said in the section; may be empty. */
   speech: string;
   /** Index into `contract.canvas.pages` (0-based). */
   pageIndex: number;
+  /** When the section is spoken, e.g. `wait_for_prompt`. */
   delivery: SectionDelivery;
 };
 
 /** The `svc-debrief-v1` presentation contract. Every field is required by this writer. */
 export type DebriefContract = {
+  /** Always `svc-debrief-v1`. */
   version: typeof DEBRIEF_CONTRACT_VERSION;
+  /** Headline; not blank. */
   title: string;
+  /** Short summary; may be empty. */
   summary: string;
-  svc: { openingSpeech: string; instructions: string; delivery: DebriefDelivery };
-  canvas: { title: string; deliveryMode: CanvasDeliveryMode; pages: DebriefPage[] };
+  /** What the assistant says and how it delivers the debrief. */
+  svc: {
+    /** What the assistant says first. */
+    openingSpeech: string;
+    /** Extra guidance for the assistant; may be empty. */
+    instructions: string;
+    /** How the debrief is delivered, e.g. `manual`. */
+    delivery: DebriefDelivery;
+  };
+  /** The canvas the pages are shown on. */
+  canvas: {
+    /** Canvas headline; not blank. */
+    title: string;
+    /** How pages are shown, e.g. `replace`. */
+    deliveryMode: CanvasDeliveryMode;
+    /** The pages, at least one. */
+    pages: DebriefPage[];
+  };
+  /** The spoken sections, each pointing at a page. */
   sections: DebriefSection[];
-  actions: { speakToRoom: boolean; openCanvas: boolean };
+  /** Which of the debrief's actions are on. */
+  actions: {
+    /** Whether the speak-to-room action is on. */
+    speakToRoom: boolean;
+    /** Whether the open-canvas action is on. */
+    openCanvas: boolean;
+  };
 };
 
 /** Who sees the debrief. With `type: 'groups'`, `groupSlugs` lists the groups (at least one). */
 export type DebriefAudience = {
+  /** Kind of audience, e.g. `groups`. */
   type: 'groups' | (string & {});
+  /** Slugs of the groups that see the debrief; at least one with `type: 'groups'`. */
   groupSlugs?: string[] | undefined;
 };
 
@@ -51,12 +85,19 @@ export type DebriefAudience = {
  * `externalId` to update the same debrief.
  */
 export interface DebriefInput {
+  /** Upsert key: not blank, at most 256 characters, not `.` or `..`. */
   externalId: string;
+  /** Label of the workflow that produced the debrief. */
   source?: string | undefined;
+  /** The record's title. */
   title?: string | undefined;
+  /** The record's summary. */
   summary?: string | undefined;
+  /** Record status, e.g. `ready`; not blank when given. */
   status?: DebriefStatus | undefined;
+  /** Who sees the debrief. */
   audience?: DebriefAudience | undefined;
+  /** The presentation itself; required and complete. */
   contract: DebriefContract;
 }
 
@@ -191,14 +232,26 @@ export const DebriefInputSchema: v.GenericSchema<DebriefInput> = /* @__PURE__ */
 
 /** A debrief as the service returns it. Unknown fields (ids, timestamps, ...) are kept. */
 export interface Debrief {
+  /** The debrief's upsert key. */
   externalId: string;
+  /** Label of the workflow that produced the debrief. */
   source?: string | undefined;
+  /** The record's title. */
   title?: string | undefined;
+  /** The record's summary. */
   summary?: string | undefined;
+  /** Record status, e.g. `ready`. */
   status?: DebriefStatus | undefined;
+  /** Who sees the debrief; unknown fields kept. */
   audience?:
-    | ({ type: string; groupSlugs?: string[] | undefined } & Record<string, unknown>)
+    | ({
+        /** Kind of audience, e.g. `groups`. */
+        type: string;
+        /** Slugs of the groups that see the debrief. */
+        groupSlugs?: string[] | undefined;
+      } & Record<string, unknown>)
     | undefined;
+  /** The presentation, read loosely: only `version`, `title` and `summary` are type-checked. */
   contract?: (Partial<DebriefContract> & Record<string, unknown>) | undefined;
   [field: string]: unknown;
 }

@@ -12,11 +12,17 @@ export type SharedStatus = 'active' | (string & {});
  * the service derives it from `name` (see `slugify`).
  */
 export interface SharedSkillInput {
+  /** Display name; required, not blank. */
   name: string;
+  /** Upsert key: not blank, at most 128 characters, no `/`, not `.` or `..`; from `name` when omitted. */
   slug?: string | undefined;
+  /** What the assistant does with the skill; required, not blank. */
   instructions: string;
+  /** Free-text description. */
   description?: string | undefined;
+  /** Where the skill is used, e.g. `realtime`, `brain`; each entry not blank. */
   targets?: SkillTarget[] | undefined;
+  /** Lifecycle status, e.g. `active`; not blank when given. */
   status?: SharedStatus | undefined;
 }
 
@@ -45,11 +51,17 @@ export const SharedSkillInputSchema: v.GenericSchema<SharedSkillInput> =
  * A shared skill as the service returns it. Unknown fields (ids, timestamps, ...) are kept.
  */
 export interface SharedSkill {
+  /** Display name. */
   name: string;
+  /** The skill's upsert key. */
   slug?: string | undefined;
+  /** What the assistant does with the skill. */
   instructions?: string | undefined;
+  /** Free-text description. */
   description?: string | undefined;
+  /** Where the skill is used, e.g. `realtime`, `brain`. */
   targets?: SkillTarget[] | undefined;
+  /** Lifecycle status, e.g. `active`. */
   status?: SharedStatus | undefined;
   [field: string]: unknown;
 }

@@ -21,7 +21,9 @@ export interface ServeEmulatorOptions {
 export interface RunningEmulator {
   /** Base URL to pass as `baseUrl`, e.g. `http://127.0.0.1:4010`. */
   readonly url: string;
+  /** The port actually bound. */
   readonly port: number;
+  /** The emulator the server serves: fail requests, read workspaces, reset. */
   readonly emulator: WorkspaceEmulator;
   /** Stops the server. */
   close(): Promise<void>;
