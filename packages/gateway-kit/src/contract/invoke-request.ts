@@ -37,7 +37,7 @@ export interface InvokeRequest {
   session: {
     /** The session's id. */
     id: string;
-    /** How the assistant takes part in the meeting. */
+    /** The session's mode: `active`, `passive` or `listening`. */
     mode: SessionMode;
   };
   /** The one action to run, named by `id`, `name` or both (which must name the same action). */
