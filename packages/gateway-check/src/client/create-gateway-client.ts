@@ -68,7 +68,7 @@ export interface InvokeOptions {
   readonly session?: {
     /** The session's id. */
     readonly id: string;
-    /** How the assistant takes part in the meeting. */
+    /** The session's mode: `active`, `passive` or `listening`. */
     readonly mode: 'active' | 'passive' | 'listening';
   };
   /** Sent as `context`; defaults to `{}`. */
