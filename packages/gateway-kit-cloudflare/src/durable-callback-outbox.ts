@@ -1,4 +1,9 @@
-import type { CallbackOutbox, ClaimedOutboxEntry, OutboxEntry } from '@svc/gateway-kit/store';
+import {
+  type CallbackOutbox,
+  type ClaimedOutboxEntry,
+  checkOptionNames,
+  type OutboxEntry,
+} from '@svc/gateway-kit/store';
 import type { DurableStorage, SqlStorage } from './durable-storage.ts';
 import { MAX_TIMER_MS, optionChecks, utf8Bytes } from './time.ts';
 
@@ -35,6 +40,18 @@ export interface DurableCallbackOutboxOptions {
   readonly now?: () => number;
 }
 
+/** The names of {@link DurableCallbackOutboxOptions}: any other is refused (a misspelt one would be ignored). */
+const OUTBOX_OPTION_NAMES: readonly string[] = Object.keys({
+  prefix: true,
+  leaseMs: true,
+  pollIntervalMs: true,
+  maxEntries: true,
+  maxEntriesPerPrincipal: true,
+  maxBytesPerPrincipal: true,
+  ttlMs: true,
+  now: true,
+} satisfies Record<keyof DurableCallbackOutboxOptions, true>);
+
 interface OutboxRow extends Record<string, string | number | null> {
   webhook_id: string;
   expires_at: number;
@@ -70,6 +87,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
   #claimWaiters: (() => void)[] = [];
 
   constructor(storage: DurableStorage, options: DurableCallbackOutboxOptions = {}) {
+    checkOptionNames('new DurableCallbackOutbox', options, OUTBOX_OPTION_NAMES);
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}outbox`;

@@ -1,6 +1,7 @@
 import {
   CancelListeners,
   canTransition,
+  checkOptionNames,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobStore,
@@ -53,6 +54,19 @@ export interface DurableJobStoreOptions {
   readonly callbackOutbox?: DurableCallbackOutbox;
 }
 
+/** The names of {@link DurableJobStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const JOB_STORE_OPTION_NAMES: readonly string[] = Object.keys({
+  prefix: true,
+  maxJobs: true,
+  maxBytes: true,
+  retentionMs: true,
+  maxFinishedPerOwner: true,
+  now: true,
+  onListenerError: true,
+  maxResumes: true,
+  callbackOutbox: true,
+} satisfies Record<keyof DurableJobStoreOptions, true>);
+
 interface JobRow extends Record<string, string | number | null> {
   id: string;
   job: string;
@@ -103,6 +117,7 @@ export class DurableJobStore implements JobStore {
   readonly #usage: () => Usage;
 
   constructor(storage: DurableStorage, options: DurableJobStoreOptions = {}) {
+    checkOptionNames('new DurableJobStore', options, JOB_STORE_OPTION_NAMES);
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}jobs`;

@@ -1,4 +1,5 @@
 import {
+  checkOptionNames,
   type RecordStore,
   RecordStoreFullError,
   type SetEntry,
@@ -28,6 +29,15 @@ export interface DurableRecordStoreOptions {
   /** Clock in epoch ms. Default `Date.now`. */
   readonly now?: () => number;
 }
+
+/** The names of {@link DurableRecordStoreOptions}: any other is refused (a misspelt one would be ignored). */
+const RECORD_STORE_OPTION_NAMES: readonly string[] = Object.keys({
+  prefix: true,
+  maxRecords: true,
+  maxBytes: true,
+  maxMembers: true,
+  now: true,
+} satisfies Record<keyof DurableRecordStoreOptions, true>);
 
 interface RecordRow extends Record<string, string | number | null> {
   value: string;
@@ -59,6 +69,7 @@ export class DurableRecordStore implements RecordStore {
   readonly #setUsage: () => Usage;
 
   constructor(storage: DurableStorage, options: DurableRecordStoreOptions = {}) {
+    checkOptionNames('new DurableRecordStore', options, RECORD_STORE_OPTION_NAMES);
     this.#storage = storage;
     this.#sql = storage.sql;
     const prefix = check.tablePrefix(options.prefix ?? 'gw_');

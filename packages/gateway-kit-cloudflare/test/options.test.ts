@@ -1,8 +1,11 @@
 import { GatewayConfigError } from '@svc/gateway-kit/store';
 import { describe, expect, it } from 'vitest';
-import { DurableCallbackOutbox } from '../src/durable-callback-outbox.ts';
-import { DurableJobStore } from '../src/durable-job-store.ts';
-import { DurableRecordStore } from '../src/durable-record-store.ts';
+import {
+  DurableCallbackOutbox,
+  type DurableCallbackOutboxOptions,
+} from '../src/durable-callback-outbox.ts';
+import { DurableJobStore, type DurableJobStoreOptions } from '../src/durable-job-store.ts';
+import { DurableRecordStore, type DurableRecordStoreOptions } from '../src/durable-record-store.ts';
 import type { DurableStorage } from '../src/durable-storage.ts';
 
 // Option checks run before the storage is touched: a storage that throws on use stands in.
@@ -71,4 +74,108 @@ it.each([
   ],
 ])('other options, in the same message style: %s', (create, message) => {
   expect(create).toThrow(new GatewayConfigError(message));
+});
+
+describe('an option name the store does not know is refused, naming it and the known ones', () => {
+  const JOB =
+    'prefix, maxJobs, maxBytes, retentionMs, maxFinishedPerOwner, now, onListenerError, maxResumes, callbackOutbox';
+  const RECORD = 'prefix, maxRecords, maxBytes, maxMembers, now';
+  const OUTBOX =
+    'prefix, leaseMs, pollIntervalMs, maxEntries, maxEntriesPerPrincipal, maxBytesPerPrincipal, ttlMs, now';
+  it.each([
+    [
+      `new DurableJobStore: unknown option "maxJob" (known: ${JOB}).`,
+      () => new DurableJobStore(storage, { maxJob: 5 } as object),
+    ],
+    [
+      // An option of another store, or of the gateway: not this one's.
+      `new DurableJobStore: unknown options "leaseMs", "maxRecords" (known: ${JOB}).`,
+      () => new DurableJobStore(storage, { leaseMs: 1, maxRecords: 1, maxJobs: 1 } as object),
+    ],
+    [
+      `new DurableRecordStore: unknown option "maxRecord" (known: ${RECORD}).`,
+      () => new DurableRecordStore(storage, { maxRecord: 5 } as object),
+    ],
+    [
+      `new DurableRecordStore: unknown option "maxJobs" (known: ${RECORD}).`,
+      () => new DurableRecordStore(storage, { maxJobs: 5 } as object),
+    ],
+    [
+      `new DurableCallbackOutbox: unknown option "leaseMss" (known: ${OUTBOX}).`,
+      () => new DurableCallbackOutbox(storage, { leaseMss: 1 } as object),
+    ],
+    [
+      `new DurableCallbackOutbox: unknown options "ttl", "pollInterval" (known: ${OUTBOX}).`,
+      () => new DurableCallbackOutbox(storage, { ttl: 1, pollInterval: 1 } as object),
+    ],
+  ])('%s', (message, create) => {
+    expect(create).toThrow(new GatewayConfigError(message));
+  });
+
+  it('the message holds no option value (an unknown option may hold a secret)', () => {
+    const secret = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
+    for (const create of [
+      () => new DurableJobStore(storage, { signingSecret: secret } as object),
+      () => new DurableRecordStore(storage, { signingSecret: secret } as object),
+      () => new DurableCallbackOutbox(storage, { signingSecret: secret } as object),
+    ]) {
+      expect(create).toThrow(/unknown option "signingSecret"/);
+      expect(create).not.toThrow(secret);
+      expect(create).not.toThrow(/c2VjcmV0/);
+    }
+  });
+
+  it.each([[null], [5], ['maxJobs'], [[]], [[{ maxJobs: 5 }]]])(
+    'options that are not an object (%o) are refused',
+    (options) => {
+      for (const [factory, create] of [
+        ['new DurableJobStore', () => new DurableJobStore(storage, options as object)],
+        ['new DurableRecordStore', () => new DurableRecordStore(storage, options as object)],
+        ['new DurableCallbackOutbox', () => new DurableCallbackOutbox(storage, options as object)],
+      ] as const)
+        expect(create).toThrow(
+          new RegExp(`^${factory}: options is .*: expected an options object\\.$`),
+        );
+    },
+  );
+
+  it('every documented option is accepted (the storage is reached), and no options at all', () => {
+    const jobs: Required<DurableJobStoreOptions> = {
+      prefix: 'gw_',
+      maxJobs: 1,
+      maxBytes: 1,
+      retentionMs: 1,
+      maxFinishedPerOwner: 1,
+      now: () => 0,
+      onListenerError: () => {},
+      maxResumes: 0,
+      callbackOutbox: {} as DurableCallbackOutbox,
+    };
+    const records: Required<DurableRecordStoreOptions> = {
+      prefix: 'gw_',
+      maxRecords: 1,
+      maxBytes: 1,
+      maxMembers: 1,
+      now: () => 0,
+    };
+    const outbox: Required<DurableCallbackOutboxOptions> = {
+      prefix: 'gw_',
+      leaseMs: 1,
+      pollIntervalMs: 1,
+      maxEntries: 1,
+      maxEntriesPerPrincipal: 1,
+      maxBytesPerPrincipal: 1,
+      ttlMs: 1,
+      now: () => 0,
+    };
+    for (const create of [
+      () => new DurableJobStore(storage, jobs),
+      () => new DurableRecordStore(storage, records),
+      () => new DurableCallbackOutbox(storage, outbox),
+      () => new DurableJobStore(storage),
+      () => new DurableRecordStore(storage, undefined),
+      () => new DurableCallbackOutbox(storage, {}),
+    ])
+      expect(create).toThrow('storage used before the options were checked');
+  });
 });
