@@ -10,17 +10,25 @@ export type { ActionInputSchema, InferActionInput, StandardInputSchema } from '.
 
 /** What an action's `run` learns about the invocation it serves. */
 export interface Invocation {
+  /** The request's `invocationId`. */
   readonly invocationId: string;
+  /** The request's `traceId`; absent when it sent none. */
   readonly traceId?: string;
+  /** The request's `idempotencyKey`; absent when it sent none. */
   readonly idempotencyKey?: string;
+  /** The request's `deadlineAt` (RFC 3339); absent when it sent none. */
   readonly deadlineAt?: string;
+  /** The meeting the action runs in. */
   readonly meeting: InvokeRequest['meeting'];
+  /** The meeting session that invoked the action. */
   readonly session: InvokeRequest['session'];
+  /** Free-form context from the hosted service, as sent. */
   readonly context: Record<string, unknown>;
 }
 
 /** Lets an async action report progress while its job runs. */
 export interface JobHandle {
+  /** The id of the job the action runs as. */
   readonly jobId: string;
   /** Publishes interim text on the job resource (what `GET /v1/jobs/{jobId}` shows while running). */
   progress(update: {
@@ -31,7 +39,9 @@ export interface JobHandle {
 
 /** The second argument of `run`. */
 export interface ActionContext {
+  /** The invocation the run serves. */
   readonly invocation: Invocation;
+  /** Who made the request (for an approved job, a JSON copy of the principal that asked). */
   readonly principal: Principal;
   /**
    * Aborts when the run is no longer wanted: the client disconnected (sync), the job was cancelled
@@ -46,9 +56,13 @@ export interface ActionContext {
 
 /** A successful result: becomes a `completed` invoke response. */
 export interface ActionResult {
+  /** Text the assistant may say. */
   readonly outputText?: string;
+  /** A compact form of the result, for the model. */
   readonly machineSummary?: string;
+  /** Version label of the shape of `data`. */
   readonly dataSchemaVersion?: string;
+  /** The result as a JSON object. */
   readonly data?: Record<string, unknown>;
 }
 
@@ -86,14 +100,22 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
    */
   readonly timeoutMs?: number;
   /**
-   * Business checks answered at invoke time, before the action runs (sync), is accepted as a job
-   * (async) or waits for an approval: return (or throw) a {@link reject} to answer `rejected` at
-   * once. Keep it fast.
+   * Business checks answered at invoke time, once the input is valid: before `run` for a sync
+   * action, before a job is accepted (async) and before an approval is asked for, whether by
+   * `requiresApproval` or by the gateway's `approvals.policy`. Return (or throw) a {@link reject}
+   * to answer `rejected` at once; return `undefined` to go on. Bounded by the action's time
+   * budget (`rejected` with `deadline_exceeded` when it runs out); any other exception is a
+   * `500 internal_error`. Keep it fast.
    */
   readonly precheck?: (
     input: InferActionInput<TSchema>,
     context: Omit<ActionContext, 'job'>,
   ) => ActionRejection | undefined | Promise<ActionRejection | undefined>;
+  /**
+   * Does the work: return an {@link ActionResult} (`completed`), or return or throw a
+   * {@link reject} (`rejected`; a job `failed` with that error). Any other exception is logged and
+   * answered `internal_error`.
+   */
   readonly run: (
     input: InferActionInput<TSchema>,
     context: ActionContext,
@@ -102,21 +124,33 @@ export interface ActionDefinition<TSchema extends ActionInputSchema> {
 
 /** A defined action, with every default filled in. */
 export interface Action<TSchema extends ActionInputSchema = ActionInputSchema> {
+  /** The action's id. */
   readonly id: string;
+  /** The action's name; `id` unless given. */
   readonly name: string;
+  /** Short human title; `name` unless given. */
   readonly title: string;
+  /** What the action does; `''` unless given. */
   readonly description: string;
+  /** Schema of `action.input`. */
   readonly input: TSchema;
+  /** `sync` unless given. */
   readonly executionMode: ExecutionMode;
+  /** `false` unless given. */
   readonly requiresApproval: boolean;
+  /** `read` unless given. */
   readonly sideEffectLevel: SideEffectLevel;
+  /** `false` unless given. */
   readonly idempotent: boolean;
+  /** Upper bound for one run, in ms: 600 000 for async and approval actions, else 30 000, unless given. */
   readonly timeoutMs: number;
   // Method syntax (bivariant) so actions with different input types fit in one `actions` list.
+  /** The definition's `precheck`; absent when it had none. */
   precheck?(
     input: InferActionInput<TSchema>,
     context: Omit<ActionContext, 'job'>,
   ): ActionRejection | undefined | Promise<ActionRejection | undefined>;
+  /** The definition's `run`. */
   run(
     input: InferActionInput<TSchema>,
     context: ActionContext,
