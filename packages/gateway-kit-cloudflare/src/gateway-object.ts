@@ -9,6 +9,7 @@ import {
   GatewayConfigError,
   type GatewayOptions,
 } from '@svc/gateway-kit';
+import { checkOptionNames, refusalFor } from '@svc/gateway-kit/store';
 import {
   DurableCallbackOutbox,
   type DurableCallbackOutboxOptions,
@@ -18,8 +19,6 @@ import { DurableRecordStore, type DurableRecordStoreOptions } from './durable-re
 import type { DurableStorage } from './durable-storage.ts';
 import { isConfigError, logRefusal, refusedResponse } from './refused-config.ts';
 import { optionChecks } from './time.ts';
-
-const check = optionChecks('gatewayObject');
 
 /** The part of a Durable Object's `ctx` the gateway object uses (workerd's `DurableObjectState`). */
 export interface DurableObjectStateLike {
@@ -129,16 +128,96 @@ const MIN_ALARM_DELAY_MS = 50;
  * - pending callbacks are attempted when due, approvals expire at `expiresAt`, finished jobs and
  *   records are deleted when their time is up, even when no request comes.
  *
+ * An unknown name in `settings` or its `stores` throws a `GatewayConfigError` when it is called.
+ *
  * @example
  * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
  */
 export function gatewayObject<Env>(settings: GatewayObjectSettings<Env>): GatewayObjectClass<Env> {
-  if (typeof settings?.gateway !== 'function')
-    check.refuse(
+  checkOptionNames('gatewayObject', settings, SETTINGS_OPTION_NAMES);
+  if (typeof settings.gateway !== 'function')
+    refusalFor('gatewayObject')(
       'gateway',
-      settings?.gateway,
+      settings.gateway,
       'expected a function (env) => createGateway options.',
     );
+  return buildGatewayObject(settings, 'gatewayObject');
+}
+
+/** The names of {@link GatewayObjectSettings}: any other is refused (a misspelt one would be ignored). */
+const SETTINGS_OPTION_NAMES: readonly string[] = Object.keys({
+  gateway: true,
+  stores: true,
+  watchIntervalMs: true,
+} satisfies Record<keyof GatewayObjectSettings<unknown>, true>);
+
+type StoresSettings = NonNullable<GatewayObjectSettings<unknown>['stores']>;
+
+/** The names of `stores`. */
+const STORES_OPTION_NAMES: readonly string[] = Object.keys({
+  prefix: true,
+  jobs: true,
+  records: true,
+  outbox: true,
+} satisfies Record<keyof StoresSettings, true>);
+
+/** The names of each store's options in `stores` (not those the object sets itself). */
+const STORE_OPTION_NAMES: { readonly [Name in 'jobs' | 'records' | 'outbox']: string[] } = {
+  jobs: Object.keys({
+    maxJobs: true,
+    maxBytes: true,
+    retentionMs: true,
+    maxFinishedPerOwner: true,
+    onListenerError: true,
+    maxResumes: true,
+  } satisfies Record<keyof NonNullable<StoresSettings['jobs']>, true>),
+  records: Object.keys({
+    maxRecords: true,
+    maxBytes: true,
+    maxMembers: true,
+  } satisfies Record<keyof NonNullable<StoresSettings['records']>, true>),
+  outbox: Object.keys({
+    leaseMs: true,
+    pollIntervalMs: true,
+    maxEntries: true,
+    maxEntriesPerPrincipal: true,
+    maxBytesPerPrincipal: true,
+    ttlMs: true,
+  } satisfies Record<keyof NonNullable<StoresSettings['outbox']>, true>),
+};
+
+/**
+ * Refuses, as `factory`'s, a `stores` (or a store's options in it) that is not an options object
+ * or holds a name it does not know, worded as `createGateway`'s nested refusals:
+ * `createGatewayWorker: stores.jobs: unknown option "maxJob" (known: …).` The settings are static:
+ * this runs when the Worker's module loads, where a mistake fails the deploy.
+ */
+function checkStores(factory: string, stores: unknown): void {
+  if (stores === undefined) return;
+  checkNested(factory, 'stores', stores, STORES_OPTION_NAMES);
+  const given = stores as Record<string, unknown>;
+  for (const name of ['jobs', 'records', 'outbox'] as const)
+    if (given[name] !== undefined)
+      checkNested(factory, `stores.${name}`, given[name], STORE_OPTION_NAMES[name]);
+}
+
+function checkNested(factory: string, path: string, options: unknown, known: readonly string[]) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    refusalFor(factory)(path, options, 'expected an options object.');
+  // The path after the factory's name: `<factory>: <path>: unknown option "x" (known: …).`
+  checkOptionNames(`${factory}: ${path}`, options, known);
+}
+
+/**
+ * {@link gatewayObject} once `settings` passed the checks of `factory` (`gatewayObject` or
+ * `createGatewayWorker`, whose name the refusals then carry).
+ */
+export function buildGatewayObject<Env>(
+  settings: GatewayObjectSettings<Env>,
+  factory: string,
+): GatewayObjectClass<Env> {
+  const check = optionChecks(factory);
+  checkStores(factory, settings.stores);
   const prefix = check.tablePrefix(settings.stores?.prefix ?? 'gw_', 'stores.prefix');
 
   return class GatewayObject extends DurableObject<Env> implements GatewayObjectApi {

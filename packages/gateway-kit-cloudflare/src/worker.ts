@@ -8,11 +8,12 @@ import {
   type GatewayApprovals,
   type Principal,
 } from '@svc/gateway-kit';
+import { checkOptionNames } from '@svc/gateway-kit/store';
 import {
+  buildGatewayObject,
   type GatewayObjectApi,
   type GatewayObjectClass,
   type GatewayObjectSettings,
-  gatewayObject,
 } from './gateway-object.ts';
 import { checkAuth, isConfigError, logRefusal, refusedResponse } from './refused-config.ts';
 import { optionChecks } from './time.ts';
@@ -75,6 +76,10 @@ export interface GatewayWorker<Env> {
  * request to the object of its shard (by default one per bearer token: see docs/cloudflare.md on
  * why not one global object), and that object serves the whole contract from its own storage.
  *
+ * Its own options are checked when it is called, at the module's top level: an unknown name
+ * (`shardkey`, `stores: { jobs: { maxJob } }`) throws a `GatewayConfigError`, and the Worker does
+ * not start. What `gateway(env)` returns is checked by each object (see docs/cloudflare.md).
+ *
  * @example
  * // src/worker.ts
  * import { createGatewayWorker } from '@svc/gateway-kit-cloudflare';
@@ -92,13 +97,15 @@ export interface GatewayWorker<Env> {
  * export default { fetch: worker.fetch };
  */
 export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): GatewayWorker<Env> {
+  // At the module's top level, where a Worker creates it: a mistake here fails the deploy.
+  checkOptionNames('createGatewayWorker', options, WORKER_OPTION_NAMES);
   const refuse = optionChecks('createGatewayWorker').refuse;
   for (const name of ['gateway', 'namespace'] as const)
-    if (typeof options?.[name] !== 'function')
-      refuse(name, options?.[name], 'expected a function of env.');
+    if (typeof options[name] !== 'function')
+      refuse(name, options[name], 'expected a function of env.');
   if (options.shardKey !== undefined && typeof options.shardKey !== 'function')
     refuse('shardKey', options.shardKey, 'expected a function (request, env) => string.');
-  const GatewayObject = gatewayObject(options);
+  const GatewayObject = buildGatewayObject(options, 'createGatewayWorker');
   // The gateway's auth per `env` (bindings are one object per isolate): built and checked once,
   // not per request. A refused configuration is kept too: it answers every request the same.
   const auth = new WeakMap<object, AuthConfig | Error>();
@@ -153,6 +160,15 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
     approvals: (env, shards) => shardedApprovals(shards.map((shard) => stub(env, shard))),
   };
 }
+
+/** The names of {@link GatewayWorkerOptions}: any other is refused (a misspelt one would be ignored). */
+const WORKER_OPTION_NAMES: readonly string[] = Object.keys({
+  gateway: true,
+  namespace: true,
+  shardKey: true,
+  stores: true,
+  watchIntervalMs: true,
+} satisfies Record<keyof GatewayWorkerOptions<unknown>, true>);
 
 /** The object name of a principal: its id hashed (ids may be long, or personal). */
 async function shardName(principalId: string): Promise<string> {

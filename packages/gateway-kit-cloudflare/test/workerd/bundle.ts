@@ -2,11 +2,18 @@ import { build } from 'esbuild';
 
 /**
  * Bundles a worker module for workerd (ES module, Web platform), with `@svc/gateway-kit` resolved
- * to its source through the workspace. Returns the bundle's code.
+ * to its source through the workspace, and the global names of `define` replaced by their JSON.
+ * Returns the bundle's code.
  */
-export async function bundleWorker(entry: string): Promise<string> {
+export async function bundleWorker(
+  entry: string,
+  define: Record<string, unknown> = {},
+): Promise<string> {
   const result = await build({
     entryPoints: [entry],
+    define: Object.fromEntries(
+      Object.entries(define).map(([name, value]) => [name, JSON.stringify(value)]),
+    ),
     bundle: true,
     format: 'esm',
     platform: 'neutral',

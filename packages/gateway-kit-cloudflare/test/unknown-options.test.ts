@@ -1,0 +1,112 @@
+import { fileURLToPath } from 'node:url';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { afterAll, expect, it } from 'vitest';
+import { bundleWorker } from './workerd/bundle.ts';
+
+// Where a refused option name surfaces in a Worker. createGatewayWorker's own options (and
+// `stores`) are static: it judges them when the Worker's module loads, so the Worker does not
+// start (`wrangler deploy` and `wrangler dev` fail with the message). What `gateway(env)` returns
+// is judged by createGateway in each object, per request: the refused-configuration path.
+const entry = fileURLToPath(new URL('./workerd/option-names-worker.ts', import.meta.url));
+const TOKEN = 'names-token-0123456789';
+const SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
+const started: Miniflare[] = [];
+afterAll(() => Promise.all(started.map((miniflare) => miniflare.dispose())));
+
+/** The Worker built with these options, and the error lines it logs. */
+async function start(workerOptions: object, gatewayOptions: object = {}) {
+  const script = await bundleWorker(entry, {
+    WORKER_OPTIONS: workerOptions,
+    GATEWAY_OPTIONS: gatewayOptions,
+  });
+  const errors: string[] = [];
+  const miniflare = new Miniflare(
+    convertV4MiniflareOptions({
+      name: 'names',
+      modules: true,
+      script,
+      compatibilityDate: '2026-11-01',
+      durableObjects: { GATEWAY: { className: 'GatewayObject', useSQLite: true } },
+      handleStructuredLogs: (log) => {
+        if (log.level === 'error') errors.push(log.message);
+      },
+    }),
+  );
+  started.push(miniflare);
+  return { miniflare, errors };
+}
+
+it.each([
+  [
+    { shardkey: 'tenant' },
+    'createGatewayWorker: unknown option "shardkey" (known: gateway, namespace, shardKey, stores, watchIntervalMs).',
+  ],
+  [
+    { stores: { jobs: { maxJob: 5, signingSecret: SECRET } } },
+    'createGatewayWorker: stores.jobs: unknown options "maxJob", "signingSecret" (known: maxJobs, maxBytes, retentionMs, maxFinishedPerOwner, onListenerError, maxResumes).',
+  ],
+])(
+  'createGatewayWorker with %o, at the top level: the Worker does not start, and says why',
+  async (options, message) => {
+    const { miniflare, errors } = await start(options);
+    const failed = await miniflare.ready.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toMatchObject({ code: 'ERR_RUNTIME_FAILURE' });
+    // A runtime that never started disposes with the same error.
+    started.splice(started.indexOf(miniflare), 1);
+    await miniflare.dispose().catch(() => {});
+    const uncaught = errors.filter((line) => line.includes('Uncaught'));
+    expect(uncaught).toHaveLength(1);
+    expect(uncaught[0]).toContain(`GatewayConfigError: ${message}`);
+    for (const line of errors) expect(line).not.toContain(SECRET);
+  },
+);
+
+it('an unknown name in what gateway(env) returns: every request answers 500 internal_error, and the log names it once, without its value', async () => {
+  const { miniflare, errors } = await start(
+    { stores: { jobs: { maxJobs: 5 } } },
+    { callbacks: { signingSecret: SECRET, signingSecrett: SECRET } },
+  );
+  for (const token of [undefined, 'made-up', TOKEN, TOKEN]) {
+    const answer = await miniflare.dispatchFetch('http://names/v1/manifest', {
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    });
+    expect(answer.status).toBe(500);
+    expect(await answer.json()).toEqual({
+      error: {
+        code: 'internal_error',
+        message: 'The gateway failed unexpectedly.',
+        retryable: false,
+      },
+    });
+  }
+  const logged = errors.filter((line) => line.includes('signingSecrett'));
+  expect(logged).toHaveLength(1);
+  expect(logged[0]).toContain(
+    'the gateway\'s configuration is refused, every request answers 500 internal_error until it is fixed: createGateway: callbacks: unknown option "signingSecrett" (known: ',
+  );
+  for (const line of errors) expect(line).not.toContain(SECRET);
+});
+
+it('with every name known, the same Worker starts and serves the contract', async () => {
+  const { miniflare, errors } = await start(
+    {
+      shardKey: undefined,
+      stores: {
+        prefix: 'gw_',
+        jobs: { maxJobs: 5 },
+        records: { maxRecords: 50 },
+        outbox: { ttlMs: 60_000 },
+      },
+      watchIntervalMs: 5_000,
+    },
+    { callbacks: { signingSecret: SECRET } },
+  );
+  const answer = await miniflare.dispatchFetch('http://names/v1/manifest', {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  expect(answer.status).toBe(200);
+  expect(errors).toEqual([]);
+});
