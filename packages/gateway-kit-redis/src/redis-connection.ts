@@ -14,6 +14,7 @@ import {
   type RedisClientOptions,
   type RedisClusterOptions,
 } from 'redis';
+import { slotOf } from './key-layout.ts';
 
 /** The node-redis client type these stores use (`createClient()` from `redis`). */
 export type RedisClient = ReturnType<typeof createClient>;
@@ -496,34 +497,100 @@ export class RedisConnection {
 
   /**
    * Subscribes `listener` to `channels` on the pub/sub subscriber: a duplicate connection (a
-   * subscribed connection can run no other commands). On one node, classic `SUBSCRIBE`; on a
-   * cluster, sharded `SSUBSCRIBE` (Redis ≥ 7), each channel on the shard serving its slot, so a
-   * message crosses no other node. node-redis resubscribes after a reconnect or a failover;
-   * `onReady` runs after every (re)connect so callers can catch up on messages sent meanwhile.
+   * subscribed connection can run no other commands), opened by the first call. On one node,
+   * classic `SUBSCRIBE`; on a cluster, sharded `SSUBSCRIBE` (Redis ≥ 7), one per slot (Redis
+   * refuses channels of several slots in one), each on the shard serving it, so a message crosses
+   * no other node. node-redis resubscribes after a reconnect or a failover; `onReady` (the first
+   * call's) runs after every (re)connect so callers can catch up on messages sent meanwhile.
+   *
+   * Resolves once every channel is subscribed. Rejects when the subscriber is not ready within
+   * `connectTimeoutMs` or Redis does not confirm within `commandTimeoutMs`
+   * ({@link StoreUnavailableError}), or a subscribe is refused; nothing is retried here. Calling it
+   * again with the same `listener` subscribes what is missing (a channel already subscribed keeps
+   * the listener once), and connects again a cluster subscriber that gave up connecting (no seed
+   * node answered).
    */
-  subscribe(
+  async subscribe(
     channels: string[],
     listener: (message: string) => void,
     onReady: () => void,
   ): Promise<void> {
     // A subscriber opened now would outlive the store.
-    if (this.#closed)
-      return Promise.reject(new StoreUnavailableError('The Redis store is closed.'));
-    if (!this.#subscriber) {
-      // SUBSCRIBE does not go through `call`: node-redis's own timeout bounds it.
-      const subscriber = this.client.duplicate({
+    if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    let subscriber = this.#subscriber;
+    if (!subscriber) {
+      subscriber = this.client.duplicate({
         commandOptions: { timeout: this.#commandTimeoutMs },
       }) as RedisClient;
       this.#watch(subscriber, 'subscriber');
       subscriber.on(this.cluster ? 'node-ready' : 'ready', onReady);
       this.#subscriber = subscriber;
-      void this.#connect(subscriber);
     }
-    const subscriber = this.#subscriber;
-    const cluster = subscriber as unknown as RedisClusterClient;
-    return this.cluster
-      ? cluster.sSubscribe(channels, listener)
-      : subscriber.subscribe(channels, listener);
+    // A client that stopped trying is connected again: a cluster client whose connect found no
+    // seed node (a single node's client keeps reconnecting by itself, and stays open meanwhile).
+    const connecting = subscriber.isOpen ? undefined : this.#connect(subscriber);
+    // SUBSCRIBE on a client still connecting would be dropped at its first connection error, and a
+    // cluster client refuses SSUBSCRIBE (ClientOfflineError) until it knows the slots.
+    await this.#whenReady(subscriber, connecting);
+    if (this.#closed) throw new StoreUnavailableError('The Redis store is closed.');
+    if (!subscriber.isReady)
+      throw new StoreUnavailableError(
+        `The Redis subscriber connection to ${this.#target} is not ready after ${this.#connectTimeoutMs} ms.`,
+      );
+    let subscribed: Promise<unknown>;
+    if (this.cluster) {
+      const cluster = subscriber as unknown as RedisClusterClient;
+      const bySlot = new Map<number, string[]>();
+      for (const channel of channels) {
+        const slot = slotOf(channel);
+        const group = bySlot.get(slot);
+        if (group) group.push(channel);
+        else bySlot.set(slot, [channel]);
+      }
+      subscribed = Promise.all(
+        [...bySlot.values()].map((group) => cluster.sSubscribe(group, listener)),
+      );
+    } else {
+      subscribed = subscriber.subscribe(channels, listener);
+    }
+    // node-redis gives pub/sub commands no timeout: a Redis that stopped answering would hold
+    // this call (and the caller's retry) forever.
+    try {
+      await withinOrFail(
+        subscribed,
+        this.#commandTimeoutMs,
+        () =>
+          new StoreUnavailableError(
+            `Redis did not confirm a subscribe within ${this.#commandTimeoutMs} ms.`,
+          ),
+      );
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  /**
+   * Resolves once `client` is ready, `connecting` settled (a cluster's connect that failed),
+   * `close()` was called, or `connectTimeoutMs` passed, whichever comes first.
+   */
+  async #whenReady(client: RedisClient, connecting: Promise<void> | undefined): Promise<void> {
+    if (client.isReady) return;
+    // A cluster client is ready once it knows the slots (`connect`); one node's once it answers.
+    const event = this.cluster ? 'connect' : 'ready';
+    let ready: () => void = noop;
+    const readied = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    client.on(event, ready);
+    try {
+      await settledWithin(
+        [readied, this.#closeCalled, ...(connecting ? [connecting] : [])],
+        this.#connectTimeoutMs,
+        'any',
+      );
+    } finally {
+      client.off(event, ready);
+    }
   }
 
   /**
@@ -788,6 +855,25 @@ async function settledWithin(
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * Settles as `promise` does, or rejects with `timedOut()` once `ms` passed first (its timer
+ * cleared either way; a later rejection of `promise` is then ignored).
+ */
+async function withinOrFail<T>(promise: Promise<T>, ms: number, timedOut: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  promise.catch(noop);
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timedOut()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function noop(): void {}

@@ -16,6 +16,7 @@ import {
   type Refuse,
   refusalFor,
   type StoredJob,
+  StoreUnavailableError,
   timerMs,
 } from '@svc/gateway-kit/store';
 import {
@@ -169,6 +170,9 @@ const SWEEP_BATCH = 200;
 const UNANNOUNCED_PAGES = 5;
 const noop = (): void => {};
 
+/** After a failed cancel subscription, how long `onCancel` and polls wait before trying again (ms). */
+const SUBSCRIBE_RETRY_MS = 1_000;
+
 /**
  * A `JobStore` in Redis, shared by every gateway instance that uses the same Redis and key
  * prefix: a job accepted on one instance can be read and cancelled on any other.
@@ -232,7 +236,18 @@ export class RedisJobStore implements JobStore {
   readonly #announcing = new Map<string, { ids: string[]; done: Promise<void> }>();
   /** Finished jobs waiting for their group's index, per owner bucket (see #keepGroup). */
   readonly #keeping = new Map<number, { entries: [string, string][]; done: Promise<void> }>();
+  /**
+   * The cancel subscription attempt in flight, or the one that succeeded. A failed attempt (Redis
+   * unreachable at start-up, a cluster not ready yet) is forgotten, so a later need tries again
+   * (see #subscribe).
+   */
   #subscribed: Promise<void> | undefined;
+  /** `performance.now()` before which a failed subscription is not tried again, but on a reconnect. */
+  #subscribeRetryAt = 0;
+  /** A refused subscription (not an outage) was reported: not again until one succeeds. */
+  #subscribeRefusalReported = false;
+  /** Delivers cancel messages: the same function on every attempt, so node-redis keeps it once. */
+  readonly #onMessage = (jobId: string): void => this.#listeners.deliver(jobId);
   #renewTimer: ReturnType<typeof setInterval> | undefined;
   #pollTimer: ReturnType<typeof setInterval> | undefined;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
@@ -871,23 +886,52 @@ export class RedisJobStore implements JobStore {
     );
   }
 
-  /** Subscribes once per store; resolves when the subscription is active. */
-  #subscribe(): Promise<void> {
+  /**
+   * Subscribes to the cancel channels unless an attempt is in flight or succeeded; resolves once
+   * the attempt ended (never rejects; the subscription may then be missing, and polling covers).
+   * After a failed attempt the next need tries again: the next `onCancel` or poll, at most once per
+   * SUBSCRIBE_RETRY_MS, and the subscriber's (re)connect (`now`) at once.
+   */
+  #subscribe(now = false): Promise<void> {
+    if (this.#subscribed) return this.#subscribed;
+    if (this.#closed || (!now && performance.now() < this.#subscribeRetryAt))
+      return Promise.resolve();
     const channels = this.#redis.cluster
       ? this.#allBuckets().map((bucket) => this.#cancelChannel(bucket))
       : [this.#channel()];
-    this.#subscribed ??= this.#redis.subscribe(
-      channels,
-      (jobId) => this.#listeners.deliver(jobId),
-      // After a reconnect, messages sent meanwhile are lost: re-read every watched job.
-      () => void this.#poll(),
-    );
-    return this.#subscribed;
+    const attempt: Promise<void> = this.#redis
+      .subscribe(channels, this.#onMessage, () => this.#subscriberReady())
+      .then(
+        () => {
+          this.#subscribeRefusalReported = false;
+        },
+        (error: unknown) => {
+          if (this.#subscribed === attempt) this.#subscribed = undefined;
+          this.#subscribeRetryAt = performance.now() + SUBSCRIBE_RETRY_MS;
+          // An outage is reported by the connection (its subscriber connection lost); a refusal
+          // (a bug, an ACL) here, once.
+          if (this.#closed || error instanceof StoreUnavailableError) return;
+          if (this.#subscribeRefusalReported) return;
+          this.#subscribeRefusalReported = true;
+          this.#redis.report(error);
+        },
+      );
+    this.#subscribed = attempt;
+    return attempt;
+  }
+
+  /**
+   * After the subscriber (re)connected: subscribes if no attempt succeeded yet (one failed while
+   * Redis was unreachable), then re-reads every watched job (messages sent meanwhile are lost).
+   */
+  #subscriberReady(): void {
+    if (this.#closed) return;
+    void this.#subscribe(true).then(() => this.#poll());
   }
 
   async #checkAfterSubscribing(jobId: string): Promise<void> {
     // Subscribe first, then read: a cancel is either in the state read or in a later message.
-    await this.#subscribe().catch(noop);
+    await this.#subscribe();
     await this.#check([jobId]);
   }
 
@@ -920,6 +964,9 @@ export class RedisJobStore implements JobStore {
     if (this.#pollTimer !== undefined) return;
     this.#pollTimer = setInterval(() => {
       if (this.#listeners.size > 0) {
+        // A subscription that failed is tried again here too: a cluster subscriber whose connect
+        // found no seed node has no reconnect to wait for.
+        void this.#subscribe();
         void this.#poll();
         return;
       }

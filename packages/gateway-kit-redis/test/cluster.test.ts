@@ -68,6 +68,24 @@ function recordStore(options: RedisRecordStoreOptions = {}): RedisRecordStore {
   return store;
 }
 
+/** Resolves with `promise`, or rejects once `ms` passed without it settling (its timer cleared). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)),
+          ms,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('conformance on a Redis Cluster', () => {
   jobStoreConformance({
     name: 'RedisJobStore (cluster)',
@@ -159,6 +177,54 @@ describe('close() right after the constructor, on a Redis Cluster', () => {
     });
     expect(run.exitedByItself, run.output).toBe(true);
     expect(run.report).toEqual({ closed: true, sockets: 0, timers: 0 });
+  });
+});
+
+describe('cancel delivery on a Redis Cluster', () => {
+  it('an onCancel made right after the constructor subscribes to every bucket’s sharded channel: a cancel from another instance arrives through pub/sub, not polling', async () => {
+    const prefix = freshPrefix('sub');
+    const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
+    const other = jobStore({ prefix, sweepIntervalMs: 0 });
+    await other.create({
+      jobId: 'watched',
+      ownerId: 'o',
+      invocationId: 'inv-watched',
+      actionId: 'export',
+      actionName: 'Export',
+      status: 'running',
+      createdAt: new Date().toISOString(),
+    });
+    // Polling would take ten minutes: within this test only the subscription can deliver.
+    const store = jobStore({ prefix, cancelPollIntervalMs: 600_000, sweepIntervalMs: 0 });
+    let heard: () => void = () => {};
+    const cancelled = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    // In the constructor's turn: the store's connections are still opening.
+    store.onCancel('watched', () => heard());
+    const channels = Array.from({ length: DEFAULT_BUCKETS }, (_, b) => `${keys.base(b)}cancel`);
+    await eventually(
+      async () => {
+        const counts = await Promise.all(
+          channels.map(async (channel) => {
+            // Counted by the primary serving the channel's slot (where the shard's subscribers are).
+            const node = await raw.getNodeClientForKey(channel);
+            const reply = (await node.sendCommand(['PUBSUB', 'SHARDNUMSUB', channel])) as [
+              string,
+              number,
+            ];
+            return Number(reply[1]);
+          }),
+        );
+        return counts.every((count) => count === 1) ? true : undefined;
+      },
+      5_000,
+      'the store to subscribe to each bucket’s cancel channel',
+    );
+    const sent = performance.now();
+    await other.requestCancel('watched');
+    await within(cancelled, 2_000, 'the listener to hear of the cancel');
+    expect(performance.now() - sent).toBeLessThan(500);
   });
 });
 

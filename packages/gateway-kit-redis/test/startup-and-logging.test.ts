@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isStoreUnavailableError, RedisJobStore, RedisRecordStore } from '../src/index.ts';
 import { eventually } from './gateway-processes.ts';
@@ -66,6 +67,79 @@ describe('start-up', () => {
     await eventually(() => records.get('k').then(() => true), 10_000, 'the store to reconnect');
   });
 });
+
+describe('cancel delivery after a start-up with Redis down', () => {
+  it('an onCancel made while Redis is down subscribes once Redis is back: a cancel from another instance arrives through pub/sub, not polling', async () => {
+    const own = await startRedis({ persistent: true }); // the job outlives the restart
+    closers.push(() => own.stop());
+    const prefix = `sub:${randomUUID()}:`;
+    const other = new RedisJobStore({ url: own.url, prefix, sweepIntervalMs: 0, onError: quiet });
+    closers.push(() => other.close());
+    await other.create({
+      jobId: 'watched',
+      ownerId: 'o',
+      invocationId: 'inv-watched',
+      actionId: 'export',
+      actionName: 'Export',
+      status: 'running',
+      createdAt: new Date().toISOString(),
+    });
+    await own.kill();
+    // Polling would take ten minutes: within this test only the subscription can deliver.
+    const store = new RedisJobStore({
+      url: own.url,
+      prefix,
+      cancelPollIntervalMs: 600_000,
+      sweepIntervalMs: 0,
+      connectTimeoutMs: 200,
+      onError: quiet,
+    });
+    closers.push(() => store.close());
+    let heard: () => void = () => {};
+    const cancelled = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    store.onCancel('watched', () => heard());
+    // Once ready() gave up, so had the subscription's first attempt (made earlier, same timeout).
+    await expect(store.ready()).rejects.toThrow(/Cannot reach Redis/);
+    await own.start();
+    const raw = createClient({ url: own.url });
+    raw.on('error', quiet); // own.stop() runs first
+    closers.push(async () => raw.destroy());
+    await raw.connect();
+    await eventually(
+      async () => {
+        const counts = await raw.pubSubNumSub(`${prefix}cancel`);
+        return counts[`${prefix}cancel`] === 1 ? true : undefined;
+      },
+      5_000,
+      'the store to subscribe to its cancel channel',
+    );
+    await eventually(() => other.get('watched'), 5_000, 'the other instance to reconnect');
+    const sent = performance.now();
+    await other.requestCancel('watched');
+    await within(cancelled, 2_000, 'the listener to hear of the cancel');
+    expect(performance.now() - sent).toBeLessThan(500);
+  }, 60_000); // starts, stops and restarts a redis-server on a shared machine
+});
+
+/** Resolves with `promise`, or rejects once `ms` passed without it settling (its timer cleared). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)),
+          ms,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('outage logging (default reporter)', () => {
   it('one warn line when Redis goes, one info line when it is back; no stacks, nothing per sweep', async () => {
