@@ -200,18 +200,27 @@ export class ApprovalService {
       // Once per approval (a replay is not a new one), before the answer leaves.
       runtime.observer?.approvalRequested(requestedEvent(stored.value));
     }
-    return {
-      ok: true,
-      response: {
-        status: 'approval_required',
-        approval: {
-          approvalId,
-          reason: stored.value.reason,
-          statusUrl: approvalUrl(request.baseUrl, approvalId),
-          expiresAt: stored.value.expiresAt,
-        },
-      },
-    };
+    return { ok: true, response: approvalRequired(stored.value, request.baseUrl) };
+  }
+
+  /**
+   * The `approval_required` answer of an earlier request with the same idempotency key, if its
+   * approval exists (`mismatch` when that request was a different one); `undefined` otherwise.
+   * Only reads: a retry is answered before the precheck and the approval policy run again.
+   */
+  async replay(
+    idempotent: NonNullable<ApprovalRequest['idempotent']>,
+    baseUrl: string,
+  ): Promise<
+    | { ok: true; response: ApprovalRequiredResponse }
+    | { ok: false; refused: 'mismatch' }
+    | undefined
+  > {
+    const stored = await this.#read(idempotent.approvalId);
+    if (!stored) return undefined;
+    if (stored.value.fingerprint !== idempotent.fingerprint)
+      return { ok: false, refused: 'mismatch' };
+    return { ok: true, response: approvalRequired(stored.value, baseUrl) };
   }
 
   /** The approval, if it exists (and, given `ownerId`, belongs to that principal). */
@@ -658,4 +667,17 @@ function withoutRequest(record: ApprovalRecord): ApprovalRecord {
 /** `job_<approval id>_<request time>`: unique per approval *request*, stable across retries of decide. */
 function jobIdOf(record: ApprovalRecord): string {
   return `job_${record.approvalId.replace(/^apr_/, '')}_${Date.parse(record.createdAt).toString(36)}`;
+}
+
+/** The `approval_required` answer for a stored approval (first answer and replays alike). */
+function approvalRequired(record: ApprovalRecord, baseUrl: string): ApprovalRequiredResponse {
+  return {
+    status: 'approval_required',
+    approval: {
+      approvalId: record.approvalId,
+      reason: record.reason,
+      statusUrl: approvalUrl(baseUrl, record.approvalId),
+      expiresAt: record.expiresAt,
+    },
+  };
 }

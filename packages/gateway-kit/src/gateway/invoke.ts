@@ -38,6 +38,7 @@ import {
   idempotencyScope,
   runIdempotentSync,
   type SyncOutcome,
+  storedSyncAnswer,
 } from '../idempotency/idempotency.ts';
 import { encodeJobRequest } from '../jobs/job-request.ts';
 import { JOB_QUOTA_MARGIN_MS, startJob } from '../jobs/job-runner.ts';
@@ -286,12 +287,17 @@ function invokeWithInput(
   return dispatchInvoke(scope, approvals, undefined, bodyBytes);
 }
 
-/** The action's precheck, then whether it needs an operator's approval; then the dispatch. */
+/**
+ * The action's precheck, then whether it needs an operator's approval; then the dispatch. A retry
+ * under an idempotency key that already has an answer gets it first, without either running.
+ */
 async function checkThenDispatch(
   scope: InvokeScope,
   approvals: ApprovalService,
   bodyBytes: number | undefined,
 ): Promise<GatewayReply> {
+  const earlier = await earlierAnswer(scope, approvals);
+  if (earlier) return earlier;
   if (scope.action.precheck) {
     const refusal = await runPrecheck(scope);
     if (refusal) return refusal;
@@ -301,6 +307,58 @@ async function checkThenDispatch(
       ? await approvalReasonFor(scope)
       : undefined;
   return dispatchInvoke(scope, approvals, approvalReason, bodyBytes);
+}
+
+/** The job id an idempotency key gives an async action's job: a retry finds the same job. */
+function idempotentJobId(idempotent: IdempotencyScope): string {
+  return `job_${idempotent.scopeId.slice(0, 32)}`;
+}
+
+/** The approval id and fingerprint an idempotency key gives a request for approval. */
+function idempotentApproval(idempotent: IdempotencyScope): {
+  readonly approvalId: string;
+  readonly fingerprint: string;
+} {
+  return {
+    approvalId: `apr_${idempotent.scopeId.slice(0, 32)}`,
+    fingerprint: idempotent.fingerprint,
+  };
+}
+
+/**
+ * Under an idempotency key, the answer an earlier request with the key already has, read before
+ * the precheck and the approval policy run: they are user code, and what the first request did
+ * (an order refunded) may make them decide otherwise for its retry, which must get the first
+ * answer. Only reads; the claim stays with the dispatch, which answers a retry that comes while
+ * this one goes on. `undefined` without a key, without user code ahead of the claim, or without
+ * an earlier answer.
+ */
+async function earlierAnswer(
+  scope: InvokeScope,
+  approvals: ApprovalService,
+): Promise<GatewayReply | undefined> {
+  const { runtime, action, request, principal, call } = scope;
+  if (request.idempotencyKey === undefined || (!action.precheck && !runtime.approvalPolicy))
+    return undefined;
+  const idempotent = idempotencyScope(
+    principal,
+    action,
+    request.idempotencyKey,
+    request.action.input,
+  );
+  if (action.requiresApproval || runtime.approvalPolicy) {
+    const replayed = await approvals.replay(
+      idempotentApproval(idempotent),
+      runtime.baseUrl(call.requestBase),
+    );
+    if (replayed) return replayed.ok ? jsonReply(200, replayed.response) : idempotencyMismatch();
+    if (action.requiresApproval) return undefined;
+  }
+  if (action.executionMode === 'async') {
+    const job = await runtime.jobs.get(idempotentJobId(idempotent));
+    return job && acceptedReply(scope, job, idempotent);
+  }
+  return storedSyncAnswer(runtime, idempotent);
 }
 
 /** Approval, async job or sync run, once every check passed. */
@@ -363,14 +421,7 @@ async function requestApproval(
     callbacks: request.callbacks,
     reason,
     baseUrl: runtime.baseUrl(call.requestBase),
-    ...(idempotent
-      ? {
-          idempotent: {
-            approvalId: `apr_${idempotent.scopeId.slice(0, 32)}`,
-            fingerprint: idempotent.fingerprint,
-          },
-        }
-      : {}),
+    ...(idempotent ? { idempotent: idempotentApproval(idempotent) } : {}),
   });
   if (requested.ok) return jsonReply(200, requested.response);
   return requested.refused === 'quota'
@@ -468,24 +519,14 @@ function refusedCallbackUrl(
  * `activeJobs` budget until it finishes.
  */
 async function acceptJob(
-  { runtime, action, request, input, invocation, principal, call }: InvokeScope,
+  scope: InvokeScope,
   idempotent: IdempotencyScope | undefined,
 ): Promise<GatewayReply> {
-  const jobId = idempotent ? `job_${idempotent.scopeId.slice(0, 32)}` : randomId('job');
-  const baseUrl = runtime.baseUrl(call.requestBase);
-  const answer = (job: StoredJob): GatewayReply => {
-    if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== idempotent?.fingerprint)
-      return idempotencyMismatch();
-    const accepted: AcceptedResponse = {
-      status: 'accepted',
-      // A replay repeats the original answer; the job's current state is at its statusUrl.
-      job: { jobId: job.jobId, status: 'queued', ...jobUrls(baseUrl, job.jobId) },
-    };
-    return jsonReply(200, accepted);
-  };
+  const { runtime, action, request, input, invocation, principal, call } = scope;
+  const jobId = idempotent ? idempotentJobId(idempotent) : randomId('job');
   // A retry of a job that exists is a replay: it costs no budget, even a spent one.
   const existing = idempotent ? await runtime.jobs.get(jobId) : undefined;
-  if (existing) return answer(existing);
+  if (existing) return acceptedReply(scope, existing, idempotent);
 
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   // The job counts against its principal's activeJobs, and what it holds of the request against
@@ -531,7 +572,30 @@ async function acceptJob(
   if (created.created)
     startJob(runtime, created.job, action, principal, call.waitUntil, { input, invocation });
   else if (isTerminal(created.job.status)) await release();
-  return answer(created.job);
+  return acceptedReply(scope, created.job, idempotent);
+}
+
+/**
+ * The `accepted` answer for a job: the first answer and a retry's alike (a retry repeats the
+ * original answer; the job's current state is at its statusUrl), or `422 idempotency_mismatch`
+ * when the job was made for a different request under the same key.
+ */
+function acceptedReply(
+  { runtime, call }: InvokeScope,
+  job: StoredJob,
+  idempotent: IdempotencyScope | undefined,
+): GatewayReply {
+  if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== idempotent?.fingerprint)
+    return idempotencyMismatch();
+  const accepted: AcceptedResponse = {
+    status: 'accepted',
+    job: {
+      jobId: job.jobId,
+      status: 'queued',
+      ...jobUrls(runtime.baseUrl(call.requestBase), job.jobId),
+    },
+  };
+  return jsonReply(200, accepted);
 }
 
 /**

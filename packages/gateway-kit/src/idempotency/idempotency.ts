@@ -56,6 +56,35 @@ export function idempotencyMismatch(): GatewayReply {
   return errorReply('idempotency_mismatch');
 }
 
+/** What a request finds under a key another request already holds: its answer, a 409 or a 422. */
+function replayOf(existing: SyncRecord, scope: IdempotencyScope): GatewayReply {
+  if (existing.fingerprint !== scope.fingerprint) return idempotencyMismatch();
+  if (existing.state === 'in_progress') return errorReply('idempotency_in_progress');
+  if (!existing.reply) return errorReply('idempotency_replay_unavailable');
+  return {
+    status: existing.reply.status,
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'idempotent-replayed': 'true',
+    },
+    body: existing.reply.body,
+  };
+}
+
+/**
+ * What a sync invoke's key already holds, read without claiming it: the answer (or 409 / 422)
+ * {@link runIdempotentSync} would give, or `undefined` when no request holds the key yet. Lets
+ * a retry be answered before user code that runs ahead of the claim (a precheck) runs again.
+ */
+export async function storedSyncAnswer(
+  runtime: GatewayRuntime,
+  scope: IdempotencyScope,
+): Promise<GatewayReply | undefined> {
+  const stored = await runtime.records.get<SyncRecord>(`idem:${scope.scopeId}`);
+  return stored && replayOf(stored.value, scope);
+}
+
 /**
  * Runs a sync invoke at most once per idempotency scope. The first request claims the key
  * (atomic create-if-absent) and runs; a retry with the same fingerprint gets the stored answer
@@ -87,21 +116,7 @@ export async function runIdempotentSync(
     await releaseQuota(runtime, 'idempotencyKeys', principalId, scope.scopeId);
     throw error;
   }
-  if (!claim.created) {
-    const existing = claim.record.value;
-    if (existing.fingerprint !== scope.fingerprint) return idempotencyMismatch();
-    if (existing.state === 'in_progress') return errorReply('idempotency_in_progress');
-    if (!existing.reply) return errorReply('idempotency_replay_unavailable');
-    return {
-      status: existing.reply.status,
-      headers: {
-        'content-type': 'application/json',
-        'cache-control': 'no-store',
-        'idempotent-replayed': 'true',
-      },
-      body: existing.reply.body,
-    };
-  }
+  if (!claim.created) return replayOf(claim.record.value, scope);
   const release = async (): Promise<void> => {
     await runtime.records.delete(key, claim.record.version).catch(() => false);
     await releaseQuota(runtime, 'idempotencyKeys', principalId, scope.scopeId);
