@@ -83,29 +83,7 @@ export const CONNECTION_OPTION_NAMES: readonly string[] = Object.keys({
   onError: true,
 } satisfies Record<keyof RedisConnectionOptions, true>);
 
-/**
- * Refuses an options value that is not an object, and option names the store does not know (a
- * misspelt `urll` would otherwise connect to the default Redis): names every unknown one and
- * lists the known ones, never a value (an unknown option may hold a secret).
- *
- * @example
- * checkOptionNames('new RedisRecordStore', { prefx: 'a:' }, ['url', 'prefix']);
- * // GatewayConfigError: new RedisRecordStore: unknown option "prefx" (known: url, prefix).
- */
-export function checkOptionNames(
-  factory: string,
-  options: unknown,
-  known: readonly string[],
-): void {
-  const refuse: Refuse = refusalFor(factory);
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    refuse('options', options, 'expected an options object.');
-  const unknown = Object.keys(options).filter((key) => !known.includes(key));
-  if (unknown.length > 0)
-    throw new GatewayConfigError(
-      `${factory}: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')}).`,
-    );
-}
+// Option names are checked with `checkOptionNames` from @svc/gateway-kit/store.
 
 /**
  * Refuses a Redis URL node-redis could not use (empty, unparseable, another scheme, a database

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { GatewayError } from '@svc/gateway-kit/contract';
 import {
   CancelListeners,
+  checkOptionNames,
   isTerminal,
   JOB_UPDATE_FIELDS,
   type JobQuotaClaim,
@@ -44,7 +45,6 @@ import {
 } from './redis-callback-outbox.ts';
 import {
   CONNECTION_OPTION_NAMES,
-  checkOptionNames,
   connectsToCluster,
   DEFAULT_COMMAND_TIMEOUT_MS,
   type LuaScript,

@@ -1,5 +1,6 @@
 import {
   addSetBySet,
+  checkOptionNames,
   type RecordStore,
   RecordStoreFullError,
   refusalFor,
@@ -25,7 +26,6 @@ import {
 } from './record-scripts.ts';
 import {
   CONNECTION_OPTION_NAMES,
-  checkOptionNames,
   connectsToCluster,
   RedisConnection,
   type RedisConnectionOptions,
