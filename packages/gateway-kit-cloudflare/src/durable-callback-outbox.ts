@@ -52,6 +52,42 @@ const OUTBOX_OPTION_NAMES: readonly string[] = Object.keys({
   now: true,
 } satisfies Record<keyof DurableCallbackOutboxOptions, true>);
 
+/**
+ * Checks the values of a {@link DurableCallbackOutbox}'s limits and timings (not the option
+ * names), as its constructor does, and returns them with their defaults. The refusals are
+ * `factory`'s, each option named after `path`: the gateway object checks its `stores.outbox` with
+ * this when the Worker's module loads (`createGatewayWorker: stores.outbox.ttlMs is the number 0:
+ * …`). Throws `GatewayConfigError`.
+ */
+export function outboxLimits(
+  options: DurableCallbackOutboxOptions,
+  factory = 'new DurableCallbackOutbox',
+  path = '',
+): {
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly maxEntries: number;
+  readonly maxEntriesPerPrincipal: number;
+  readonly maxBytesPerPrincipal: number;
+  readonly ttlMs: number;
+} {
+  const checks = optionChecks(factory);
+  return {
+    leaseMs: checks.positiveInteger(`${path}leaseMs`, options.leaseMs ?? 60_000),
+    pollIntervalMs: checks.timerMs(`${path}pollIntervalMs`, options.pollIntervalMs ?? 1_000),
+    maxEntries: checks.positiveInteger(`${path}maxEntries`, options.maxEntries ?? 10_000),
+    maxEntriesPerPrincipal: checks.positiveInteger(
+      `${path}maxEntriesPerPrincipal`,
+      options.maxEntriesPerPrincipal ?? 1_000,
+    ),
+    maxBytesPerPrincipal: checks.positiveInteger(
+      `${path}maxBytesPerPrincipal`,
+      options.maxBytesPerPrincipal ?? 32 * 1024 * 1024,
+    ),
+    ttlMs: checks.positiveInteger(`${path}ttlMs`, options.ttlMs ?? 24 * 60 * 60 * 1000),
+  };
+}
+
 interface OutboxRow extends Record<string, string | number | null> {
   webhook_id: string;
   expires_at: number;
@@ -91,18 +127,13 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}outbox`;
-    this.leaseMs = check.positiveInteger('leaseMs', options.leaseMs ?? 60_000);
-    this.pollIntervalMs = check.timerMs('pollIntervalMs', options.pollIntervalMs ?? 1_000);
-    this.#maxEntries = check.positiveInteger('maxEntries', options.maxEntries ?? 10_000);
-    this.#maxPerPrincipal = check.positiveInteger(
-      'maxEntriesPerPrincipal',
-      options.maxEntriesPerPrincipal ?? 1_000,
-    );
-    this.#maxBytesPerPrincipal = check.positiveInteger(
-      'maxBytesPerPrincipal',
-      options.maxBytesPerPrincipal ?? 32 * 1024 * 1024,
-    );
-    this.#ttlMs = check.positiveInteger('ttlMs', options.ttlMs ?? 24 * 60 * 60 * 1000);
+    const limits = outboxLimits(options);
+    this.leaseMs = limits.leaseMs;
+    this.pollIntervalMs = limits.pollIntervalMs;
+    this.#maxEntries = limits.maxEntries;
+    this.#maxPerPrincipal = limits.maxEntriesPerPrincipal;
+    this.#maxBytesPerPrincipal = limits.maxBytesPerPrincipal;
+    this.#ttlMs = limits.ttlMs;
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,

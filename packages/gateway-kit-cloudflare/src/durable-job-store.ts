@@ -67,6 +67,47 @@ const JOB_STORE_OPTION_NAMES: readonly string[] = Object.keys({
   callbackOutbox: true,
 } satisfies Record<keyof DurableJobStoreOptions, true>);
 
+/** The limits a {@link DurableJobStore} keeps: its options' values, checked, or their defaults. */
+interface JobStoreLimits {
+  readonly maxJobs: number;
+  readonly maxBytes: number;
+  readonly retentionMs: number;
+  readonly maxFinishedPerOwner: number;
+  readonly maxResumes: number;
+}
+
+/**
+ * Checks the values of a {@link DurableJobStore}'s limits (not the option names), as its
+ * constructor does, and returns them with their defaults. The refusals are `factory`'s, each
+ * option named after `path`: the gateway object checks its `stores.jobs` with this when the
+ * Worker's module loads (`createGatewayWorker: stores.jobs.maxJobs is the number -1: …`), so that
+ * no object is refused them later. Throws `GatewayConfigError`.
+ */
+export function jobStoreLimits(
+  options: DurableJobStoreOptions,
+  factory = 'new DurableJobStore',
+  path = '',
+): JobStoreLimits {
+  const checks = optionChecks(factory);
+  const limits = {
+    maxJobs: checks.positiveInteger(`${path}maxJobs`, options.maxJobs ?? 10_000),
+    maxBytes: checks.positiveInteger(`${path}maxBytes`, options.maxBytes ?? 64 * 1024 * 1024),
+    retentionMs: checks.positiveInteger(
+      `${path}retentionMs`,
+      options.retentionMs ?? 24 * 60 * 60 * 1000,
+    ),
+    maxFinishedPerOwner: checks.positiveInteger(
+      `${path}maxFinishedPerOwner`,
+      options.maxFinishedPerOwner ?? 1_000,
+    ),
+    maxResumes: options.maxResumes ?? 3,
+  };
+  // Not a cap on what callers make us keep: 0 is meaningful (never run a job again).
+  if (!Number.isSafeInteger(limits.maxResumes) || limits.maxResumes < 0)
+    checks.refuse(`${path}maxResumes`, limits.maxResumes, 'expected an integer ≥ 0.');
+  return limits;
+}
+
 interface JobRow extends Record<string, string | number | null> {
   id: string;
   job: string;
@@ -121,20 +162,12 @@ export class DurableJobStore implements JobStore {
     this.#storage = storage;
     this.#sql = storage.sql;
     this.#table = `${check.tablePrefix(options.prefix ?? 'gw_')}jobs`;
-    this.#maxJobs = check.positiveInteger('maxJobs', options.maxJobs ?? 10_000);
-    this.#maxBytes = check.positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
-    this.#retentionMs = check.positiveInteger(
-      'retentionMs',
-      options.retentionMs ?? 24 * 60 * 60 * 1000,
-    );
-    this.#maxFinishedPerOwner = check.positiveInteger(
-      'maxFinishedPerOwner',
-      options.maxFinishedPerOwner ?? 1_000,
-    );
-    this.#maxResumes = options.maxResumes ?? 3;
-    // Not a cap on what callers make us keep: 0 is meaningful (never run a job again).
-    if (!Number.isSafeInteger(this.#maxResumes) || this.#maxResumes < 0)
-      check.refuse('maxResumes', this.#maxResumes, 'expected an integer ≥ 0.');
+    const limits = jobStoreLimits(options);
+    this.#maxJobs = limits.maxJobs;
+    this.#maxBytes = limits.maxBytes;
+    this.#retentionMs = limits.retentionMs;
+    this.#maxFinishedPerOwner = limits.maxFinishedPerOwner;
+    this.#maxResumes = limits.maxResumes;
     this.#now = options.now ?? (() => Date.now());
     this.#listeners = new CancelListeners(options.onListenerError);
     if (options.callbackOutbox) this.callbackOutbox = options.callbackOutbox;

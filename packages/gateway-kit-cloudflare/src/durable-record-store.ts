@@ -39,6 +39,26 @@ const RECORD_STORE_OPTION_NAMES: readonly string[] = Object.keys({
   now: true,
 } satisfies Record<keyof DurableRecordStoreOptions, true>);
 
+/**
+ * Checks the values of a {@link DurableRecordStore}'s limits (not the option names), as its
+ * constructor does, and returns them with their defaults. The refusals are `factory`'s, each
+ * option named after `path`: the gateway object checks its `stores.records` with this when the
+ * Worker's module loads (`createGatewayWorker: stores.records.maxRecords is the number 0: …`).
+ * Throws `GatewayConfigError`.
+ */
+export function recordStoreLimits(
+  options: DurableRecordStoreOptions,
+  factory = 'new DurableRecordStore',
+  path = '',
+): { readonly maxRecords: number; readonly maxBytes: number; readonly maxMembers: number } {
+  const checks = optionChecks(factory);
+  return {
+    maxRecords: checks.positiveInteger(`${path}maxRecords`, options.maxRecords ?? 100_000),
+    maxBytes: checks.positiveInteger(`${path}maxBytes`, options.maxBytes ?? 64 * 1024 * 1024),
+    maxMembers: checks.positiveInteger(`${path}maxMembers`, options.maxMembers ?? 1_000_000),
+  };
+}
+
 interface RecordRow extends Record<string, string | number | null> {
   value: string;
   version: number;
@@ -75,9 +95,10 @@ export class DurableRecordStore implements RecordStore {
     const prefix = check.tablePrefix(options.prefix ?? 'gw_');
     this.#records = `${prefix}records`;
     this.#sets = `${prefix}sets`;
-    this.#maxRecords = check.positiveInteger('maxRecords', options.maxRecords ?? 100_000);
-    this.#maxBytes = check.positiveInteger('maxBytes', options.maxBytes ?? 64 * 1024 * 1024);
-    this.#maxMembers = check.positiveInteger('maxMembers', options.maxMembers ?? 1_000_000);
+    const limits = recordStoreLimits(options);
+    this.#maxRecords = limits.maxRecords;
+    this.#maxBytes = limits.maxBytes;
+    this.#maxMembers = limits.maxMembers;
     this.#now = options.now ?? (() => Date.now());
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#records} (key TEXT PRIMARY KEY, value TEXT NOT NULL,

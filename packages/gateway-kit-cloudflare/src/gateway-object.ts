@@ -13,9 +13,18 @@ import { checkOptionNames, refusalFor } from '@svc/gateway-kit/store';
 import {
   DurableCallbackOutbox,
   type DurableCallbackOutboxOptions,
+  outboxLimits,
 } from './durable-callback-outbox.ts';
-import { DurableJobStore, type DurableJobStoreOptions } from './durable-job-store.ts';
-import { DurableRecordStore, type DurableRecordStoreOptions } from './durable-record-store.ts';
+import {
+  DurableJobStore,
+  type DurableJobStoreOptions,
+  jobStoreLimits,
+} from './durable-job-store.ts';
+import {
+  DurableRecordStore,
+  type DurableRecordStoreOptions,
+  recordStoreLimits,
+} from './durable-record-store.ts';
 import type { DurableStorage } from './durable-storage.ts';
 import { isConfigError, logRefusal, refusedResponse } from './refused-config.ts';
 import { optionChecks } from './time.ts';
@@ -128,7 +137,10 @@ const MIN_ALARM_DELAY_MS = 50;
  * - pending callbacks are attempted when due, approvals expire at `expiresAt`, finished jobs and
  *   records are deleted when their time is up, even when no request comes.
  *
- * An unknown name in `settings` or its `stores` throws a `GatewayConfigError` when it is called.
+ * What needs no binding is checked when it is called (at the Worker module's top level): an
+ * unknown name in `settings` or its `stores`, a store option's value the store would refuse
+ * (`stores: { jobs: { maxJobs: -1 } }`), a `watchIntervalMs` number, throw a `GatewayConfigError`.
+ * A `watchIntervalMs` function and `gateway(env)` are called, and refused, by each object.
  *
  * @example
  * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
@@ -219,6 +231,20 @@ export function buildGatewayObject<Env>(
   const check = optionChecks(factory);
   checkStores(factory, settings.stores);
   const prefix = check.tablePrefix(settings.stores?.prefix ?? 'gw_', 'stores.prefix');
+  // The stores' options and a static `watchIntervalMs` need no binding: checked now, at the
+  // module's top level, with the stores' own rules, so that a mistake fails the deploy instead of
+  // every object's start. Copied, so that what the objects use is what was checked.
+  const jobs = { ...settings.stores?.jobs };
+  const records = { ...settings.stores?.records };
+  const outbox = { ...settings.stores?.outbox };
+  jobStoreLimits(jobs, factory, 'stores.jobs.');
+  recordStoreLimits(records, factory, 'stores.records.');
+  outboxLimits(outbox, factory, 'stores.outbox.');
+  const watch = settings.watchIntervalMs;
+  // A function of `env` is called, and its answer checked, by each object (refused there as a
+  // configuration: every request answers 500 internal_error).
+  const watchIntervalMs =
+    typeof watch === 'function' ? watch : check.timerMs('watchIntervalMs', watch ?? 30_000);
 
   return class GatewayObject extends DurableObject<Env> implements GatewayObjectApi {
     readonly #jobs: DurableJobStore;
@@ -233,20 +259,15 @@ export function buildGatewayObject<Env>(
     constructor(ctx: DurableObjectStateLike, env: Env) {
       super(ctx, env);
       const storage = ctx.storage;
-      this.#outbox = new DurableCallbackOutbox(storage, { ...settings.stores?.outbox, prefix });
-      this.#jobs = new DurableJobStore(storage, {
-        ...settings.stores?.jobs,
-        prefix,
-        callbackOutbox: this.#outbox,
-      });
-      this.#records = new DurableRecordStore(storage, { ...settings.stores?.records, prefix });
+      this.#outbox = new DurableCallbackOutbox(storage, { ...outbox, prefix });
+      this.#jobs = new DurableJobStore(storage, { ...jobs, prefix, callbackOutbox: this.#outbox });
+      this.#records = new DurableRecordStore(storage, { ...records, prefix });
       storage.sql.exec(`CREATE TABLE IF NOT EXISTS ${prefix}wakeups (at INTEGER NOT NULL)`);
       try {
-        const watch = settings.watchIntervalMs;
-        this.#watchIntervalMs = check.timerMs(
-          'watchIntervalMs',
-          (typeof watch === 'function' ? watch(env) : watch) ?? 30_000,
-        );
+        this.#watchIntervalMs =
+          typeof watchIntervalMs === 'number'
+            ? watchIntervalMs
+            : check.timerMs('watchIntervalMs', watchIntervalMs(env) ?? 30_000);
         const options = settings.gateway(env);
         this.#sweepIntervalMs = options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS;
         const hooks = options.hooks;

@@ -77,8 +77,10 @@ export interface GatewayWorker<Env> {
  * why not one global object), and that object serves the whole contract from its own storage.
  *
  * Its own options are checked when it is called, at the module's top level: an unknown name
- * (`shardkey`, `stores: { jobs: { maxJob } }`) throws a `GatewayConfigError`, and the Worker does
- * not start. What `gateway(env)` returns is checked by each object (see docs/cloudflare.md).
+ * (`shardkey`, `stores: { jobs: { maxJob } }`), a value a store would refuse
+ * (`stores: { jobs: { maxJobs: -1 } }`) or a `watchIntervalMs` number that is no timer's throws a
+ * `GatewayConfigError`, and the Worker does not start. What `gateway(env)` returns, and a
+ * `watchIntervalMs` function's answer, are checked by each object (see docs/cloudflare.md).
  *
  * @example
  * // src/worker.ts

@@ -107,6 +107,22 @@ it('CALLBACK_SIGNING_SECRET unset: the log says which variable may be unset', as
   ).toHaveLength(1);
 });
 
+it('WATCH_INTERVAL_MS no timer holds (watchIntervalMs from env): every request answers 500 internal_error, the log names watchIntervalMs once', async () => {
+  const { miniflare, errors } = start({
+    GATEWAY_TOKEN: TOKEN,
+    CALLBACK_SIGNING_SECRET: SECRET,
+    WATCH_INTERVAL_MS: '0',
+  });
+  await expectEveryRequestRefused(miniflare, [undefined, 'made-up', TOKEN]);
+  const logged = errors.filter((line) => line.includes('watchIntervalMs'));
+  expect(logged).toHaveLength(1);
+  expect(logged[0]).toContain(
+    "the gateway's configuration is refused, every request answers 500 internal_error until it is fixed: createGatewayWorker: watchIntervalMs is the number 0: expected a positive integer of milliseconds up to 2147483647.",
+  );
+  // Nothing else: no request failed on its own.
+  expect(errors).toEqual(logged);
+});
+
 it('with its bindings set, the same Worker serves the contract', async () => {
   const { miniflare, errors } = start({ GATEWAY_TOKEN: TOKEN, CALLBACK_SIGNING_SECRET: SECRET });
   const answer = await miniflare.dispatchFetch('http://config/v1/manifest', {

@@ -3,10 +3,11 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { afterAll, expect, it } from 'vitest';
 import { bundleWorker } from './workerd/bundle.ts';
 
-// Where a refused option name surfaces in a Worker. createGatewayWorker's own options (and
-// `stores`) are static: it judges them when the Worker's module loads, so the Worker does not
-// start (`wrangler deploy` and `wrangler dev` fail with the message). What `gateway(env)` returns
-// is judged by createGateway in each object, per request: the refused-configuration path.
+// Where a refused option name or value surfaces in a Worker. createGatewayWorker's own options
+// (and `stores`, names and values) are static: it judges them when the Worker's module loads, so
+// the Worker does not start (`wrangler deploy` and `wrangler dev` fail with the message). What
+// `gateway(env)` returns is judged by createGateway in each object, per request: the
+// refused-configuration path (a `watchIntervalMs` function of env too: refused-config.test.ts).
 const entry = fileURLToPath(new URL('./workerd/option-names-worker.ts', import.meta.url));
 const TOKEN = 'names-token-0123456789';
 const SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
@@ -44,6 +45,25 @@ it.each([
   [
     { stores: { jobs: { maxJob: 5, signingSecret: SECRET } } },
     'createGatewayWorker: stores.jobs: unknown options "maxJob", "signingSecret" (known: maxJobs, maxBytes, retentionMs, maxFinishedPerOwner, onListenerError, maxResumes).',
+  ],
+  // Values a store refuses: before, each object refused them as it started, on every request
+  // (logged each time, its stack; a Worker forwarding to gatewayObject's class answered it).
+  [
+    { stores: { jobs: { maxJobs: -1 } } },
+    'createGatewayWorker: stores.jobs.maxJobs is the number -1: expected a positive integer.',
+  ],
+  [
+    { stores: { records: { maxRecords: 0 } } },
+    'createGatewayWorker: stores.records.maxRecords is the number 0: expected a positive integer.',
+  ],
+  [
+    { stores: { outbox: { pollIntervalMs: 2 ** 31 } } },
+    'createGatewayWorker: stores.outbox.pollIntervalMs is the number 2147483648: expected a positive integer of milliseconds up to 2147483647.',
+  ],
+  // Before, refused by each object (every request answered 500 internal_error).
+  [
+    { watchIntervalMs: 0 },
+    'createGatewayWorker: watchIntervalMs is the number 0: expected a positive integer of milliseconds up to 2147483647.',
   ],
 ])(
   'createGatewayWorker with %o, at the top level: the Worker does not start, and says why',

@@ -1,5 +1,8 @@
 import { GatewayConfigError } from '@svc/gateway-kit/store';
 import { describe, expect, it, vi } from 'vitest';
+import { DurableCallbackOutbox } from '../src/durable-callback-outbox.ts';
+import { DurableJobStore } from '../src/durable-job-store.ts';
+import { DurableRecordStore } from '../src/durable-record-store.ts';
 import {
   createGatewayWorker,
   type GatewayNamespace,
@@ -168,4 +171,75 @@ it('every documented option is accepted', () => {
     expect(typeof gatewayObject({ gateway, stores: { [name]: stores[name] } })).toBe('function');
   expect(typeof createGatewayWorker({ gateway, namespace, stores: {} }).fetch).toBe('function');
   expect(typeof gatewayObject({ gateway })).toBe('function');
+});
+
+// A store's option values need no binding either: judged when the factory is called, by the
+// store's own rule, in the store's own words after the path (`stores.jobs.maxJobs is …`). Before,
+// each object refused them when it started, on every request (unknown-options.test.ts, workerd).
+describe('a store option value the store refuses is refused when the factory is called', () => {
+  const unchecked = (): never => {
+    throw new Error('storage used before the options were checked');
+  };
+  const storage = { sql: { exec: unchecked }, transactionSync: unchecked } as never;
+  const constructors = {
+    jobs: ['new DurableJobStore', (options: object) => new DurableJobStore(storage, options)],
+    records: [
+      'new DurableRecordStore',
+      (options: object) => new DurableRecordStore(storage, options),
+    ],
+    outbox: [
+      'new DurableCallbackOutbox',
+      (options: object) => new DurableCallbackOutbox(storage, options),
+    ],
+  } as const;
+  /** The store's own refusal of `{ [option]: value }`. */
+  const storeRefusal = (store: keyof typeof constructors, option: string, value: unknown) => {
+    try {
+      constructors[store][1]({ [option]: value });
+    } catch (error) {
+      if (error instanceof GatewayConfigError) return error.message;
+    }
+    throw new Error(`${constructors[store][0]} accepted ${option}: ${String(value)}`);
+  };
+  const cases = [
+    ...(['jobs', 'records', 'outbox'] as const).flatMap((store) =>
+      Object.keys(stores[store])
+        .filter((option) => option !== 'onListenerError')
+        .flatMap((option) =>
+          [-1, 0.5, Number.NaN, '10'].map((value) => [store, option, value] as const),
+        ),
+    ),
+    ['jobs', 'maxJobs', 0],
+    // A timer holds no longer wait.
+    ['outbox', 'pollIntervalMs', 2 ** 31],
+  ] as const;
+
+  describe.each(Object.keys(factories) as (keyof typeof factories)[])('%s', (factory) => {
+    it.each(cases)('stores.%s.%s: %o', (store, option, value) => {
+      const message = storeRefusal(store, option, value).replace(
+        `${constructors[store][0]}: ${option} `,
+        `${factory}: stores.${store}.${option} `,
+      );
+      expect(message).toMatch(new RegExp(`^${factory}: stores\\.${store}\\.${option} is `));
+      expect(() => factories[factory]({ stores: { [store]: { [option]: value } } })).toThrow(
+        new GatewayConfigError(message),
+      );
+    });
+
+    it.each([0, -1, 1.5, Number.NaN, '1000', 2 ** 31])('watchIntervalMs: %o', (value) => {
+      expect(() => factories[factory]({ watchIntervalMs: value })).toThrow(
+        new GatewayConfigError(
+          `${factory}: watchIntervalMs is ${typeof value === 'string' ? 'a string' : Number.isNaN(value) ? 'NaN' : `the number ${value}`}: expected a positive integer of milliseconds up to 2147483647.`,
+        ),
+      );
+    });
+
+    it('a watchIntervalMs function is not called: it reads the bindings, in each object', () => {
+      const watch = vi.fn((_env: Env) => 0);
+      expect(typeof factories[factory]({ watchIntervalMs: watch })).toBe(
+        factory === 'gatewayObject' ? 'function' : 'object',
+      );
+      expect(watch).not.toHaveBeenCalled();
+    });
+  });
 });

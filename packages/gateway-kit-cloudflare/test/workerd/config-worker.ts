@@ -9,6 +9,7 @@ interface Env {
   readonly GATEWAY: GatewayNamespace;
   readonly GATEWAY_TOKEN: string;
   readonly CALLBACK_SIGNING_SECRET: string;
+  readonly WATCH_INTERVAL_MS?: string;
 }
 
 const echo = defineAction({
@@ -26,6 +27,7 @@ const worker = createGatewayWorker<Env>({
     auth: { tokens: [env.GATEWAY_TOKEN] },
     callbacks: { signingSecret: env.CALLBACK_SIGNING_SECRET },
   }),
+  watchIntervalMs: (env) => Number(env.WATCH_INTERVAL_MS ?? 30_000),
   namespace: (env) => ({
     idFromName: (name) => {
       routed.push(name);
