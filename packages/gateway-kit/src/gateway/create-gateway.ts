@@ -376,7 +376,5 @@ function warnOnShortLease(
   const message =
     'callbacks.attemptTimeoutMs is longer than half the callback outbox lease: outbox attempts time out sooner';
   const fields = { attemptTimeoutMs: configured, leaseMs, outboxAttemptTimeoutMs: allowed };
-  // Called as methods: a class-based logger (pino) needs its `this`.
-  if (logger.warn) logger.warn(message, fields);
-  else logger.error(message, fields);
+  logWarning(logger, message, fields);
 }

@@ -7,6 +7,7 @@ import { type Outcome, runAction } from '../execution/run-action.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { releaseJobQuotas } from '../quotas/quotas.ts';
 import { deadlineOf } from '../runtime/deadline.ts';
+import { logWarning } from '../runtime/logger.ts';
 import { isTerminal, type JobUpdate, type StoredJob } from '../store/job-store.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import { decodeJobRequest, type JobRequest } from './job-request.ts';
@@ -143,7 +144,7 @@ async function runJob(
           const written = await runtime.jobs.update(current.jobId, current.version, patch);
           if (written.ok) current = lean(written.job);
         } catch (error) {
-          runtime.logger.warn?.('job progress not stored', { jobId: current.jobId, error });
+          logWarning(runtime.logger, 'job progress not stored', { jobId: current.jobId, error });
         }
       });
       return writes;
@@ -355,7 +356,7 @@ async function untilStored<T>(runtime: GatewayRuntime, write: () => Promise<T>):
       return await write();
     } catch (error) {
       if (!isStoreUnavailableError(error) || runtime.closing.aborted) throw error;
-      runtime.logger.warn?.('job result not stored yet, retrying', { retryInMs: delay });
+      logWarning(runtime.logger, 'job result not stored yet, retrying', { retryInMs: delay });
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           clearTimeout(timer);
@@ -393,7 +394,7 @@ async function acknowledge(runtime: GatewayRuntime, jobId: string): Promise<void
     await runtime.jobs.announced?.(jobId);
   } catch (error) {
     // Harmless: another instance reports the job again later, with the same webhook-id.
-    runtime.logger.warn?.('job end not acknowledged to the store', { jobId, error });
+    logWarning(runtime.logger, 'job end not acknowledged to the store', { jobId, error });
   }
 }
 

@@ -4,6 +4,7 @@ import { errorReply } from '../http/replies.ts';
 import type { SetAddition, SetMember } from '../records/record-store.ts';
 import { addToSets, removeFromSets } from '../records/set-batches.ts';
 import type { QuotaName } from '../runtime/limits.ts';
+import { logWarning } from '../runtime/logger.ts';
 import type { JobQuotaClaim } from '../store/job-store.ts';
 
 // What `Retry-After` says when a budget is spent: about how soon one entry frees up.
@@ -55,7 +56,7 @@ export async function releaseQuota(
   try {
     await runtime.records.removeFromSet(setOf(name, principalId), member);
   } catch (error) {
-    runtime.logger.warn?.('quota release failed; it frees itself when it expires', {
+    logWarning(runtime.logger, 'quota release failed; it frees itself when it expires', {
       quota: name,
       error,
     });
@@ -169,7 +170,7 @@ export async function releaseJobQuotas(
   try {
     await removeFromSets(runtime.records, entries);
   } catch (error) {
-    runtime.logger.warn?.('quota release failed; it frees itself when it expires', {
+    logWarning(runtime.logger, 'quota release failed; it frees itself when it expires', {
       quota: 'activeJobs',
       error,
     });

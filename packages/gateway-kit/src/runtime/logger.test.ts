@@ -3,6 +3,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { asyncGateway, TOKEN } from '../../test/async-fixture.ts';
 import { startCallbackReceiver } from '../../test/callback-receiver.ts';
+import type { GatewayRuntime } from '../context/gateway-runtime.ts';
+import { releaseQuota } from '../quotas/quotas.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 import type { GatewayLogger } from './logger.ts';
 
@@ -150,5 +152,18 @@ describe('logging', () => {
     expect(all).toContain('warn callback not delivered');
     for (const secret of [TOKEN, credential, 'cb-credential', 'url-secret', 'raw-input-'])
       expect(all).not.toContain(secret);
+  });
+
+  it('a logger without `warn` gets every warning through `error`, none dropped', async () => {
+    const errors: string[] = [];
+    const logger: GatewayLogger = { error: (message) => errors.push(message) };
+    const runtime = {
+      logger,
+      records: {
+        removeFromSet: () => Promise.reject(new Error('store down')),
+      },
+    } as unknown as GatewayRuntime;
+    await releaseQuota(runtime, 'idempotencyKeys', 'alice', 'k1');
+    expect(errors).toEqual(['quota release failed; it frees itself when it expires']);
   });
 });
