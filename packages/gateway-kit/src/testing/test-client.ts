@@ -14,7 +14,11 @@ export interface TestResponse<TBody = unknown> {
 export interface TestClientOptions {
   /** Bearer token sent with every request; omit to send none. */
   readonly token?: string;
-  /** Base URL the requests are addressed to. Defaults to `http://gateway.test`. */
+  /**
+   * Base URL the requests are addressed to, path included: a gateway made with
+   * `basePath: '/gateway'` is reached at `http://gateway.test/gateway`. Defaults to
+   * `http://gateway.test`.
+   */
   readonly baseUrl?: string;
 }
 
@@ -40,13 +44,19 @@ export interface TestClient {
  * const { status, body } = await client.invoke(invokeBody('lookup-account', { accountId: 'acc_42' }));
  */
 export function createTestClient(gateway: Gateway, options: TestClientOptions = {}): TestClient {
-  const baseUrl = options.baseUrl ?? 'http://gateway.test';
+  // Paths are appended to the base URL's own path (`new URL('/v1/…', base)` would drop it).
+  const baseUrl = (options.baseUrl ?? 'http://gateway.test').replace(/\/+$/, '');
   const request = async (path: string, init: RequestInit = {}): Promise<TestResponse> => {
     const headers = new Headers(init.headers);
     if (options.token !== undefined && !headers.has('authorization')) {
       headers.set('authorization', `Bearer ${options.token}`);
     }
-    const response = await gateway.fetch(new Request(new URL(path, baseUrl), { ...init, headers }));
+    const response = await gateway.fetch(
+      new Request(path.startsWith('/') ? `${baseUrl}${path}` : new URL(path, baseUrl), {
+        ...init,
+        headers,
+      }),
+    );
     const text = await response.text();
     return {
       status: response.status,
