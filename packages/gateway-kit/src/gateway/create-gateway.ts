@@ -14,7 +14,7 @@ import { errorReply, jsonReply } from '../http/replies.ts';
 import { matchRoute } from '../http/routes.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
 import { notifyJobFinished, resumeJob } from '../jobs/job-runner.ts';
-import { buildManifest, inputJsonSchema } from '../manifest/build-manifest.ts';
+import { buildManifest, inputJsonSchema, type ManifestInit } from '../manifest/build-manifest.ts';
 import { createManifestRoute } from '../manifest/manifest-route.ts';
 import { createObserver } from '../observe/observer.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
@@ -75,8 +75,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     actions,
     capabilities: { asyncJobs, jobCallbacks: asyncJobs && callbacksOn, approvals: hasApprovals },
-    callbacks: { jobResults: asyncJobs && callbacksOn, approvals: hasApprovals && callbacksOn },
-  };
+  } satisfies ManifestInit;
   const manifest = buildManifest(manifestInit, inputSchemas);
   const manifestRoute = createManifestRoute(
     manifest,
