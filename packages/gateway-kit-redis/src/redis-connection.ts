@@ -307,14 +307,43 @@ export class RedisConnection {
     }
     this.#owned = true;
     this.#watch(this.client, 'command');
-    // Started at once so the first request finds a ready connection; failures are retried by
-    // the reconnect strategy and reported through `error` events.
+    // Started at once so the first request finds a ready connection; failures are retried (by
+    // the reconnect strategy, or on a cluster by #connectUntilOpen) and reported through `error`
+    // events.
     this.#connecting = this.#connect(this.client);
   }
 
-  /** Starts connecting `client`; the attempt is tracked until it settles (see `close()`). */
+  /**
+   * Starts connecting `client`; the attempt is tracked until it settles (see `close()`). The
+   * command connection of a cluster is connected again until it opens (see
+   * {@link connectUntilOpen}).
+   */
   #connect(client: RedisClient): Promise<void> {
-    return this.#track(client.connect());
+    return this.#track(
+      this.cluster && client === this.client ? this.#connectUntilOpen(client) : client.connect(),
+    );
+  }
+
+  /**
+   * Connects a cluster client, again and again until it is open or this connection is closed. A
+   * cluster client's `connect()` gives up when no seed node answers (and the client stays
+   * closed), unlike one node's, which keeps reconnecting: the store would never serve, even once
+   * the cluster is up. Between attempts it waits as the reconnect strategy does (50 ms doubling
+   * to about 1 s), never longer than `connectTimeoutMs` or `commandTimeoutMs`; `close()` ends the
+   * wait at once. The first failure is reported (`error` event, see #watch), not every attempt.
+   */
+  async #connectUntilOpen(client: RedisClient): Promise<void> {
+    for (let attempt = 0; !this.#closed; attempt++) {
+      try {
+        await client.connect();
+      } catch {
+        // Reported through the client's `error` events.
+      }
+      if (this.#closed || client.isOpen) return;
+      await this.pause(
+        Math.min(reconnectDelay(attempt), this.#connectTimeoutMs, this.#commandTimeoutMs),
+      );
+    }
   }
 
   /** Tracks a connection attempt in {@link attempts} until it settles; never rejects. */

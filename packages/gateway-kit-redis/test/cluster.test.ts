@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import type { CallbackOutbox } from '@svc/gateway-kit/store';
 import {
   callbackOutboxConformance,
@@ -10,6 +11,8 @@ import * as fc from 'fast-check';
 import { createCluster } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  isStoreUnavailableError,
+  RedisConnectionRestored,
   RedisJobStore,
   type RedisJobStoreOptions,
   RedisRecordStore,
@@ -25,7 +28,8 @@ import {
   startGateway,
   stopAllGateways,
 } from './gateway-processes.ts';
-import { startCluster, type TestCluster } from './redis-cluster.ts';
+import { type ClusterNode, startCluster, type TestCluster } from './redis-cluster.ts';
+import { freePort } from './redis-server.ts';
 
 // The Redis stores on a local Redis Cluster: 3 primaries, 3 replicas, on loopback ports. One file
 // (one cluster) for the conformance suites, two gateway processes, and a primary's failover.
@@ -179,6 +183,123 @@ describe('close() right after the constructor, on a Redis Cluster', () => {
     expect(run.report).toEqual({ closed: true, sockets: 0, timers: 0 });
   });
 });
+
+describe('start-up with no seed node answering', () => {
+  it('a job store and a record store constructed while no seed node answers serve once the seeds answer', async () => {
+    // Seeds on ports nothing listens on yet; later each forwards to a live node (as a cluster that
+    // comes up at the addresses the stores were given).
+    const seedsLater = await Promise.all(cluster.nodes.slice(0, 3).map((node) => laterSeed(node)));
+    const reports: unknown[] = [];
+    const options = {
+      cluster: { rootNodes: seedsLater.map(({ url }) => ({ url })) },
+      connectTimeoutMs: 300,
+      commandTimeoutMs: 500,
+      onError: (event: unknown) => reports.push(event),
+    };
+    const jobs = jobStore({ ...options, sweepIntervalMs: 0 });
+    const records = recordStore(options);
+    try {
+      // Both stores found no seed node (each reports the lost connection once) and fail meanwhile.
+      await eventually(
+        async () => (reports.filter(isStoreUnavailableError).length >= 2 ? true : undefined),
+        5_000,
+        'both stores to report that no seed node answers',
+      );
+      expect(isStoreUnavailableError(await jobs.get('none').catch((error) => error))).toBe(true);
+      expect(isStoreUnavailableError(await records.get('none').catch((error) => error))).toBe(true);
+      await Promise.all(seedsLater.map((seed) => seed.open()));
+      // The seeds answer now: a cluster client created now connects through them.
+      const control = createCluster({ rootNodes: options.cluster.rootNodes });
+      control.on('error', quiet);
+      await control.connect();
+      control.destroy();
+      const { job: created } = await eventually(
+        () => jobs.create(newJob('after-start-up')),
+        10_000,
+        'the job store to serve',
+      );
+      expect(await jobs.get('after-start-up')).toEqual(created);
+      await eventually(
+        () => records.create('after-start-up', { n: 1 }, 60_000),
+        10_000,
+        'the record store to serve',
+      );
+      expect(await records.get('after-start-up')).toEqual({ value: { n: 1 }, version: 1 });
+      await eventually(
+        async () =>
+          reports.filter((event) => event instanceof RedisConnectionRestored).length >= 2
+            ? true
+            : undefined,
+        5_000,
+        'both stores to report their connection restored',
+      );
+      // The outage was reported once per store, not once per attempt to connect.
+      expect(reports.filter(isStoreUnavailableError)).toHaveLength(2);
+    } finally {
+      await Promise.all([jobs.close(), records.close()]);
+      await Promise.all(seedsLater.map((seed) => seed.close()));
+    }
+  });
+
+  it('a process whose stores found no seed node, closed after that first failed attempt, exits by itself', async () => {
+    const ports = await Promise.all([freePort(), freePort()]); // nothing listens there
+    const run = await runClosingProcess({
+      REDIS_CLUSTER_URLS: ports.map((port) => `redis://127.0.0.1:${port}`).join(','),
+      STORES: 'job,record',
+      SUBSCRIBE: '1',
+      AFTER_ERROR: '1',
+    });
+    expect(run.exitedByItself, run.output).toBe(true);
+    expect(run.report).toEqual({ closed: true, sockets: 0, timers: 0 });
+  });
+});
+
+const newJob = (jobId: string) => ({
+  jobId,
+  ownerId: 'o',
+  invocationId: `inv-${jobId}`,
+  actionId: 'export',
+  actionName: 'Export',
+  status: 'queued' as const,
+  createdAt: new Date().toISOString(),
+});
+
+/**
+ * A seed address on a free loopback port where nothing listens until `open()`: then every
+ * connection to it is forwarded to `node`.
+ */
+async function laterSeed(
+  node: ClusterNode,
+): Promise<{ url: string; open(): Promise<void>; close(): Promise<void> }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    const upstream = connect(node.port, '127.0.0.1');
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.on('error', () => {
+        socket.destroy();
+        upstream.destroy();
+      });
+      end.on('close', () => sockets.delete(end));
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    open: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
+      }),
+  };
+}
 
 describe('cancel delivery on a Redis Cluster', () => {
   it('an onCancel made right after the constructor subscribes to every bucket’s sharded channel: a cancel from another instance arrives through pub/sub, not polling', async () => {

@@ -66,6 +66,55 @@ describe('start-up', () => {
     await own.start();
     await eventually(() => records.get('k').then(() => true), 10_000, 'the store to reconnect');
   });
+
+  it('a job store and a record store started while Redis is down serve a create/get round trip once it is up', async () => {
+    const own = await startRedis();
+    closers.push(() => own.stop());
+    await own.kill();
+    const reports: unknown[] = [];
+    const options = {
+      url: own.url,
+      connectTimeoutMs: 200,
+      commandTimeoutMs: 500,
+      onError: (event: unknown) => reports.push(event),
+    };
+    const jobs = new RedisJobStore({ ...options, sweepIntervalMs: 0 });
+    const records = new RedisRecordStore(options);
+    closers.push(
+      () => jobs.close(),
+      () => records.close(),
+    );
+    // Both found Redis down (each reports the lost connection once) and fail meanwhile.
+    await eventually(
+      async () => (reports.filter(isStoreUnavailableError).length >= 2 ? true : undefined),
+      5_000,
+      'both stores to report Redis unreachable',
+    );
+    expect(isStoreUnavailableError(await jobs.get('none').catch((error) => error))).toBe(true);
+    expect(isStoreUnavailableError(await records.get('none').catch((error) => error))).toBe(true);
+    await own.start();
+    const { job: created } = await eventually(
+      () =>
+        jobs.create({
+          jobId: 'after-start-up',
+          ownerId: 'o',
+          invocationId: 'inv-after-start-up',
+          actionId: 'export',
+          actionName: 'Export',
+          status: 'queued',
+          createdAt: new Date().toISOString(),
+        }),
+      10_000,
+      'the job store to serve',
+    );
+    expect(await jobs.get('after-start-up')).toEqual(created);
+    await eventually(
+      () => records.create('after-start-up', { n: 1 }, 60_000),
+      10_000,
+      'the record store to serve',
+    );
+    expect(await records.get('after-start-up')).toEqual({ value: { n: 1 }, version: 1 });
+  });
 });
 
 describe('cancel delivery after a start-up with Redis down', () => {
