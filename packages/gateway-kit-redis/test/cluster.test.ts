@@ -30,6 +30,7 @@ import {
 } from './gateway-processes.ts';
 import { type ClusterNode, startCluster, type TestCluster } from './redis-cluster.ts';
 import { freePort } from './redis-server.ts';
+import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
 // The Redis stores on a local Redis Cluster: 3 primaries, 3 replicas, on loopback ports. One file
 // (one cluster) for the conformance suites, two gateway processes, and a primary's failover.
@@ -304,7 +305,6 @@ async function laterSeed(
 describe('cancel delivery on a Redis Cluster', () => {
   it('an onCancel made right after the constructor subscribes to every bucket’s sharded channel: a cancel from another instance arrives through pub/sub, not polling', async () => {
     const prefix = freshPrefix('sub');
-    const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
     const other = jobStore({ prefix, sweepIntervalMs: 0 });
     await other.create({
       jobId: 'watched',
@@ -323,23 +323,9 @@ describe('cancel delivery on a Redis Cluster', () => {
     });
     // In the constructor's turn: the store's connections are still opening.
     store.onCancel('watched', () => heard());
-    const channels = Array.from({ length: DEFAULT_BUCKETS }, (_, b) => `${keys.base(b)}cancel`);
-    await eventually(
-      async () => {
-        const counts = await Promise.all(
-          channels.map(async (channel) => {
-            // Counted by the primary serving the channel's slot (where the shard's subscribers are).
-            const node = await raw.getNodeClientForKey(channel);
-            const reply = (await node.sendCommand(['PUBSUB', 'SHARDNUMSUB', channel])) as [
-              string,
-              number,
-            ];
-            return Number(reply[1]);
-          }),
-        );
-        return counts.every((count) => count === 1) ? true : undefined;
-      },
-      5_000,
+    await waitForSubscribers(
+      raw,
+      cancelChannels(prefix, true),
       'the store to subscribe to each bucket’s cancel channel',
     );
     const sent = performance.now();

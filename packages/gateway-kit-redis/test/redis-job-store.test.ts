@@ -10,6 +10,7 @@ import {
 } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
 /** Where a store with the default buckets keeps its keys. */
 const layout = (prefix: string): KeyLayout => new KeyLayout(prefix, DEFAULT_BUCKETS);
@@ -71,8 +72,9 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
 }
 
 describe('across instances', () => {
-  it('a job created on A is read and cancelled on B; A’s listener fires within the poll interval', async () => {
-    const app = deployment();
+  it('a job created on A is read and cancelled on B; A’s listener fires through pub/sub', async () => {
+    // Polling would take ten minutes: within this test only the subscription can deliver.
+    const app = deployment({ cancelPollIntervalMs: 600_000 });
     const a = app.instance();
     const b = app.instance();
     const { job: created } = await a.create(job('j1', 'running'));
@@ -81,12 +83,11 @@ describe('across instances', () => {
     a.onCancel('j1', () => {
       cancelledAt = Date.now();
     });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // A's subscription is active
+    await waitForSubscribers(raw, cancelChannels(app.prefix, false), 'A to subscribe');
     const started = Date.now();
     const result = await b.requestCancel('j1');
     expect(result).toMatchObject({ ok: true, job: { status: 'cancelled', cancelRequested: true } });
     await until(() => cancelledAt > 0, 1_000);
-    // Pub/sub, not the 1 s poll, delivers it.
     expect(cancelledAt - started).toBeLessThan(200);
   });
 
@@ -96,7 +97,8 @@ describe('across instances', () => {
     await a.create(job('j2', 'running'));
     let calls = 0;
     a.onCancel('j2', () => calls++);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The subscription is up, yet no message comes: only the poll can deliver.
+    await waitForSubscribers(raw, cancelChannels(app.prefix, false), 'A to subscribe');
     // Cancelled behind the store's back, without a PUBLISH: as if the message were lost.
     await raw.hSet(layout(app.prefix).job('j2'), { status: 'cancelled', cancelRequested: '1' });
     await until(() => calls === 1, 1_000);

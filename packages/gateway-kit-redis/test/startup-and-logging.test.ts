@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { isStoreUnavailableError, RedisJobStore, RedisRecordStore } from '../src/index.ts';
 import { eventually } from './gateway-processes.ts';
 import { freePort, startRedis, type TestRedis } from './redis-server.ts';
+import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
 let redis: TestRedis;
 const closers: (() => Promise<void>)[] = [];
@@ -156,12 +157,9 @@ describe('cancel delivery after a start-up with Redis down', () => {
     raw.on('error', quiet); // own.stop() runs first
     closers.push(async () => raw.destroy());
     await raw.connect();
-    await eventually(
-      async () => {
-        const counts = await raw.pubSubNumSub(`${prefix}cancel`);
-        return counts[`${prefix}cancel`] === 1 ? true : undefined;
-      },
-      5_000,
+    await waitForSubscribers(
+      raw,
+      cancelChannels(prefix, false),
       'the store to subscribe to its cancel channel',
     );
     await eventually(() => other.get('watched'), 5_000, 'the other instance to reconnect');
