@@ -340,7 +340,9 @@ describe('two gateway processes on a Redis Cluster', () => {
 
   it('a job accepted on A is cancelled on B; A’s handler aborts within 1 s (sharded pub/sub)', async () => {
     const prefix = freshPrefix('mp');
-    const env = { REDIS_CLUSTER_URLS: cluster.urls.join(','), PREFIX: prefix };
+    // Polling (cancelPollIntervalMs; callbacks are off) every ten minutes: within this test only
+    // the sharded subscription can deliver the cancel.
+    const env = { REDIS_CLUSTER_URLS: cluster.urls.join(','), PREFIX: prefix, POLL_MS: '600000' };
     const [a, b] = (await Promise.all([startGateway(env), startGateway(env)])) as [
       GatewayProcess,
       GatewayProcess,
@@ -353,6 +355,9 @@ describe('two gateway processes on a Redis Cluster', () => {
       5_000,
       'the handler to start',
     );
+    // A's onCancel for the job opened its subscriber: a cancel sent before the subscription is up
+    // would reach A only through the poll (or the re-read when its subscriber connects).
+    await waitForSubscribers(raw, cancelChannels(prefix, true), 'A to subscribe');
     expect((await call(b, 'GET', `/v1/jobs/${jobId}`)).body).toMatchObject({ status: 'running' });
     const cancelSent = Date.now();
     const cancelled = await call(b, 'POST', `/v1/jobs/${jobId}/cancel`);
