@@ -449,8 +449,9 @@ export class RedisConnection {
 
   /**
    * Drops a connection that missed a deadline (its replies, if they ever come, would be out of
-   * step with what waits for them) and connects again; the reconnect strategy retries until
-   * Redis answers. Commands meanwhile fail at once (no offline queue).
+   * step with what waits for them) and connects again; the reconnect strategy (on a cluster,
+   * #connectUntilOpen) retries until Redis answers. Commands meanwhile fail at once (no offline
+   * queue).
    */
   #reset(): void {
     if (this.#resetting || this.#closed || !this.#owned) return;
