@@ -10,6 +10,7 @@ import {
   stopAllGateways,
 } from './gateway-processes.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
+import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
 // Two gateway processes (A and B) on different ports sharing one Redis, as behind a load balancer.
 let redis: TestRedis;
@@ -49,9 +50,14 @@ async function acceptWaitingJob(gateway: GatewayProcess, prefix: string): Promis
 }
 
 describe('two gateway processes sharing Redis', () => {
-  it('a job accepted on A is polled and cancelled on B; A’s running handler aborts within 1 s', async () => {
-    const { prefix, a, b } = await pair();
+  it('a job accepted on A is polled and cancelled on B; A’s running handler aborts within 1 s (pub/sub)', async () => {
+    // Polling (cancelPollIntervalMs; callbacks are off) every ten minutes: within this test only
+    // the subscription can deliver the cancel.
+    const { prefix, a, b } = await pair({ POLL_MS: '600000' });
     const jobId = await acceptWaitingJob(a, prefix);
+    // A's onCancel for the job opened its subscriber: a cancel sent before the subscription is up
+    // would reach A only through the poll (or the re-read when its subscriber connects).
+    await waitForSubscribers(raw, cancelChannels(prefix, false), 'A to subscribe');
     const polled = await call(b, 'GET', `/v1/jobs/${jobId}`);
     expect(polled.status).toBe(200);
     expect(polled.body).toMatchObject({ jobId, status: 'running' });
