@@ -77,11 +77,11 @@ interface JobStoreLimits {
 }
 
 /**
- * Checks the values of a {@link DurableJobStore}'s limits (not the option names), as its
- * constructor does, and returns them with their defaults. The refusals are `factory`'s, each
- * option named after `path`: the gateway object checks its `stores.jobs` with this when the
- * Worker's module loads (`createGatewayWorker: stores.jobs.maxJobs is the number -1: …`), so that
- * no object is refused them later. Throws `GatewayConfigError`.
+ * Checks the values of a {@link DurableJobStore}'s limits and `onListenerError` (not the option
+ * names), as its constructor does, and returns the limits with their defaults. The refusals are
+ * `factory`'s, each option named after `path`: the gateway object checks its `stores.jobs` with
+ * this when the Worker's module loads (`createGatewayWorker: stores.jobs.maxJobs is the number
+ * -1: …`), so that no object is refused them later. Throws `GatewayConfigError`.
  */
 export function jobStoreLimits(
   options: DurableJobStoreOptions,
@@ -105,6 +105,9 @@ export function jobStoreLimits(
   // Not a cap on what callers make us keep: 0 is meaningful (never run a job again).
   if (!Number.isSafeInteger(limits.maxResumes) || limits.maxResumes < 0)
     checks.refuse(`${path}maxResumes`, limits.maxResumes, 'expected an integer ≥ 0.');
+  // Called only when a cancel listener throws: a wrong value would surface then, not here.
+  if (options.onListenerError !== undefined && typeof options.onListenerError !== 'function')
+    checks.refuse(`${path}onListenerError`, options.onListenerError, 'expected a function.');
   return limits;
 }
 

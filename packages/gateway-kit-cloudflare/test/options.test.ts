@@ -76,6 +76,30 @@ it.each([
   expect(create).toThrow(new GatewayConfigError(message));
 });
 
+// Called only when a cancel listener throws: refused when the store is made, not then.
+it.each([
+  ['log', 'a string'],
+  [5, 'the number 5'],
+  [null, 'null'],
+  [true, 'true'],
+  [{}, 'an object'],
+])(
+  'new DurableJobStore({ onListenerError: %o }) is refused: expected a function',
+  (value, kind) => {
+    expect(() => new DurableJobStore(storage, { onListenerError: value as never })).toThrow(
+      new GatewayConfigError(
+        `new DurableJobStore: onListenerError is ${kind}: expected a function.`,
+      ),
+    );
+  },
+);
+
+it('an onListenerError undefined (from JavaScript) is the default: the storage is reached', () => {
+  expect(() => new DurableJobStore(storage, { onListenerError: undefined } as object)).toThrow(
+    'storage used before the options were checked',
+  );
+});
+
 describe('an option name the store does not know is refused, naming it and the known ones', () => {
   const JOB =
     'prefix, maxJobs, maxBytes, retentionMs, maxFinishedPerOwner, now, onListenerError, maxResumes, callbackOutbox';

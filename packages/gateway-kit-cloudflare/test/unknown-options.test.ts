@@ -53,6 +53,10 @@ it.each([
     'createGatewayWorker: stores.jobs.maxJobs is the number -1: expected a positive integer.',
   ],
   [
+    { stores: { jobs: { onListenerError: 'console' } } },
+    'createGatewayWorker: stores.jobs.onListenerError is a string: expected a function.',
+  ],
+  [
     { stores: { records: { maxRecords: 0 } } },
     'createGatewayWorker: stores.records.maxRecords is the number 0: expected a positive integer.',
   ],

@@ -210,6 +210,10 @@ describe('a store option value the store refuses is refused when the factory is 
         ),
     ),
     ['jobs', 'maxJobs', 0],
+    // Called only when a cancel listener throws, in an object, long after the deploy.
+    ['jobs', 'onListenerError', 'log'],
+    ['jobs', 'onListenerError', null],
+    ['jobs', 'onListenerError', 5],
     // A timer holds no longer wait.
     ['outbox', 'pollIntervalMs', 2 ** 31],
   ] as const;
