@@ -38,11 +38,42 @@ export interface DurableObjectStateLike {
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 
-/** Everything `createGateway` takes, but what the Durable Object provides itself. */
+/**
+ * Everything `createGateway` takes, but what the Durable Object provides itself: `jobStore`,
+ * `recordStore`, `waitUntil` and `now` are refused (each object answers 500 internal_error).
+ */
 export type WorkerGatewayOptions = Omit<
   GatewayOptions,
   'jobStore' | 'recordStore' | 'waitUntil' | 'now'
 >;
+
+/**
+ * The options of `createGateway` the object provides itself, and why. Given in what `gateway(env)`
+ * returns (from JavaScript: the type omits them), they are refused: the object's stores would
+ * replace those without a word, and a `waitUntil` or `now` would reach the gateway alone, its
+ * stores and alarm ignoring it.
+ */
+const PROVIDED_BY_OBJECT = {
+  jobStore: 'its DurableJobStore, whose options are stores.jobs',
+  recordStore: 'its DurableRecordStore, whose options are stores.records',
+  waitUntil: 'it keeps its background work alive itself, and its alarm recovers jobs',
+  now: 'its stores and alarm keep Date.now, a gateway clock of its own would disagree with them',
+} as const satisfies Record<Exclude<keyof GatewayOptions, keyof WorkerGatewayOptions>, string>;
+
+/**
+ * Refuses, as `factory`'s, an option of {@link PROVIDED_BY_OBJECT} in what `gateway(env)` returned,
+ * naming it, never its value. Anything else is `createGateway`'s to judge.
+ */
+function refuseProvided(factory: string, options: unknown): void {
+  if (typeof options !== 'object' || options === null) return;
+  const given = Object.entries(options)
+    .filter(([name, value]) => Object.hasOwn(PROVIDED_BY_OBJECT, name) && value !== undefined)
+    .map(([name]) => name as keyof typeof PROVIDED_BY_OBJECT);
+  if (given.length === 0) return;
+  throw new GatewayConfigError(
+    `${factory}: gateway(env) returned ${given.map((name) => `"${name}"`).join(', ')}, which the Durable Object provides itself (${given.map((name) => `${name}: ${PROVIDED_BY_OBJECT[name]}`).join('; ')}): remove ${given.length === 1 ? 'it' : 'them'}.`,
+  );
+}
 
 /**
  * How the gateway's Durable Object is built: the gateway options from the Worker's bindings, and
@@ -54,7 +85,10 @@ export type WorkerGatewayOptions = Omit<
  * };
  */
 export interface GatewayObjectSettings<Env> {
-  /** The gateway's options (everything but the stores), from the Worker's bindings and secrets. */
+  /**
+   * The gateway's options (everything but the stores, `waitUntil` and `now`), from the Worker's
+   * bindings and secrets.
+   */
   readonly gateway: (env: Env) => WorkerGatewayOptions;
   /** Limits of the object's stores (each object holds one shard: one principal's state). */
   readonly stores?: {
@@ -140,7 +174,8 @@ const MIN_ALARM_DELAY_MS = 50;
  * What needs no binding is checked when it is called (at the Worker module's top level): an
  * unknown name in `settings` or its `stores`, a store option's value the store would refuse
  * (`stores: { jobs: { maxJobs: -1 } }`), a `watchIntervalMs` number, throw a `GatewayConfigError`.
- * A `watchIntervalMs` function and `gateway(env)` are called, and refused, by each object.
+ * A `watchIntervalMs` function and `gateway(env)` are called, and refused, by each object (its
+ * answer may not hold `jobStore`, `recordStore`, `waitUntil` or `now`: the object provides them).
  *
  * @example
  * export const GatewayObject = gatewayObject<Env>({ gateway: (env) => demoOptions(env) });
@@ -269,6 +304,7 @@ export function buildGatewayObject<Env>(
             ? watchIntervalMs
             : check.timerMs('watchIntervalMs', watchIntervalMs(env) ?? 30_000);
         const options = settings.gateway(env);
+        refuseProvided(factory, options);
         this.#sweepIntervalMs = options.approvals?.sweepIntervalMs ?? APPROVAL_SWEEP_MS;
         const hooks = options.hooks;
         this.#gateway = createGateway({

@@ -15,10 +15,11 @@ const started: Miniflare[] = [];
 afterAll(() => Promise.all(started.map((miniflare) => miniflare.dispose())));
 
 /** The Worker built with these options, and the error lines it logs. */
-async function start(workerOptions: object, gatewayOptions: object = {}) {
+async function start(workerOptions: object, gatewayOptions: object = {}, provided: string[] = []) {
   const script = await bundleWorker(entry, {
     WORKER_OPTIONS: workerOptions,
     GATEWAY_OPTIONS: gatewayOptions,
+    GATEWAY_PROVIDED: provided,
   });
   const errors: string[] = [];
   const miniflare = new Miniflare(
@@ -113,6 +114,49 @@ it('an unknown name in what gateway(env) returns: every request answers 500 inte
   );
   for (const line of errors) expect(line).not.toContain(SECRET);
 });
+
+// What createGateway takes but the object provides itself (WorkerGatewayOptions omits it): given
+// from JavaScript, the stores were replaced by the object's without a word, and a `waitUntil` or
+// a `now` passed to the gateway alone (its clock then disagreed with the stores' and the alarm's).
+const PROVIDED_WHY = {
+  jobStore: 'jobStore: its DurableJobStore, whose options are stores.jobs',
+  recordStore: 'recordStore: its DurableRecordStore, whose options are stores.records',
+  waitUntil: 'waitUntil: it keeps its background work alive itself, and its alarm recovers jobs',
+  now: 'now: its stores and alarm keep Date.now, a gateway clock of its own would disagree with them',
+};
+it.each([
+  [['jobStore']],
+  [['recordStore']],
+  [['waitUntil']],
+  [['now']],
+  [['jobStore', 'recordStore', 'waitUntil', 'now']],
+] as const)(
+  'gateway(env) returning %o, which the object provides itself: every request answers 500 internal_error, and the log names it once',
+  async (names) => {
+    const { miniflare, errors } = await start({}, { callbacks: { signingSecret: SECRET } }, [
+      ...names,
+    ]);
+    for (const token of [undefined, 'made-up', TOKEN, TOKEN]) {
+      const answer = await miniflare.dispatchFetch('http://names/v1/manifest', {
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      });
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toEqual({
+        error: {
+          code: 'internal_error',
+          message: 'The gateway failed unexpectedly.',
+          retryable: false,
+        },
+      });
+    }
+    const quoted = names.map((name) => `"${name}"`).join(', ');
+    const why = names.map((name) => PROVIDED_WHY[name]).join('; ');
+    expect(errors).toEqual([
+      `@svc/gateway-kit-cloudflare: the gateway's configuration is refused, every request answers 500 internal_error until it is fixed: createGatewayWorker: gateway(env) returned ${quoted}, which the Durable Object provides itself (${why}): remove ${names.length === 1 ? 'it' : 'them'}.`,
+    ]);
+    for (const line of errors) expect(line).not.toContain(SECRET);
+  },
+);
 
 it('with every name known, the same Worker starts and serves the contract', async () => {
   const { miniflare, errors } = await start(

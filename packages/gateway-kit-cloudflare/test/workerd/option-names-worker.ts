@@ -1,12 +1,15 @@
 // createGatewayWorker called as JavaScript would call it, with options a test gives at bundling
 // time (unknown names included): `WORKER_OPTIONS` are spread into createGatewayWorker's options at
 // the module's top level, `GATEWAY_OPTIONS` into what `gateway(env)` returns, in each object.
-import { defineAction } from '@svc/gateway-kit';
+// `GATEWAY_PROVIDED` names options of createGateway the object provides itself: `gateway(env)`
+// returns them too, with working values (no JSON holds a store or a function).
+import { defineAction, MemoryJobStore, MemoryRecordStore } from '@svc/gateway-kit';
 import * as v from 'valibot';
 import { createGatewayWorker, type GatewayNamespace } from '../../src/index.ts';
 
 declare const WORKER_OPTIONS: object;
 declare const GATEWAY_OPTIONS: object;
+declare const GATEWAY_PROVIDED: readonly ('jobStore' | 'recordStore' | 'waitUntil' | 'now')[];
 
 interface Env {
   readonly GATEWAY: GatewayNamespace;
@@ -19,12 +22,21 @@ const echo = defineAction({
   run: ({ text }) => ({ outputText: text }),
 });
 
+/** Made in each object (a store at the module's top level would set no timer in workerd). */
+const provided = {
+  jobStore: () => new MemoryJobStore(),
+  recordStore: () => new MemoryRecordStore(),
+  waitUntil: () => (_work: Promise<unknown>) => {},
+  now: () => () => Date.now() + 60 * 60 * 1000,
+};
+
 const worker = createGatewayWorker<Env>({
   gateway: () => ({
     gateway: { id: 'names', name: 'Names' },
     actions: [echo],
     auth: { tokens: ['names-token-0123456789'] },
     ...GATEWAY_OPTIONS,
+    ...Object.fromEntries(GATEWAY_PROVIDED.map((name) => [name, provided[name]()])),
   }),
   namespace: (env) => env.GATEWAY,
   ...WORKER_OPTIONS,
