@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { checkOptionNames, refusalFor } from '@svc/gateway-kit/store';
+import { checkOptionNames, GatewayConfigError, refusalFor } from '@svc/gateway-kit/store';
 import pg from 'pg';
 import { checkConnectionString, quoteSchema } from './postgres-connection.ts';
 
@@ -24,7 +24,10 @@ export interface Migration {
 export interface MigrateOptions {
   /** `postgres://…`; or give `client`. Default: node-postgres' `PG*` environment variables. */
   readonly connectionString?: string;
-  /** A connected client (or pool) you own: `migrate` runs in it and leaves it open. */
+  /**
+   * A connected client (or pool) you own: `migrate` runs in it and leaves it open. Not with
+   * `connectionString` (refused: it would go unused).
+   */
   readonly client?: { query(text: string): Promise<{ readonly rows: unknown[] }> };
   /** Default `svc_gateway`. */
   readonly schema?: string;
@@ -85,6 +88,11 @@ function forSchema(text: string, quoted: string): string {
 export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
   checkOptionNames('migrate', options, MIGRATE_OPTION_NAMES);
   checkConnectionString(refusalFor('migrate'), 'connectionString', options.connectionString);
+  // With a client of the caller's, it would silently go unused: migrate runs in the client.
+  if (options.client !== undefined && options.connectionString !== undefined)
+    throw new GatewayConfigError(
+      'migrate: give connectionString or client, not client with connectionString.',
+    );
   const schema = options.schema ?? 'svc_gateway';
   const quoted = quoteSchema(schema, 'migrate');
   const pending = migrations(schema);

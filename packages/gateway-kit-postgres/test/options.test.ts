@@ -224,6 +224,33 @@ describe('an unknown option name is refused (it used to be ignored, the store fa
     await pool.end();
   });
 
+  it('migrate refuses a client with connectionString (it would go unused: migrate runs in the client)', async () => {
+    let statements = 0;
+    const client = {
+      query: async (): Promise<never> => {
+        statements++;
+        throw new Error('reached the database');
+      },
+    };
+    const connectionString = 'postgres://other:s3cret-pw@127.0.0.1:1/other';
+    let error: unknown;
+    try {
+      await migrate({ client, connectionString, schema: 'acme_gateway' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(GatewayConfigError);
+    expect((error as Error).message).toBe(
+      'migrate: give connectionString or client, not client with connectionString.',
+    );
+    expect(inspect(error, { depth: 5 })).not.toContain('s3cret-pw');
+    expect(statements).toBe(0);
+    // connectionString left unset (undefined) beside a client is no connection string.
+    await expect(migrate({ client, connectionString: undefined } as never)).rejects.toThrow(
+      'reached the database',
+    );
+  });
+
   it('every documented option is still accepted, with a connection string or a pool', async () => {
     const connection = {
       schema: 'acme_gateway',
@@ -273,8 +300,14 @@ describe('an unknown option name is refused (it used to be ignored, the store fa
     ];
     await Promise.all(stores.map((store) => store.close()));
     await pool.end();
-    // migrate's three options pass the check: it goes on to the database (here a client that
-    // refuses every statement).
+    // migrate's options pass the check, in either form: it goes on to the database (here nothing
+    // listens on the connection string's port; the client refuses every statement).
+    await expect(
+      migrate({
+        connectionString,
+        schema: 'acme_gateway',
+      } satisfies Omit<Required<MigrateOptions>, 'client'>),
+    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     const client = {
       query: async (): Promise<never> => {
         throw new Error('reached the database');
@@ -282,10 +315,9 @@ describe('an unknown option name is refused (it used to be ignored, the store fa
     };
     await expect(
       migrate({
-        connectionString,
         client,
         schema: 'acme_gateway',
-      } satisfies Required<MigrateOptions>),
+      } satisfies Omit<Required<MigrateOptions>, 'connectionString'>),
     ).rejects.toThrow('reached the database');
   });
 });
