@@ -27,6 +27,7 @@ import {
   invoke,
   startGateway,
   stopAllGateways,
+  within,
 } from './gateway-processes.ts';
 import { type ClusterNode, startCluster, type TestCluster } from './redis-cluster.ts';
 import { freePort } from './redis-server.ts';
@@ -71,24 +72,6 @@ function recordStore(options: RedisRecordStoreOptions = {}): RedisRecordStore {
   const store = new RedisRecordStore({ ...seeds(), prefix: freshPrefix('rec'), ...options });
   stores.push(store);
   return store;
-}
-
-/** Resolves with `promise`, or rejects once `ms` passed without it settling (its timer cleared). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)),
-          ms,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe('conformance on a Redis Cluster', () => {

@@ -16,3 +16,21 @@ export const { startGateway, stopAllGateways, call, invoke } = gatewayProcesses(
   new URL('./fixtures/gateway-process.ts', import.meta.url),
   TOKEN,
 );
+
+/** Resolves with `promise`, or rejects once `ms` passed without it settling (its timer cleared). */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)),
+          ms,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isStoreUnavailableError, RedisJobStore, RedisRecordStore } from '../src/index.ts';
-import { eventually } from './gateway-processes.ts';
+import { eventually, within } from './gateway-processes.ts';
 import { freePort, startRedis, type TestRedis } from './redis-server.ts';
 import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
@@ -169,24 +169,6 @@ describe('cancel delivery after a start-up with Redis down', () => {
     expect(performance.now() - sent).toBeLessThan(500);
   }, 60_000); // starts, stops and restarts a redis-server on a shared machine
 });
-
-/** Resolves with `promise`, or rejects once `ms` passed without it settling (its timer cleared). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)),
-          ms,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('outage logging (default reporter)', () => {
   it('one warn line when Redis goes, one info line when it is back; no stacks, nothing per sweep', async () => {
