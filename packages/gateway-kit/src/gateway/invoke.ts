@@ -176,6 +176,8 @@ interface InvokeScope extends RunScope {
   readonly call: GatewayCall;
   readonly request: InvokeRequest;
   readonly abortSource: GatewayCall;
+  /** Where the request's idempotency key leads; `undefined` without a key. */
+  readonly idempotent: IdempotencyScope | undefined;
 }
 
 /**
@@ -280,6 +282,10 @@ function invokeWithInput(
     abortSource: call,
     call,
     request,
+    idempotent:
+      request.idempotencyKey === undefined
+        ? undefined
+        : idempotencyScope(principal, action, request.idempotencyKey, request.action.input),
   };
   // Most actions have no precheck, need no approval and no policy is set: nothing to wait for.
   if (action.precheck || action.requiresApproval || runtime.approvalPolicy)
@@ -337,15 +343,8 @@ async function earlierAnswer(
   scope: InvokeScope,
   approvals: ApprovalService,
 ): Promise<GatewayReply | undefined> {
-  const { runtime, action, request, principal, call } = scope;
-  if (request.idempotencyKey === undefined || (!action.precheck && !runtime.approvalPolicy))
-    return undefined;
-  const idempotent = idempotencyScope(
-    principal,
-    action,
-    request.idempotencyKey,
-    request.action.input,
-  );
+  const { runtime, action, call, idempotent } = scope;
+  if (idempotent === undefined || (!action.precheck && !runtime.approvalPolicy)) return undefined;
   if (action.requiresApproval || runtime.approvalPolicy) {
     const replayed = await approvals.replay(
       idempotentApproval(idempotent),
@@ -356,7 +355,7 @@ async function earlierAnswer(
   }
   if (action.executionMode === 'async') {
     const job = await runtime.jobs.get(idempotentJobId(idempotent));
-    return job && acceptedReply(scope, job, idempotent);
+    return job && acceptedReply(scope, job);
   }
   return storedSyncAnswer(runtime, idempotent);
 }
@@ -368,7 +367,7 @@ function dispatchInvoke(
   approvalReason: string | undefined,
   bodyBytes: number | undefined,
 ): GatewayReply | Promise<GatewayReply> {
-  const { runtime, action, request, principal, invocation, call } = scope;
+  const { runtime, action, request, invocation, call } = scope;
   const runsAsJob = approvalReason !== undefined || action.executionMode === 'async';
   runtime.logger.debug?.('invoke dispatched', {
     invocationId: request.invocationId,
@@ -381,13 +380,9 @@ function dispatchInvoke(
   const oversized = overBudget(scope, bodyBytes, runsAsJob);
   if (oversized) return oversized;
 
-  const idempotent =
-    request.idempotencyKey === undefined
-      ? undefined
-      : idempotencyScope(principal, action, request.idempotencyKey, request.action.input);
-  if (approvalReason !== undefined)
-    return requestApproval(scope, approvals, approvalReason, idempotent);
-  if (action.executionMode === 'async') return acceptJob(scope, idempotent);
+  const { idempotent } = scope;
+  if (approvalReason !== undefined) return requestApproval(scope, approvals, approvalReason);
+  if (action.executionMode === 'async') return acceptJob(scope);
   const traced = runtime.observer?.actionRun(call, action, invocation, () => runSync(scope));
   if (idempotent)
     return runIdempotentSync(runtime, idempotent, action, traced ?? (() => runSync(scope)));
@@ -408,10 +403,9 @@ function replyOf(outcome: SyncOutcome): GatewayReply {
 
 /** Asks for an operator's approval: the `approval_required` answer, or a quota/idempotency refusal. */
 async function requestApproval(
-  { runtime, action, request, invocation, principal, call }: InvokeScope,
+  { runtime, action, request, invocation, principal, call, idempotent }: InvokeScope,
   approvals: ApprovalService,
   reason: string,
-  idempotent: IdempotencyScope | undefined,
 ): Promise<GatewayReply> {
   const requested = await approvals.request({
     action,
@@ -518,15 +512,12 @@ function refusedCallbackUrl(
  * same job and gets the same `accepted` answer. A new job counts against its principal's
  * `activeJobs` budget until it finishes.
  */
-async function acceptJob(
-  scope: InvokeScope,
-  idempotent: IdempotencyScope | undefined,
-): Promise<GatewayReply> {
-  const { runtime, action, request, input, invocation, principal, call } = scope;
+async function acceptJob(scope: InvokeScope): Promise<GatewayReply> {
+  const { runtime, action, request, input, invocation, principal, call, idempotent } = scope;
   const jobId = idempotent ? idempotentJobId(idempotent) : randomId('job');
   // A retry of a job that exists is a replay: it costs no budget, even a spent one.
   const existing = idempotent ? await runtime.jobs.get(jobId) : undefined;
-  if (existing) return acceptedReply(scope, existing, idempotent);
+  if (existing) return acceptedReply(scope, existing);
 
   const quotaTtlMs = action.timeoutMs + JOB_QUOTA_MARGIN_MS;
   // The job counts against its principal's activeJobs, and what it holds of the request against
@@ -572,7 +563,7 @@ async function acceptJob(
   if (created.created)
     startJob(runtime, created.job, action, principal, call.waitUntil, { input, invocation });
   else if (isTerminal(created.job.status)) await release();
-  return acceptedReply(scope, created.job, idempotent);
+  return acceptedReply(scope, created.job);
 }
 
 /**
@@ -580,11 +571,7 @@ async function acceptJob(
  * original answer; the job's current state is at its statusUrl), or `422 idempotency_mismatch`
  * when the job was made for a different request under the same key.
  */
-function acceptedReply(
-  { runtime, call }: InvokeScope,
-  job: StoredJob,
-  idempotent: IdempotencyScope | undefined,
-): GatewayReply {
+function acceptedReply({ runtime, call, idempotent }: InvokeScope, job: StoredJob): GatewayReply {
   if ((job.payload as unknown as JobPayload | undefined)?.fingerprint !== idempotent?.fingerprint)
     return idempotencyMismatch();
   const accepted: AcceptedResponse = {
