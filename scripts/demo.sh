@@ -9,4 +9,4 @@ pnpm turbo run build --filter=@svc/example-node... --output-logs=errors-only
 # node itself, not `pnpm … start`: pnpm runs scripts through sh, which dies of the Ctrl-C and makes
 # pnpm print failure lines; the demo closes on SIGINT/SIGTERM and exits 0.
 cd examples/node
-exec node --max-old-space-size=256 src/server.ts
+exec node --max-old-space-size=256 --max-semi-space-size=16 src/server.ts

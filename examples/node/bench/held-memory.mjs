@@ -167,7 +167,7 @@ async function run(store) {
     env.REDIS_URL = redis.url;
   }
   const gateway = await startGateway(env, {
-    nodeFlags: ['--max-old-space-size=256'],
+    nodeFlags: ['--max-old-space-size=256', '--max-semi-space-size=16'],
     heapProbe: config.heapProbe,
   });
   const failures = new Map(); // message → times
@@ -290,7 +290,7 @@ async function run(store) {
 }
 
 console.log(
-  `Held memory: the demo (--max-old-space-size=256), 2 principals × ${config.lanes} connections, ${config.seconds} s per store`,
+  `Held memory: the demo (--max-old-space-size=256 --max-semi-space-size=16), 2 principals × ${config.lanes} connections, ${config.seconds} s per store`,
 );
 for (const shape of SHAPES)
   console.log(

@@ -9,7 +9,7 @@
 //
 // Env: SOAK_ROUNDS (3), SOAK_SECONDS (20 per round), SOAK_IDLE_SECONDS (10), SOAK_CONNECTIONS
 // (64), SOAK_RSS_BUDGET_MIB (512), SOAK_NODE_FLAGS (flags of the gateway's node; default the
-// ones `pnpm start` uses, `--max-old-space-size=256`; e.g.
+// ones `pnpm start` uses, `--max-old-space-size=256 --max-semi-space-size=16`; e.g.
 // `--max-old-space-size=384`; none by default), SOAK_HEAP=1 (also print the gateway's heap after
 // a full GC: a diagnostic, the forced collections change the RSS measured next).
 // SOAK_MAX_REQUESTS (per round; none, smoke 2 500). `--smoke`: 3 rounds of at most 2 s and
@@ -40,7 +40,9 @@ const config = {
   heapProbe: process.env.SOAK_HEAP === '1',
   // Node flags of the gateway, e.g. `--max-old-space-size=256`; none by default.
   // The demo as `pnpm start` runs it (package.json): its heap sized to its live data.
-  nodeFlags: (process.env.SOAK_NODE_FLAGS ?? '--max-old-space-size=256').split(' ').filter(Boolean),
+  nodeFlags: (process.env.SOAK_NODE_FLAGS ?? '--max-old-space-size=256 --max-semi-space-size=16')
+    .split(' ')
+    .filter(Boolean),
 };
 const REQUEST_TIMEOUT_S = 10;
 const CALLERS = 4;
