@@ -8,7 +8,12 @@
 // No message carries a password: URLs are shown as redactPostgresUrl shows them.
 import { parseArgs } from 'node:util';
 import { migrate, migrations } from './migrate.ts';
-import { quoteSchema, redactPostgresUrl } from './postgres-connection.ts';
+import {
+  isConnectionString,
+  parseConnectionUrl,
+  quoteSchema,
+  redactPostgresUrl,
+} from './postgres-connection.ts';
 
 const USAGE =
   'Usage: svc-gateway-postgres migrate [--schema NAME] [--url postgres://…]\n' +
@@ -27,13 +32,8 @@ class UsageError extends Error {}
 
 /** `text` with any password of a URL in it replaced by `***` (an argument may be a URL). */
 function shown(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password || url.searchParams.has('password')) return redactPostgresUrl(text);
-  } catch {
-    // not a URL
-  }
-  return text;
+  const url = parseConnectionUrl(text);
+  return url && (url.password || url.searchParams.has('password')) ? redactPostgresUrl(text) : text;
 }
 
 function parse(argv: string[]) {
@@ -92,15 +92,15 @@ function database(url: string | undefined): { url?: string; target: string } {
     throw new UsageError(
       `${source} starts or ends with whitespace (a space, a line break): expected postgres://user:password@host:5432/db and nothing else.`,
     );
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // reported below, without the text (it may hold a password)
-  }
+  // As node-postgres parses it: `postgres://user:password@/db?host=/cloudsql/…` (no host before
+  // the path) is a URL it connects with.
+  const parsed = parseConnectionUrl(url);
   // Not echoed: without a postgres scheme `user:password@host` parses as scheme and path, so
   // there is no password for redactPostgresUrl to hide.
-  if (parsed?.protocol !== 'postgres:' && parsed?.protocol !== 'postgresql:')
+  if (
+    (parsed?.protocol !== 'postgres:' && parsed?.protocol !== 'postgresql:') ||
+    !isConnectionString(url)
+  )
     throw new UsageError(
       `${source} is not a postgres:// URL: expected postgres://user:password@host:5432/db.`,
     );

@@ -107,14 +107,10 @@ export function checkConnectionString(refuse: Refuse, path: string, value: unkno
  * `sslcert`/`sslkey`/`sslrootcert` name (it reads them on connect). `/path/to/dir database` is its
  * Unix-socket form.
  */
-function isConnectionString(text: string): boolean {
+export function isConnectionString(text: string): boolean {
   if (text.startsWith('/')) return true;
   try {
-    // It encodes spaces and stray `%`, and retries an empty host (`user@/db`) with a dummy one.
-    const encoded = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text)
-      ? encodeURI(text).replace(/%25(\d\d)/g, '%$1')
-      : text;
-    const url = URL.parse(encoded) ?? URL.parse(encoded.replace('@/', '@___DUMMY___/'));
+    const url = parseConnectionUrl(text);
     if (url === null || !['postgres:', 'postgresql:', 'socket:'].includes(url.protocol))
       return false;
     decodeURIComponent(url.username);
@@ -126,6 +122,27 @@ function isConnectionString(text: string): boolean {
     // Not rethrown, not kept as a cause: the error (a URIError, an `input`) may hold the password.
     return false;
   }
+}
+
+/** The host node-postgres' parser puts in an empty one (`user@/db`) to parse the rest. */
+const NO_HOST = '___DUMMY___';
+
+/**
+ * A connection string parsed as node-postgres' parser parses it: spaces and stray `%` encoded,
+ * and an empty host (`postgres://user:password@/db?host=/cloudsql/…`, the socket form cloud
+ * providers document) parsed with a stand-in host. `null` when it does not parse. Never throws
+ * (an error may hold the password).
+ */
+export function parseConnectionUrl(text: string): URL | null {
+  let encoded = text;
+  if (/ |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text)) {
+    try {
+      encoded = encodeURI(text).replace(/%25(\d\d)/g, '%$1');
+    } catch {
+      return null; // a lone surrogate
+    }
+  }
+  return URL.parse(encoded) ?? URL.parse(encoded.replace('@/', `@${NO_HOST}/`));
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -173,14 +190,12 @@ export function lockClass(purpose: string, schema = 'svc_gateway'): number {
  */
 export function redactPostgresUrl(url: string | undefined): string {
   if (url === undefined) return 'the database named by the PG* environment variables';
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
-    return parsed.toString();
-  } catch {
-    return 'an unparseable database URL';
-  }
+  const parsed = parseConnectionUrl(url);
+  if (parsed === null) return 'an unparseable database URL';
+  if (parsed.password) parsed.password = '***';
+  if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
+  // The host-less form is shown as it was given, without the stand-in host.
+  return parsed.toString().replace(`@${NO_HOST}/`, '@/');
 }
 
 /**

@@ -284,4 +284,21 @@ describe('svc-gateway-postgres migrate', () => {
       `Applied migration(s) 1, 2, 3 to schema cli_query_pw on ${postgres.url}?password=***.\n`,
     );
   });
+
+  it('a URL without a host (the form cloud providers document for sockets) migrates, its password not shown', async () => {
+    // postgres://user:password@/db?host=/cloudsql/project:region:instance: node-postgres takes the
+    // host (a socket folder or an address) from the query; here the test server's address.
+    const url = `postgres://postgres:s3cret@/postgres?host=127.0.0.1&port=${postgres.port}`;
+    const run = await cli(['migrate', '--schema', 'cli_hostless', '--url', url]);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(
+      `Applied migration(s) 1, 2, 3 to schema cli_hostless on postgres://postgres:***@/postgres?host=127.0.0.1&port=${postgres.port}.\n`,
+    );
+    expect(await tables('cli_hostless')).toBeGreaterThan(0);
+    // Nor as a stray argument.
+    const stray = await cli(['migrate', url]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unexpected argument postgres://postgres:***@/postgres?host=');
+    expect(stray.stderr).not.toContain('s3cret');
+  });
 });
