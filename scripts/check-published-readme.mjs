@@ -1,5 +1,6 @@
 // Checks what npm will show for the package in the current directory (run by its check:package):
-// 1. package.json carries the repository metadata of scripts/package-meta.mjs;
+// 1. package.json carries the repository metadata of scripts/package-meta.mjs, and the packed
+//    tarball holds the repository's LICENSE (the one its `license` field names);
 // 2. every link of the README *inside the packed tarball* resolves from the registry page, where
 //    relative links lead nowhere: anchors must name a heading of the README, links into the
 //    repository must be absolute (REPOSITORY_URL/blob|tree/<branch>/<path>) and point at a file
@@ -10,7 +11,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_BRANCH, driftedFields, REPOSITORY_URL, repoRoot } from './package-meta.mjs';
+import {
+  DEFAULT_BRANCH,
+  driftedFields,
+  LICENSE,
+  licenseText,
+  REPOSITORY_URL,
+  repoRoot,
+} from './package-meta.mjs';
 
 /** GitHub's (and npm's) heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 export function headingSlug(text) {
@@ -114,7 +122,7 @@ export function readmeLinkProblems(markdown) {
 }
 
 /** Packs the package as npm would publish it and returns the README inside the tarball. */
-function packedReadme(packageDir) {
+function packedFiles(packageDir) {
   const scratch = mkdtempSync(join(tmpdir(), 'published-readme-'));
   try {
     execFileSync('pnpm', ['pack', '--pack-destination', scratch], {
@@ -122,8 +130,12 @@ function packedReadme(packageDir) {
       stdio: 'ignore',
     });
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
-    execFileSync('tar', ['-xzf', join(scratch, tarball), '-C', scratch, 'package/README.md']);
-    return readFileSync(join(scratch, 'package', 'README.md'), 'utf8');
+    execFileSync('tar', ['-xzf', join(scratch, tarball), '-C', scratch, 'package']);
+    const read = (name) => {
+      const file = join(scratch, 'package', name);
+      return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    };
+    return { readme: read('README.md') ?? '', license: read('LICENSE') };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -136,13 +148,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     (field) =>
       `package.json: ${field} differs from scripts/package-meta.mjs (run node scripts/package-meta.mjs)`,
   );
-  const readme = packedReadme(packageDir);
+  if (manifest.license !== LICENSE) problems.push(`package.json: license is not "${LICENSE}"`);
+  const { readme, license } = packedFiles(packageDir);
+  const expected = licenseText();
+  if (expected === undefined || license !== expected)
+    problems.push(
+      'LICENSE (packed): missing, or not the repository LICENSE (pnpm pack adds it to a package without one)',
+    );
   problems.push(...readmeLinkProblems(readme).map((problem) => `README.md (packed): ${problem}`));
   if (problems.length > 0) {
     for (const problem of problems) console.error(`${manifest.name}: ${problem}`);
     process.exit(1);
   }
   console.log(
-    `${manifest.name}: repository metadata in sync; ${linksOf(readme).length} README links resolve from the registry page`,
+    `${manifest.name}: repository metadata in sync, LICENSE packed; ${linksOf(readme).length} README links resolve from the registry page`,
   );
 }

@@ -35,6 +35,21 @@ export function driftedFields(manifest, packageDir) {
   );
 }
 
+/** The license every public package is published under (its `license` field). */
+export const LICENSE = 'MIT';
+
+/**
+ * The repository's LICENSE: `pnpm pack` (and so `changeset publish`) puts it into every package
+ * that has none of its own, which check-published-readme.mjs checks in the packed tarball.
+ */
+export function licenseText() {
+  try {
+    return readFileSync(join(repoRoot, 'LICENSE'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Public (not `private`) packages under packages/. */
 export function publicPackageDirs() {
   const root = join(repoRoot, 'packages');
