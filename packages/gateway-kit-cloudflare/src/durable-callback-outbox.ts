@@ -134,7 +134,7 @@ export class DurableCallbackOutbox implements CallbackOutbox {
     this.#maxPerPrincipal = limits.maxEntriesPerPrincipal;
     this.#maxBytesPerPrincipal = limits.maxBytesPerPrincipal;
     this.#ttlMs = limits.ttlMs;
-    this.#now = options.now ?? (() => Date.now());
+    this.#now = check.clock(options.now);
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (webhook_id TEXT PRIMARY KEY, url TEXT NOT NULL,
         payload TEXT NOT NULL, auth TEXT, attempts INTEGER NOT NULL,

@@ -171,7 +171,7 @@ export class DurableJobStore implements JobStore {
     this.#retentionMs = limits.retentionMs;
     this.#maxFinishedPerOwner = limits.maxFinishedPerOwner;
     this.#maxResumes = limits.maxResumes;
-    this.#now = options.now ?? (() => Date.now());
+    this.#now = check.clock(options.now);
     this.#listeners = new CancelListeners(options.onListenerError);
     if (options.callbackOutbox) this.callbackOutbox = options.callbackOutbox;
     const t = this.#table;

@@ -99,7 +99,7 @@ export class DurableRecordStore implements RecordStore {
     this.#maxRecords = limits.maxRecords;
     this.#maxBytes = limits.maxBytes;
     this.#maxMembers = limits.maxMembers;
-    this.#now = options.now ?? (() => Date.now());
+    this.#now = check.clock(options.now);
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#records} (key TEXT PRIMARY KEY, value TEXT NOT NULL,
         bytes INTEGER NOT NULL, version INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,

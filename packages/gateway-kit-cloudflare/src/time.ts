@@ -15,6 +15,8 @@ export function optionChecks(factory: string): {
   timerMs(name: string, value: number): number;
   /** A table name prefix: letters, digits and `_` only (it is spliced into SQL). */
   tablePrefix(prefix: string, name?: string): string;
+  /** A store's `now` option: a function (its clock, in epoch ms), or `Date.now` when not given. */
+  clock(now: unknown): () => number;
 } {
   const refuse = refusalFor(factory);
   return {
@@ -33,6 +35,12 @@ export function optionChecks(factory: string): {
           'expected a letter or _, then letters, digits and _ (it names tables).',
         );
       return prefix;
+    },
+    clock(now) {
+      // Called on every read and write: a wrong value would surface there, not here.
+      if (now === undefined) return () => Date.now();
+      if (typeof now !== 'function') refuse('now', now, 'expected a function returning epoch ms.');
+      return now as () => number;
     },
   };
 }

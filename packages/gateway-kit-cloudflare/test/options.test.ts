@@ -94,6 +94,43 @@ it.each([
   },
 );
 
+// Called on every read and write: refused when the store is made, not at its first use.
+describe('a `now` that is not a function is refused: expected a function', () => {
+  const stores = {
+    'new DurableJobStore': (now: unknown) => new DurableJobStore(storage, { now } as object),
+    'new DurableRecordStore': (now: unknown) => new DurableRecordStore(storage, { now } as object),
+    'new DurableCallbackOutbox': (now: unknown) =>
+      new DurableCallbackOutbox(storage, { now } as object),
+  } as const;
+  it.each(
+    Object.keys(stores).flatMap((factory) =>
+      (
+        [
+          [1_700_000_000_000, 'the number 1700000000000'],
+          ['2026-01-01T00:00:00Z', 'a string'],
+          [null, 'null'],
+          [new Date(0), 'a Date instance'],
+          [{ now: () => 0 }, 'an object'],
+        ] as const
+      ).map(([value, kind]) => [factory, value, kind] as const),
+    ),
+  )('%s({ now: %o })', (factory, value, kind) => {
+    const create = () => stores[factory as keyof typeof stores](value);
+    expect(create).toThrow(
+      new GatewayConfigError(`${factory}: now is ${kind}: expected a function returning epoch ms.`),
+    );
+  });
+
+  it.each(Object.keys(stores))(
+    '%s with a function or an undefined now (from JavaScript, the default) reaches the storage',
+    (factory) => {
+      const create = stores[factory as keyof typeof stores];
+      for (const now of [() => 0, undefined])
+        expect(() => create(now)).toThrow('storage used before the options were checked');
+    },
+  );
+});
+
 it('an onListenerError undefined (from JavaScript) is the default: the storage is reached', () => {
   expect(() => new DurableJobStore(storage, { onListenerError: undefined } as object)).toThrow(
     'storage used before the options were checked',
