@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from './workerd/bundle.ts';
 
 // Where a refused option name or value surfaces in a Worker. createGatewayWorker's own options
@@ -14,12 +14,20 @@ const SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
 const started: Miniflare[] = [];
 afterAll(() => Promise.all(started.map((miniflare) => miniflare.dispose())));
 
-/** The Worker built with these options, and the error lines it logs. */
-async function start(workerOptions: object, gatewayOptions: object = {}, provided: string[] = []) {
+type Entry = 'createGatewayWorker' | 'gatewayObject';
+
+/** The Worker built on `ENTRY` with these options, and the error lines it logs. */
+async function start(
+  workerOptions: object,
+  gatewayOptions: object = {},
+  provided: string[] = [],
+  ENTRY: Entry = 'createGatewayWorker',
+) {
   const script = await bundleWorker(entry, {
     WORKER_OPTIONS: workerOptions,
     GATEWAY_OPTIONS: gatewayOptions,
     GATEWAY_PROVIDED: provided,
+    ENTRY,
   });
   const errors: string[] = [];
   const miniflare = new Miniflare(
@@ -124,39 +132,45 @@ const PROVIDED_WHY = {
   waitUntil: 'waitUntil: it keeps its background work alive itself, and its alarm recovers jobs',
   now: 'now: its stores and alarm keep Date.now, a gateway clock of its own would disagree with them',
 };
-it.each([
-  [['jobStore']],
-  [['recordStore']],
-  [['waitUntil']],
-  [['now']],
-  [['jobStore', 'recordStore', 'waitUntil', 'now']],
-] as const)(
-  'gateway(env) returning %o, which the object provides itself: every request answers 500 internal_error, and the log names it once',
-  async (names) => {
-    const { miniflare, errors } = await start({}, { callbacks: { signingSecret: SECRET } }, [
-      ...names,
-    ]);
-    for (const token of [undefined, 'made-up', TOKEN, TOKEN]) {
-      const answer = await miniflare.dispatchFetch('http://names/v1/manifest', {
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      });
-      expect(answer.status).toBe(500);
-      expect(await answer.json()).toEqual({
-        error: {
-          code: 'internal_error',
-          message: 'The gateway failed unexpectedly.',
-          retryable: false,
-        },
-      });
-    }
-    const quoted = names.map((name) => `"${name}"`).join(', ');
-    const why = names.map((name) => PROVIDED_WHY[name]).join('; ');
-    expect(errors).toEqual([
-      `@svc/gateway-kit-cloudflare: the gateway's configuration is refused, every request answers 500 internal_error until it is fixed: createGatewayWorker: gateway(env) returned ${quoted}, which the Durable Object provides itself (${why}): remove ${names.length === 1 ? 'it' : 'them'}.`,
-    ]);
-    for (const line of errors) expect(line).not.toContain(SECRET);
-  },
-);
+// Through either entry: createGatewayWorker, or gatewayObject's class behind a Worker of one's own.
+describe.each(['createGatewayWorker', 'gatewayObject'] as const)('%s', (factory) => {
+  it.each([
+    [['jobStore']],
+    [['recordStore']],
+    [['waitUntil']],
+    [['now']],
+    [['jobStore', 'recordStore', 'waitUntil', 'now']],
+  ] as const)(
+    'gateway(env) returning %o, which the object provides itself: every request answers 500 internal_error, and the log names it once',
+    async (names) => {
+      const { miniflare, errors } = await start(
+        {},
+        { callbacks: { signingSecret: SECRET } },
+        [...names],
+        factory,
+      );
+      for (const token of [undefined, 'made-up', TOKEN, TOKEN]) {
+        const answer = await miniflare.dispatchFetch('http://names/v1/manifest', {
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        });
+        expect(answer.status).toBe(500);
+        expect(await answer.json()).toEqual({
+          error: {
+            code: 'internal_error',
+            message: 'The gateway failed unexpectedly.',
+            retryable: false,
+          },
+        });
+      }
+      const quoted = names.map((name) => `"${name}"`).join(', ');
+      const why = names.map((name) => PROVIDED_WHY[name]).join('; ');
+      expect(errors).toEqual([
+        `@svc/gateway-kit-cloudflare: the gateway's configuration is refused, every request answers 500 internal_error until it is fixed: ${factory}: gateway(env) returned ${quoted}, which the Durable Object provides itself (${why}): remove ${names.length === 1 ? 'it' : 'them'}.`,
+      ]);
+      for (const line of errors) expect(line).not.toContain(SECRET);
+    },
+  );
+});
 
 it('with every name known, the same Worker starts and serves the contract', async () => {
   const { miniflare, errors } = await start(
