@@ -7,7 +7,7 @@ import {
   isLoopbackHost,
   startupMessage,
 } from '@svc/example-demo-actions';
-import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
+import { answerClientError, resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { approvalChatHooks } from './approval-chat.ts';
 import { createOperatorHandler } from './operator.ts';
@@ -75,6 +75,8 @@ const server = createServer(
   (req, res) => operator(req, res) || serveGateway(req, res),
 );
 server.maxConnections = 512;
+// What Node refuses before a handler runs (headers over 16 KiB, the timeouts) gets an envelope too.
+server.on('clientError', answerClientError);
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

@@ -2,14 +2,14 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDemoGateway, startupMessage } from '@svc/example-demo-actions';
-import { toNodeHandler } from '@svc/gateway-kit/node';
+import { answerClientError, toNodeHandler } from '@svc/gateway-kit/node';
 import { zodDemoActions } from './actions.ts';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
 // The demo gateway, with the zod-written catalogue in place of the valibot one.
 const { gateway, config } = createDemoGateway(process.env, { actions: zodDemoActions });
 
-const server = createServer(toNodeHandler(gateway));
+const server = createServer(toNodeHandler(gateway)).on('clientError', answerClientError);
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

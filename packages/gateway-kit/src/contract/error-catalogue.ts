@@ -2,6 +2,7 @@ import type { GatewayError } from './gateway-error.ts';
 
 /** A code from the gateway's own catalogue (docs/errors.md). */
 export type GatewayErrorCode =
+  | 'malformed_request'
   | 'malformed_json'
   | 'unauthorized'
   | 'forbidden_host'
@@ -13,9 +14,11 @@ export type GatewayErrorCode =
   | 'idempotency_in_progress'
   | 'idempotency_mismatch'
   | 'idempotency_replay_unavailable'
+  | 'request_timeout'
   | 'quota_exceeded'
   | 'result_too_large'
   | 'payload_too_large'
+  | 'headers_too_large'
   | 'unsupported_media_type'
   | 'invalid_request'
   | 'unknown_action'
@@ -41,6 +44,11 @@ export interface CatalogueEntry {
  */
 export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> =
   /* @__PURE__ */ frozen({
+    malformed_request: {
+      status: 400,
+      retryable: false,
+      message: 'The request is not valid HTTP/1.1.',
+    },
     malformed_json: {
       status: 400,
       retryable: false,
@@ -82,6 +90,11 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> 
       message:
         'This idempotency key was already answered, and the answer was too large to keep for replay.',
     },
+    request_timeout: {
+      status: 408,
+      retryable: true,
+      message: 'The request was not received in time.',
+    },
     quota_exceeded: {
       status: 429,
       retryable: true,
@@ -93,6 +106,11 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayErrorCode, CatalogueEntry>> 
       message: 'The action result is larger than the gateway keeps.',
     },
     payload_too_large: { status: 413, retryable: false, message: 'The request body is too large.' },
+    headers_too_large: {
+      status: 431,
+      retryable: false,
+      message: 'The request headers are too large.',
+    },
     unsupported_media_type: {
       status: 415,
       retryable: false,

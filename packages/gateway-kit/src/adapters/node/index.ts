@@ -1,9 +1,11 @@
 /**
  * `@svc/gateway-kit/node`: the gateway on `node:http` (`serve`, `toNodeHandler` for Express and
- * Connect) and the callback `fetch` that connects only to addresses the URL policy allows.
+ * Connect, `answerClientError` for a server of your own) and the callback `fetch` that connects
+ * only to addresses the URL policy allows.
  *
  * @module node
  */
+export { answerClientError } from './client-errors.ts';
 export type { AllowedHosts } from './loopback-host.ts';
 export type { NodeHandlerOptions } from './node-handler-options.ts';
 export type { PinnedFetchOptions } from './pinned-fetch.ts';

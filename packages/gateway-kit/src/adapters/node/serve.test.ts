@@ -24,6 +24,16 @@ async function untilClosed(socket: Socket): Promise<string> {
   return received;
 }
 
+/** The status and JSON body of a raw HTTP/1.1 answer that ends with its connection. */
+function envelopeOf(received: string): { status: number; error: unknown } {
+  const [head = '', body = ''] = received.split('\r\n\r\n');
+  const lines = head.toLowerCase().split('\r\n');
+  expect(lines).toContain('content-type: application/json');
+  expect(lines).toContain('connection: close');
+  expect(lines).toContain(`content-length: ${Buffer.byteLength(body)}`);
+  return { status: Number(head.slice(9, 12)), ...(JSON.parse(body) as { error: unknown }) };
+}
+
 describe('serve: connection limits', () => {
   it('sets documented defaults instead of Node’s', async () => {
     const running = await serve(gateway, { port: 0 });
@@ -87,6 +97,69 @@ describe('serve: connection limits', () => {
       const received = await untilClosed(socket);
       expect(Date.now() - started).toBeLessThan(4_000);
       expect(received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(envelopeOf(received)).toEqual({
+        status: 408,
+        error: {
+          code: 'request_timeout',
+          message: 'The request was not received in time.',
+          retryable: true,
+        },
+      });
+    } finally {
+      await running.close();
+    }
+  });
+
+  // Node refuses these before any handler runs; its own answers have no body.
+  it.each([
+    [
+      'headers over Node’s 16 KiB (a huge token)',
+      `POST /v1/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'x'.repeat(20_000)}\r\n\r\n`,
+      431,
+      {
+        code: 'headers_too_large',
+        message: 'The request headers are too large.',
+        retryable: false,
+      },
+    ],
+    [
+      'a request line that is not HTTP',
+      'GET /v1/manifest HTTP/9.9 nonsense\r\n\r\n',
+      400,
+      {
+        code: 'malformed_request',
+        message: 'The request is not valid HTTP/1.1.',
+        retryable: false,
+      },
+    ],
+    [
+      'a chunked body whose chunk size is not hexadecimal',
+      `POST /v1/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      400,
+      {
+        code: 'malformed_request',
+        message: 'The request is not valid HTTP/1.1.',
+        retryable: false,
+      },
+    ],
+  ])('answers %s with an error envelope and closes', async (_case, request, status, error) => {
+    const running = await serve(gateway, { port: 0 });
+    try {
+      const socket = open(running.url);
+      socket.write(request);
+      expect(envelopeOf(await untilClosed(socket))).toEqual({ status, error });
+      // Nothing is kept for the connection, and the server goes on serving.
+      const connections = (): Promise<number> =>
+        new Promise((resolve, reject) =>
+          running.server.getConnections((failed, count) =>
+            failed ? reject(failed) : resolve(count),
+          ),
+        );
+      await expect.poll(connections).toBe(0);
+      const answer = await fetch(`${running.url}/v1/manifest`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.status).toBe(200);
     } finally {
       await running.close();
     }

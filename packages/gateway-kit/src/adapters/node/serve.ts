@@ -12,6 +12,7 @@ import {
   onlyKeys,
   optionsObject,
 } from '../../runtime/option-schemas.ts';
+import { answerClientError } from './client-errors.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES, OptionalWholeMsOrZero } from './node-options-schema.ts';
 import { toNodeHandler } from './to-node-handler.ts';
@@ -203,5 +204,8 @@ function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
     toNodeHandler(gateway, handlerOptions(options)),
   );
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  // What Node refuses itself (headers over 16 KiB, a timeout, bytes that are not HTTP) is answered
+  // with an error envelope too, not Node's empty answer.
+  server.on('clientError', answerClientError);
   return server;
 }

@@ -1,0 +1,53 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GATEWAY_ERRORS, type GatewayErrorCode } from '../../contract/error-catalogue.ts';
+import { errorReply, JSON_HEADERS } from '../../http/replies.ts';
+
+/** The catalogue code for a Node client error (`clientError`), by Node's error code. */
+function codeOf(error: NodeJS.ErrnoException): GatewayErrorCode {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'headers_too_large';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 'payload_too_large';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'request_timeout';
+    default:
+      return 'malformed_request';
+  }
+}
+
+/** Each answer as the bytes sent: made once, at start-up (a few hundred bytes each). */
+const ANSWERS: ReadonlyMap<GatewayErrorCode, Buffer> = /* @__PURE__ */ new Map(
+  (['headers_too_large', 'payload_too_large', 'request_timeout', 'malformed_request'] as const).map(
+    (code) => {
+      const { body } = errorReply(code);
+      const { status } = GATEWAY_ERRORS[code];
+      const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`];
+      for (const [name, value] of Object.entries(JSON_HEADERS)) head.push(`${name}: ${value}`);
+      head.push(`content-length: ${Buffer.byteLength(body as string)}`, 'connection: close');
+      return [code, Buffer.from(`${head.join('\r\n')}\r\n\r\n${body as string}`)];
+    },
+  ),
+);
+
+/** A socket of a `node:http` server, with the exchange in flight on it (Node's own field). */
+type ServerSocket = Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } | null };
+
+/**
+ * The `clientError` listener of `serve()`: what Node does for a request it cannot serve (headers
+ * over its 16 KiB limit, a request or headers timeout, bytes that are not HTTP/1.1), with the
+ * contract's error envelope instead of Node's empty answer: `431 headers_too_large`,
+ * `408 request_timeout`, `413 payload_too_large` (chunk extensions over Node's limit) or
+ * `400 malformed_request`. As Node does, it answers only when no answer has started on the
+ * connection, then destroys the socket at once (nothing is kept for a client that does not read).
+ *
+ * @example
+ * createServer(toNodeHandler(gateway)).on('clientError', answerClientError).listen(8787);
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const { _httpMessage: inFlight } = socket as ServerSocket;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent)
+    socket.write(ANSWERS.get(codeOf(error))!);
+  socket.destroy();
+}
