@@ -291,7 +291,8 @@ export const INTERNAL_ERROR: GatewayReply = {
  *
  * @example
  * import { createServer } from 'node:http';
- * createServer(toNodeHandler(gateway)).listen(8787);
+ * // answerClientError: what Node refuses before the handler gets an error envelope too.
+ * createServer(toNodeHandler(gateway)).on('clientError', answerClientError).listen(8787);
  * // Express: app.use('/gateway', toNodeHandler(gateway)) with gateway.url set.
  * // The operators' approvals API: toNodeHandler(createApprovalsHandler(gateway, options)).
  */
