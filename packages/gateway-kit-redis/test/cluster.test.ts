@@ -29,6 +29,7 @@ import {
   stopAllGateways,
   within,
 } from './gateway-processes.ts';
+import { type RedisClock, redisClock } from './redis-clock.ts';
 import { type ClusterNode, startCluster, type TestCluster } from './redis-cluster.ts';
 import { freePort } from './redis-server.ts';
 import { cancelChannels, waitForSubscribers } from './subscribers.ts';
@@ -40,6 +41,7 @@ const quiet = (): void => {};
 
 let cluster: TestCluster;
 let raw: ReturnType<typeof createCluster>;
+let clock: RedisClock;
 const stores: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
@@ -50,6 +52,7 @@ beforeAll(async () => {
   });
   raw.on('error', quiet);
   await raw.connect();
+  clock = redisClock(raw);
 }, 60_000);
 afterAll(async () => {
   await stopAllGateways();
@@ -85,7 +88,8 @@ describe('conformance on a Redis Cluster', () => {
     timeoutMs: 30_000,
     retention: {
       retentionMs: 300,
-      advanceTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      // The store's clock is Redis' (its retention is a PX): wait until Redis' clock moved `ms`.
+      advanceTime: (ms) => clock.elapse(ms),
       createStore: () => jobStore({ retentionMs: 300 }),
     },
     // maxJobs is split into per-bucket shares: its exact cases run on one bucket (one slot).
@@ -401,9 +405,15 @@ describe('failover of a primary', () => {
     // Until the promotion and after it: every answer is a contract answer, within the deadline.
     const answers: { status: number; code?: string; ms: number }[] = [];
     let promotedAt = 0;
-    const promoted = cluster.waitUntilOk(30_000).then(() => {
-      promotedAt = Date.now();
-    });
+    let promotionFailed: unknown;
+    const promoted = cluster.waitUntilOk(30_000).then(
+      () => {
+        promotedAt = Date.now();
+      },
+      (error: unknown) => {
+        promotionFailed = error;
+      },
+    );
     const probe = async (gateway: GatewayProcess): Promise<boolean> => {
       const started = Date.now();
       const [created, read] = await Promise.all([
@@ -418,13 +428,19 @@ describe('failover of a primary', () => {
         });
       return created.status === 200 && read.status === 200;
     };
+    // Probe rounds 50 ms apart (the pace of a client, not a wait for anything) until both serve
+    // again after the promotion; given up 10 s after it (the bound asserted below), or when the
+    // cluster never recovers.
     let servingAgainAt = 0;
     while (!servingAgainAt) {
+      if (promotionFailed) throw promotionFailed;
+      if (promotedAt && Date.now() - promotedAt > 10_000) break;
       const serving = await Promise.all(gateways.map(probe));
       if (promotedAt && serving.every(Boolean)) servingAgainAt = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      else await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await promoted;
+    expect(servingAgainAt, 'both gateways serving again after the promotion').toBeGreaterThan(0);
     for (const answer of answers) {
       expect([200, 503]).toContain(answer.status);
       if (answer.status === 503) expect(answer.code).toBe('unavailable');

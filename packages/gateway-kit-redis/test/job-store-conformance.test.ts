@@ -1,15 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { jobStoreConformance } from '@svc/gateway-kit/testing';
 import * as fc from 'fast-check';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { RedisJobStore, type RedisJobStoreOptions } from '../src/index.ts';
+import { type RedisClock, redisClock } from './redis-clock.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 let redis: TestRedis;
+let raw: ReturnType<typeof createClient>;
+let clock: RedisClock;
 beforeAll(async () => {
   redis = await startRedis();
+  raw = createClient({ url: redis.url });
+  await raw.connect();
+  clock = redisClock(raw);
 });
-afterAll(() => redis.stop());
+afterAll(async () => {
+  raw.destroy();
+  await redis.stop();
+});
 
 // A fresh key prefix per store, so every store starts empty in the shared server.
 const fresh = (options: RedisJobStoreOptions = {}): RedisJobStore =>
@@ -25,7 +35,8 @@ jobStoreConformance({
   timeoutMs: 30_000,
   retention: {
     retentionMs: 300,
-    advanceTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    // The store's clock is Redis' (its retention is a PX): wait until Redis' clock moved `ms`.
+    advanceTime: (ms) => clock.elapse(ms),
     createStore: () => fresh({ retentionMs: 300 }),
   },
   // maxJobs is a store-wide bound, split into per-bucket shares (docs/redis.md): its exact cases
