@@ -5,6 +5,7 @@ import {
   type CallbackDispatcherOptions,
 } from '@svc/gateway-kit/callbacks';
 import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
+import { createClient } from 'redis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   type RedisJobStoreOptions,
 } from '../src/index.ts';
 import { eventually } from './gateway-processes.ts';
+import { type RedisClock, redisClock } from './redis-clock.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 // Two "instances" (each a RedisJobStore and a CallbackDispatcher) sharing one Redis prefix.
@@ -20,17 +22,26 @@ const SECRET = `whsec_${Buffer.from('outbox-test-secret-0123456789').toString('b
 const quiet = (): void => {};
 
 let redis: TestRedis;
+let raw: ReturnType<typeof createClient>;
+/** The outbox's due times, claims and retention go by Redis' clock (TIME in its scripts). */
+let clock: RedisClock;
 let receiver: CallbackReceiver;
 const cleanup: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
+  raw = createClient({ url: redis.url });
+  await raw.connect();
+  clock = redisClock(raw);
 });
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
   await receiver?.close();
 });
-afterAll(() => redis.stop());
+afterAll(async () => {
+  raw.destroy();
+  await redis.stop();
+});
 
 function instance(prefix: string, options: CallbackDispatcherOptions = {}, leaseMs = 1_000) {
   const store = new RedisJobStore({
@@ -280,8 +291,8 @@ describe('the Redis outbox per principal', () => {
     for (let i = 0; i < 4; i++) {
       served.push(...(await outbox.claimDue(2)).map((e) => e.principal ?? ''));
       // Polls are apart in time: principals served within one millisecond of Redis' clock are
-      // equally recent, and then go by name.
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      // equally recent, and then go by name. So the next claim waits for Redis' next millisecond.
+      await clock.elapse(1);
     }
     // Each claim of 2 serves the two principals served least recently.
     expect(served.slice(0, 4).sort()).toEqual(['p1', 'p2', 'p3', 'p4']);
@@ -289,13 +300,15 @@ describe('the Redis outbox per principal', () => {
   });
 
   it('removes an entry past its retention and hands it back once as expired, freeing its share', async () => {
+    const retentionMs = 200;
     const { callbackOutbox: outbox } = store(`cb:${randomUUID()}:`, {
-      retentionMs: 200,
+      retentionMs,
       maxPendingCallbacksPerPrincipal: 1,
     });
     await due(outbox, 'a', 1);
     expect(await outbox.enqueue(entry('a', 1))).toBe('full');
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Past the entry's retention on Redis' clock (counted from after it was enqueued), with margin.
+    await clock.elapse(retentionMs + 50);
     const claimed = await outbox.claimDue(10);
     expect(claimed).toMatchObject([{ webhookId: 'a-0', principal: 'a', expired: true }]);
     expect(await outbox.claimDue(10)).toEqual([]);
