@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RecordStoreFullError } from '@svc/gateway-kit/store';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { RedisRecordStore, type RedisRecordStoreOptions } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
@@ -33,6 +33,23 @@ function store(options: RedisRecordStoreOptions = {}): RedisRecordStore {
   });
   stores.push(created);
   return created;
+}
+
+/**
+ * Resolves once none of `keys` reads as present: their PX ran out on Redis' clock (which a test
+ * cannot fake, so it waits for the state instead of sleeping past the TTL). Rejects after 5 s.
+ */
+async function expired(records: RedisRecordStore, keys: readonly string[]): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const present = await Promise.all(
+        keys.map(async (key) => (await records.get(key)) !== undefined),
+      );
+      const left = present.filter(Boolean).length;
+      if (left > 0) throw new Error(`${left} of ${keys.length} records have not expired`);
+    },
+    { timeout: 5_000, interval: 10 },
+  );
 }
 
 it('a create writes the record and its expiry index, and nothing that lists records', async () => {
@@ -69,7 +86,7 @@ it('rejects create with RecordStoreFullError at maxRecords live records, and acc
   const records = store({ maxRecords: 3, buckets: 1 });
   for (const key of ['a', 'b', 'c']) await records.create(key, key, 200);
   await expect(records.create('d', 'd', 60_000)).rejects.toBeInstanceOf(RecordStoreFullError);
-  await new Promise((resolve) => setTimeout(resolve, 250));
+  await expired(records, ['a', 'b', 'c']);
   expect((await records.create('d', 'd', 60_000)).created).toBe(true);
 });
 
@@ -79,7 +96,10 @@ it('expired records leave no index entries behind (memory stays bounded)', async
   const records = store({ prefix, buckets: 4 });
   const keys = new KeyLayout(prefix, 4);
   for (let i = 0; i < 50; i++) await records.create(`idem:${i}`, i, 100);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await expired(
+    records,
+    Array.from({ length: 50 }, (_, i) => `idem:${i}`),
+  );
   for (let i = 0; i < 40; i++) await records.create(`idem:new:${i}`, 'x', 60_000);
   expect(new Set(Array.from({ length: 40 }, (_, i) => keys.bucketOf(`idem:new:${i}`))).size).toBe(
     4,
