@@ -3,6 +3,7 @@ import { type CallbackReceiver, startReceiver } from '@svc/gateway-processes';
 import { createClient } from 'redis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KeyLayout } from '../src/key-layout.ts';
 import {
   call,
   eventually,
@@ -51,10 +52,16 @@ async function status(gateway: GatewayProcess, jobId: string): Promise<string> {
   return (await call(gateway, 'GET', `/v1/jobs/${jobId}`)).body.status;
 }
 
+/**
+ * Where the fixture's stores keep a prefix's shared keys: one bucket, the default on one node
+ * (`prefix{b0.0}:`, not `prefix` itself).
+ */
+const shared = (prefix: string): string => new KeyLayout(prefix, 1).base(0);
+
 /** Resolves once the shared outbox is empty: no delivery can follow any more. */
 function outboxDrained(prefix: string, timeoutMs: number): Promise<true> {
   return eventually(
-    async () => ((await raw.zCard(`${prefix}cb:all`)) === 0 ? true : undefined),
+    async () => ((await raw.zCard(`${shared(prefix)}cb:all`)) === 0 ? true : undefined),
     timeoutMs,
     'the callback outbox to drain',
   );
@@ -116,7 +123,7 @@ describe('durable job-result callbacks', () => {
     await eventually(async () => (a!.alive() ? undefined : true), 5_000, 'A to die');
     const diedAt = Date.now();
     expect(await status(b!, jobId)).toBe('completed');
-    expect(await raw.zCard(`${prefix}cb:all`)).toBe(0); // A queued nothing
+    expect(await raw.zCard(`${shared(prefix)}cb:all`)).toBe(0); // A queued nothing
 
     const webhookId = `job_${jobId}_completed`;
     await eventually(
@@ -132,11 +139,20 @@ describe('durable job-result callbacks', () => {
       'webhook-signature': delivered.signature,
     });
     expect(body).toMatchObject({ job: { jobId, status: 'completed', outputText: 'slept 300' } });
-    // Handed over: no instance reports it again.
+    // Handed over: the job left the unannounced set and the outbox, so no instance reports it
+    // again.
+    const unannounced = `${shared(prefix)}unannounced`;
+    await eventually(
+      async () => ((await raw.zCard(unannounced)) === 0 ? true : undefined),
+      5_000,
+      'the job to leave the unannounced set',
+    );
     await outboxDrained(prefix, 5_000);
+    // A second report would come from a sweep after a lapsed report claim (leaseMs): nothing
+    // signals that none comes, so this waits a fixed window of a lease and two sweeps.
     await new Promise((resolve) => setTimeout(resolve, leaseMs + 2 * sweepMs));
     expect(receiver.deliveredIds()).toEqual([webhookId]);
-    expect(await raw.zCard(`${prefix}unannounced`)).toBe(0);
+    expect(await raw.zCard(unannounced)).toBe(0);
   });
 
   it('Redis killed for 3 s while 20 jobs finish: all 20 complete after it returns, each with one job-result callback', async () => {
@@ -156,6 +172,7 @@ describe('durable job-result callbacks', () => {
     for (const jobId of jobIds) expect(await status(a, jobId)).toBe('running');
 
     await redis.kill(); // the handlers finish during the outage
+    // The outage lasts 3 s (the scenario); a read every 250 ms meanwhile answers 503.
     const outageEnds = Date.now() + 3_000;
     while (Date.now() < outageEnds) {
       expect((await call(b, 'GET', `/v1/jobs/${jobIds[0]}`)).status).toBe(503);
