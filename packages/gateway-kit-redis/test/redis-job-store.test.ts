@@ -63,6 +63,7 @@ const job = (jobId: string, status: 'queued' | 'running' = 'queued'): NewJob => 
   createdAt: new Date().toISOString(),
 });
 
+/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -70,6 +71,22 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * Lets `ms` of real time pass, for a test asserting that something does NOT happen in that time
+ * (a second report or call, a live job failed). No event tells that it did not, so the window is
+ * fixed; each caller sizes it past what could make it happen (a lease running out on Redis' clock,
+ * a report claim lapsing, a few sweeps or polls), with margin. Redis' clock cannot be faked.
+ */
+function windowOf(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The lease of the tests where a live instance must keep its jobs: renewed every 200 ms, so only
+ * an event-loop stall of about 400 ms (not a loaded machine's usual hiccup) could let it lapse.
+ */
+const LIVE_LEASE_MS = 600;
 
 describe('across instances', () => {
   it('a job created on A is read and cancelled on B; A’s listener fires through pub/sub', async () => {
@@ -102,7 +119,8 @@ describe('across instances', () => {
     // Cancelled behind the store's back, without a PUBLISH: as if the message were lost.
     await raw.hSet(layout(app.prefix).job('j2'), { status: 'cancelled', cancelRequested: '1' });
     await until(() => calls === 1, 1_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Two and a half more poll intervals: a listener not released would be called again.
+    await windowOf(500);
     expect(calls).toBe(1);
     expect(a.listenerCount).toBe(0);
   });
@@ -123,11 +141,13 @@ describe('leases', () => {
   });
 
   it('a live instance keeps renewing: the sweeper leaves its running job alone', async () => {
-    const app = deployment({ leaseMs: 300, sweepIntervalMs: 100 });
+    const app = deployment({ leaseMs: LIVE_LEASE_MS, sweepIntervalMs: 100 });
     const a = app.instance();
     const b = app.instance();
     await a.create(job('l2', 'running'));
-    await new Promise((resolve) => setTimeout(resolve, 1_200)); // 4 lease lengths
+    // 4 lease lengths: unrenewed, the lease would lapse and B's sweeper (sweeping once Redis has
+    // answered it for a lease) fail the job.
+    await windowOf(4 * LIVE_LEASE_MS);
     expect(await b.sweepExpiredLeases()).toEqual([]);
     expect((await b.get('l2'))?.status).toBe('running');
   });
@@ -170,8 +190,9 @@ describe('leases', () => {
     await a.create(job('l4', 'running'));
     await a.close();
     await until(() => reported.length > 0, 2_000);
-    // Give the other sweeper a few more rounds: it must not report the same job again.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Give the other sweeper a few more rounds: it must not report the same job again, not even
+    // once the reporter's claim on it (leaseMs) has lapsed.
+    await windowOf(300 + 2 * 100);
     expect(reported).toHaveLength(1);
     expect(reported[0]).toMatch(/^[bc]:l4:failed:worker_lost$/);
   });
@@ -201,8 +222,9 @@ describe('leases', () => {
     await a.close();
     await until(() => reported.length >= 2, 3_000);
     expect(Date.now() - finishedAt).toBeGreaterThanOrEqual(250);
-    // A few more sweeps: nothing is reported twice, and u2 never.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A few more sweeps, past the reporters' claims (leaseMs): nothing is reported twice, and u2
+    // never.
+    await windowOf(300 + 4 * 50);
     expect(reported.map((line) => line.slice(2)).sort()).toEqual(['u1:completed', 'u3:cancelled']);
     const bases = ['u1', 'u2', 'u3'].map((id) => layout(app.prefix).baseOf(id));
     for (const base of bases) expect(await raw.zCard(`${base}unannounced`)).toBe(0);
@@ -221,16 +243,18 @@ describe('leases', () => {
     expect(a.leasedJobs).toEqual(['q1']);
     await a.close();
     await until(() => reported.length > 0, 3_000);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Past the report claim (leaseMs) and a few sweeps: it is not reported again.
+    await windowOf(300 + 4 * 50);
     expect(reported).toEqual(['q1:failed:worker_lost']);
   });
 
   it('keeps a live instance’s queued job leased: the sweeper leaves it alone', async () => {
-    const app = deployment({ leaseMs: 150, sweepIntervalMs: 50 });
+    const app = deployment({ leaseMs: LIVE_LEASE_MS, sweepIntervalMs: 50 });
     const a = app.instance();
     app.instance(); // a sweeper
     await a.create(job('q2'));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // 4 lease lengths: unrenewed, the lease would lapse and the sweeper fail the job.
+    await windowOf(4 * LIVE_LEASE_MS);
     expect((await a.get('q2'))?.status).toBe('queued');
   });
 
