@@ -103,6 +103,8 @@ it('after an outage longer than leaseMs a live job is not failed before its inst
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 500));
     redis.resume();
     const resumed = Date.now();
+    // The scenario took place: on Redis' clock the live job's lease ran out during the outage.
+    expect(await raw.pTTL(keys.lease('live'))).toBe(-2);
 
     // Redis is back, A is not yet: B's sweeper runs at least five more times meanwhile (each run,
     // a sweep or the probe it sends while it waits, calls EXISTS; only B calls it).

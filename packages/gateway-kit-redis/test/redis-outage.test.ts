@@ -38,6 +38,7 @@ it('a Redis outage of a few seconds gives retryable 503 envelopes, no crash, and
       expect(Date.now() - started).toBeLessThan(1_500);
       answered += answers.length;
     }
+    // A client's pace through the outage (the outage's length is the scenario).
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   expect(answered).toBeGreaterThan(16);

@@ -193,7 +193,8 @@ describe('outage logging (default reporter)', () => {
       5_000,
       'the outage to be logged',
     );
-    // About 20 sweeps fail meanwhile.
+    // The outage lasts a second (the scenario, not a wait for something): about 20 sweeps fail
+    // meanwhile, and none may log a line.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await own.start();
     await eventually(
