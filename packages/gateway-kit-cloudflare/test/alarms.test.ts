@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { bundleWorker } from './workerd/bundle.ts';
 
 // What the Durable Object's alarm does when no request comes, across a restart of the runtime on
@@ -114,9 +114,10 @@ it('a callback whose target was down is retried by the alarm after a restart', a
     )
   ).json()) as { job: { jobId: string; statusUrl: string } };
   // Its first attempt refused, and rescheduled: the callback waits in the object's outbox.
-  for (let polls = 0; polls < 250 && refused === 0; polls++)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(refused).toBeGreaterThanOrEqual(1);
+  await vi.waitFor(() => expect(refused).toBeGreaterThanOrEqual(1), {
+    timeout: 5_000,
+    interval: 20,
+  });
   const job = await before.dispatchFetch(accepted.job.statusUrl, {
     headers: { authorization: 'Bearer alarm-token' },
   });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { invokeBody } from '@svc/gateway-kit/testing';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { bundleWorker } from './workerd/bundle.ts';
 
 const script = await bundleWorker(
@@ -37,18 +37,18 @@ it('runs an async job after the response and keeps a pending approval', async ()
   });
   const body = (await accepted.json()) as { status: string; job: { statusUrl: string } };
   expect(body.status).toBe('accepted');
-  // The job ran after the response, kept alive by the request's waitUntil.
-  let job: { status: string; outputText?: string } = { status: 'queued' };
-  for (
-    let polls = 0;
-    polls < 100 && (job.status === 'queued' || job.status === 'running');
-    polls++
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    job = (await (
-      await miniflare.dispatchFetch(body.job.statusUrl, { headers: auth })
-    ).json()) as typeof job;
-  }
+  // The job ran after the response, kept alive by the request's waitUntil: read until it ends.
+  const job = await vi.waitFor(
+    async () => {
+      const read = (await (
+        await miniflare.dispatchFetch(body.job.statusUrl, { headers: auth })
+      ).json()) as { status: string; outputText?: string };
+      if (read.status === 'queued' || read.status === 'running')
+        throw new Error(`the job is still ${read.status}`);
+      return read;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
   expect(job).toMatchObject({ status: 'completed', outputText: 'later' });
   const approval = await miniflare.dispatchFetch('http://plain/v1/invoke', {
     method: 'POST',

@@ -22,6 +22,7 @@ const slowEcho = defineAction({
   idempotent: true,
   executionMode: 'async',
   run: async ({ text }) => {
+    // A job that takes time: still running after the response, kept alive by waitUntil.
     await new Promise((resolve) => setTimeout(resolve, 20));
     return { outputText: text };
   },
