@@ -11,6 +11,8 @@ export const probe = {
   runs: 0,
   aborted: 0,
   release: undefined as (() => void) | undefined,
+  /** While set, `count-calls` runs until it settles (a test holds the run open); else 20 ms. */
+  hold: undefined as Promise<void> | undefined,
 };
 
 export const generateReport = defineAction({
@@ -71,7 +73,8 @@ export const countCalls = defineAction({
   input: v.object({ n: v.number(), crash: v.optional(v.boolean(), false) }),
   run: async ({ n, crash }) => {
     probe.runs += 1;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A handler that takes time, or as long as a test holds it.
+    await (probe.hold ?? new Promise((resolve) => setTimeout(resolve, 20)));
     if (crash) throw new Error('transient');
     return { outputText: `counted ${n}`, data: { run: probe.runs } };
   },

@@ -82,7 +82,10 @@ describe('CallbackDispatcher', () => {
     const draining = dispatcher.drain().then(() => {
       drained = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Both deliveries are held in fetch by the gate: nothing but release() can end them. A turn
+    // of the event loop later, drain() still waits.
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(2));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(drained).toBe(false);
     release();
     await draining;

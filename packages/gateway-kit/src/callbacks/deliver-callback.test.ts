@@ -517,9 +517,9 @@ describe('deliverCallback: abort', () => {
   });
 
   it('stops at once during an attempt that hangs', async () => {
-    const r = await receiver(hang);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // The receiver never answers: the abort comes once the attempt reached it.
+    const r = await receiver(() => controller.abort());
     const result = await deliverCallback(
       options(r.url, { signal: controller.signal, attemptTimeoutMs: 30_000 }),
     );

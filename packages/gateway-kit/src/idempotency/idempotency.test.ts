@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { asyncGateway, OTHER_TOKEN, probe, TOKEN } from '../../test/async-fixture.ts';
 import { ErrorEnvelopeSchema } from '../contract/index.ts';
 import type { Gateway } from '../gateway/create-gateway.ts';
@@ -30,7 +30,25 @@ describe('idempotencyKey on sync actions', () => {
 
   it('runs the handler exactly once for 50 concurrent identical requests', async () => {
     const body = invokeBody('count-calls', { n: 7 }, { idempotencyKey: 'key-50' });
-    const answers = await Promise.all(Array.from({ length: 50 }, () => client.invoke(body)));
+    // The first run is held until the other 49 are answered: all 50 overlap, however slow the
+    // machine (a handler of a fixed duration could end before the last request arrives).
+    let release = (): void => {};
+    probe.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let answered = 0;
+    const pending = Array.from({ length: 50 }, () =>
+      client.invoke(body).finally(() => {
+        answered += 1;
+      }),
+    );
+    try {
+      await vi.waitFor(() => expect(answered).toBe(49), { timeout: 5_000, interval: 5 });
+    } finally {
+      release();
+      probe.hold = undefined;
+    }
+    const answers = await Promise.all(pending);
     expect(probe.runs).toBe(1);
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);

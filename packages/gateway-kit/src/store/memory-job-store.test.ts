@@ -323,7 +323,9 @@ describe('MemoryJobStore', () => {
       await store.requestCancel('a');
       const listener = vi.fn();
       store.onCancel('a', listener)();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // A late listener kept subscribed, added after it: once it is told, the delivery to the
+      // unsubscribed one would have happened too.
+      await new Promise<void>((resolve) => store.onCancel('a', resolve));
       expect(listener).not.toHaveBeenCalled();
     });
 
