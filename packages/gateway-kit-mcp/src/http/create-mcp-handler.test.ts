@@ -367,14 +367,18 @@ describe('createMcpHandler', () => {
   });
 
   it('sends job progress as notifications/message', async () => {
+    // The job finishes only once the client has the progress notification: the bridge's polls
+    // must find the job running with its progress, however slow the machine.
+    const seen = deferred();
     const steps = defineAction({
       id: 'steps',
       description: 'Reports progress, then finishes.',
       input: v.strictObject({}),
       executionMode: 'async',
-      run: async (_, { job }) => {
+      run: async (_, { job, signal }) => {
         await job?.progress({ outputText: 'Half way.' });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        signal.addEventListener('abort', () => seen.resolve()); // a failed test ends the job
+        await seen.promise;
         return { outputText: 'Done.' };
       },
     });
@@ -390,7 +394,17 @@ describe('createMcpHandler', () => {
       rpc(2, 'tools/call', { name: 'steps', arguments: {} }),
       session,
     );
-    const events = (await logged(answer)).map((params) => params.data as Record<string, unknown>);
+    // Read as it streams: the progress notification releases the job, then the answer ends.
+    let text = '';
+    const decoder = new TextDecoder();
+    const reader = answer.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      text += decoder.decode(read.value, { stream: true });
+      if (text.includes('"job_progress"')) seen.resolve();
+    }
+    const events = (await logged(new Response(text))).map(
+      (params) => params.data as Record<string, unknown>,
+    );
     expect(events).toContainEqual(
       expect.objectContaining({ event: 'job_accepted', actionId: 'steps' }),
     );
