@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGateway } from '../src/check/check-gateway.ts';
@@ -14,7 +14,7 @@ import { serveHandler } from './serve-handler.ts';
 // of what happened (0 passed, 1 contract broken, 2 could not run).
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
-const servers: { close(): void; closeAllConnections(): void }[] = [];
+const servers: Server[] = [];
 async function listen(listener: Listener): Promise<string> {
   const server = createServer(listener);
   server.listen(0, '127.0.0.1');
@@ -52,8 +52,9 @@ afterAll(async () => {
 describe('exit codes', () => {
   it('exits 2 ("could not run") when nothing listens at the URL, saying so', async () => {
     const closed = await listen(() => {});
-    servers.at(-1)?.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Closed for sure: its listening socket is gone once 'close' is emitted.
+    const server = servers.at(-1)!;
+    await new Promise((resolve) => server.close(resolve));
     const run = await cli(['--url', closed, '--token', TOKEN]);
     expect(run.code).toBe(2);
     expect(run.err).toContain(
@@ -65,6 +66,7 @@ describe('exit codes', () => {
   });
 
   it('exits 2 when the overall deadline passes, saying so', async () => {
+    // A gateway that answers late (the slowness is the case, not a wait for something).
     const slow = await serveHandler(async (request) => {
       await new Promise((resolve) => setTimeout(resolve, 400));
       return gateway.fetch(request);
