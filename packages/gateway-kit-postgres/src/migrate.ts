@@ -9,7 +9,9 @@ const PLACEHOLDER = /\bsvc_gateway\b/g;
 
 /** One versioned migration shipped in the package's `migrations/` folder. */
 export interface Migration {
+  /** Its number: migrations apply in this order, each once (recorded in the schema). */
   readonly version: number;
+  /** What it does, in a few words. */
   readonly name: string;
   /** The SQL with the schema name replaced. */
   readonly sql: string;
@@ -28,7 +30,10 @@ export interface MigrateOptions {
    * A connected client (or pool) you own: `migrate` runs in it and leaves it open. Not with
    * `connectionString` (refused: it would go unused).
    */
-  readonly client?: { query(text: string): Promise<{ readonly rows: unknown[] }> };
+  readonly client?: {
+    /** Runs one SQL text (`pg.Client#query` / `pg.Pool#query`). */
+    query(text: string): Promise<{ readonly rows: unknown[] }>;
+  };
   /** Default `svc_gateway`. */
   readonly schema?: string;
 }

@@ -4,7 +4,9 @@ import type { PostgresConnection } from './postgres-connection.ts';
 
 /** How a {@link PostgresCallbackOutbox} keeps its entries (set by `PostgresJobStore`). */
 export interface PostgresCallbackOutboxSettings {
+  /** How long a claim on an entry lasts, in ms: an entry whose sender died is claimed again after it. */
   readonly leaseMs: number;
+  /** How often, in ms, the gateway looks for due entries. */
   readonly pollIntervalMs: number;
   /** Pending entries kept at most (a positive integer); beyond it `enqueue` answers `full`. */
   readonly maxEntries: number;

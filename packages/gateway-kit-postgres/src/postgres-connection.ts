@@ -16,10 +16,12 @@ import pg from 'pg';
  * const pool: PostgresPool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  */
 export interface PostgresPool {
+  /** Runs one parameterised statement on a connection of the pool (`pg.Pool#query`). */
   query(config: {
     readonly text: string;
     readonly values?: readonly unknown[];
   }): Promise<{ readonly rows: unknown[] }>;
+  /** Closes the pool's connections (`pg.Pool#end`); the stores call it only on a pool they made. */
   end(): Promise<void>;
   /** node-postgres keeps the pool's connection settings here; used for the LISTEN connection. */
   readonly options?: object;
@@ -207,6 +209,7 @@ export function redactPostgresUrl(url: string | undefined): string {
  *   event instanceof PostgresConnectionRestored ? log.info(event.message) : log.warn(String(event));
  */
 export class PostgresConnectionRestored extends Error {
+  /** Always `'PostgresConnectionRestored'`. */
   override readonly name = 'PostgresConnectionRestored';
 }
 

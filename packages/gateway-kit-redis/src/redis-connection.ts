@@ -143,6 +143,7 @@ interface Pending {
  *   event instanceof RedisConnectionRestored ? log.info(event.message) : log.warn(String(event));
  */
 export class RedisConnectionRestored extends Error {
+  /** Always `'RedisConnectionRestored'`. */
   override readonly name = 'RedisConnectionRestored';
 }
 

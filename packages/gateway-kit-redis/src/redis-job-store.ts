@@ -148,7 +148,12 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * @example
    * new RedisJobStore({ cluster, waitForReplicas: { replicas: 1, timeoutMs: 500 } });
    */
-  readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
+  readonly waitForReplicas?: {
+    /** Replicas that must have the write (`WAIT`'s first argument), at least 1. */
+    readonly replicas: number;
+    /** How long to wait for them, in ms; then the write stands and `onError` gets a warning. */
+    readonly timeoutMs: number;
+  };
   /** Owner recorded in this instance's leases. Default `hostname:pid:random`. */
   readonly instanceId?: string;
   /** Receives what a cancel listener threw; the other listeners still run. Default `console.error`. */
