@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresJobStore, type PostgresJobStoreOptions } from '../src/index.ts';
 import { startPostgres, type TestPostgres } from './postgres-server.ts';
 import { Schemas } from './schemas.ts';
@@ -69,9 +69,16 @@ describe('PostgresCallbackOutbox', () => {
     expect(await rows(schema)).toMatchObject([{ webhook_id: 'job_j1_completed', done: false }]);
     expect(await b.callbackOutbox.claimDue(10)).toEqual([]); // claimed by A for leaseMs
 
-    // A "dies" here. After the lease, B claims it, body as the gateway would send it.
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    const [entry, ...more] = await b.callbackOutbox.claimDue(10);
+    // A "dies" here. Once the lease runs out (on the database's clock), B claims it, body as the
+    // gateway would send it.
+    const [entry, ...more] = await vi.waitFor(
+      async () => {
+        const claimed = await b.callbackOutbox.claimDue(10);
+        expect(claimed).not.toEqual([]);
+        return claimed;
+      },
+      { timeout: 5_000, interval: 25 },
+    );
     expect(more).toEqual([]);
     expect(entry).toMatchObject({
       webhookId: 'job_j1_completed',
@@ -245,7 +252,7 @@ describe('PostgresCallbackOutbox', () => {
   });
 
   it('claims are fair across principals: one principal’s backlog does not hold the others back', async () => {
-    const { a, b } = await pair({ maxPendingCallbacksPerPrincipal: 1_000_000 });
+    const { schema, a, b } = await pair({ maxPendingCallbacksPerPrincipal: 1_000_000 });
     const entry = (n: number, principal: string) => {
       const named = { webhookId: `w${n}`, url: 'https://x', payload: '{}', principal };
       return named;
@@ -253,7 +260,17 @@ describe('PostgresCallbackOutbox', () => {
     for (let i = 0; i < 30; i++) await a.callbackOutbox.enqueue(entry(i, 'noisy'));
     await a.callbackOutbox.enqueue(entry(100, 'quiet-1'));
     await a.callbackOutbox.enqueue(entry(101, 'quiet-2'));
-    await new Promise((resolve) => setTimeout(resolve, 600)); // the claims of the enqueue lapse
+    // Every claim of the enqueues lapsed (on the database's clock) before B claims any: a claim
+    // while some were still held would not be the fair pick among all 32.
+    await vi.waitFor(
+      async () => {
+        const [row] = await schemas.query<{ due: number }>(
+          `SELECT count(*)::int AS due FROM "${schema}".outbox WHERE due_at <= now() AND NOT done`,
+        );
+        expect(row?.due).toBe(32);
+      },
+      { timeout: 5_000, interval: 25 },
+    );
     const first = (await b.callbackOutbox.claimDue(4)).map((claimed) => claimed.webhookId);
     expect(first).toHaveLength(4);
     expect(first).toEqual(expect.arrayContaining(['w100', 'w101']));

@@ -48,7 +48,8 @@ it('an outage longer than the lease fails no live instance’s job; a dead insta
     b.onWorkerLost((found) => void lost.push(found.jobId));
 
     // Down (every backend killed, as in a crash) for longer than a lease: every lease lapses,
-    // and no renewal sent meanwhile survives to run later. A fixed wait: the outage itself.
+    // and no renewal sent meanwhile survives to run later. A fixed wait: the outage itself (the
+    // server is down, no state to wait for), half a second longer than the lease.
     await postgres.crash();
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 500));
     await postgres.start();

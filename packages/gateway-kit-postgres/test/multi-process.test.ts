@@ -125,7 +125,8 @@ describe('two gateway processes sharing one PostgreSQL schema', () => {
     expect(body).toMatchObject({
       job: { jobId, status: 'failed', error: { code: 'worker_lost' } },
     });
-    // Once: well after the unannounced sweep could have reported the job again.
+    // Once: well after the unannounced sweep could have reported the job again. What must NOT
+    // happen has no event to wait for: a fixed window of a lease and two sweeps.
     await new Promise((resolve) => setTimeout(resolve, leaseMs + sweepMs * 2));
     expect(receiver.deliveredIds().filter((id) => id === webhookId)).toHaveLength(1);
   });

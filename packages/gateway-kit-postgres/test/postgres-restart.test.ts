@@ -46,7 +46,9 @@ it('pg_ctl stop -m immediate and start with 20 jobs in flight: all 20 terminal, 
   }
 
   await postgres.crash();
-  await new Promise((resolve) => setTimeout(resolve, 1_500)); // down while jobs finish
+  // The outage itself, of a fixed length (while the server is down there is no state to wait
+  // for): jobs go on finishing meanwhile, their terminal writes failing.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
   await postgres.start();
   const restarted = Date.now();
 
@@ -66,7 +68,25 @@ it('pg_ctl stop -m immediate and start with 20 jobs in flight: all 20 terminal, 
     const { body } = await call(jobIds.indexOf(jobId) % 2 ? b! : a!, 'GET', `/v1/jobs/${jobId}`);
     expect(body).toMatchObject({ jobId, status: 'completed' });
   }
-  // One delivery each: wait past a lease of polls, then count.
+  // One delivery each. First the outbox is drained: every entry marked delivered, nothing left
+  // that a poll could claim and send again.
+  const after = new Schemas(postgres.url);
+  try {
+    await eventually(
+      async () => {
+        const [pending] = await after.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${schema}".outbox WHERE NOT done`,
+        );
+        return pending?.n === 0 ? true : undefined;
+      },
+      10_000,
+      'the outbox to drain',
+    );
+  } finally {
+    await after.close();
+  }
+  // What must NOT happen (a second delivery) has no event to wait for: a fixed window of eight
+  // polls (250 ms) and two retry delays (at most 1 s), for anything already in flight.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   expect(receiver.deliveredIds().sort()).toEqual(expected);
 }, 60_000);

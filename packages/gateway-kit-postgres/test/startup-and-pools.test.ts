@@ -145,6 +145,19 @@ describe('inside the caller’s own pg.Pool', () => {
     const schema = await schemas.fresh('own');
     const pool = new pg.Pool({ connectionString: postgres.url, max: 3 });
     closers.push(() => pool.end());
+    // B listens first, then reads the watched job's state once: a cancel committed before that
+    // read would reach B by the read, not by a notification. The test waits for the read to
+    // answer (seen in the pool, which is the test's own) before it cancels.
+    let stateRead = (): void => {};
+    const stateReadDone = new Promise<void>((resolve) => {
+      stateRead = resolve;
+    });
+    const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+    pool.query = (async (config: pg.QueryConfig) => {
+      const result = await query(config);
+      if (/^\s*SELECT job_id, status, cancel_requested\b/.test(config.text)) stateRead();
+      return result;
+    }) as typeof pool.query;
     const a = new PostgresJobStore({ pool, schema });
     const b = new PostgresJobStore({ pool, schema, cancelPollIntervalMs: 60_000 });
     await a.create(job('j1'));
@@ -152,7 +165,8 @@ describe('inside the caller’s own pg.Pool', () => {
     b.onCancel('j1', () => {
       cancelled += 1;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // B's LISTEN connection is up
+    await stateReadDone; // B's LISTEN connection is up, and its one read answered
+    expect(cancelled).toBe(0);
     await a.requestCancel('j1');
     // Polling is off for a minute: only the notification can deliver it this fast.
     await eventually(async () => (cancelled === 1 ? true : undefined), 2_000, 'the NOTIFY');
@@ -184,7 +198,9 @@ describe('outage logging (default reporter)', () => {
     await store.ready();
     await own.crash();
     await eventually(async () => (lines.length > 0 ? true : undefined), 5_000, 'the warn line');
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // ~20 failing sweeps
+    // What must NOT happen (another line for each failing sweep) has no event to wait for: a
+    // fixed window of ~20 failing sweeps (every 50 ms) while the server is down.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     await own.start();
     await eventually(
       async () => (lines.some((line) => line.level === 'info') ? true : undefined),
