@@ -392,8 +392,14 @@ export function contractWalk(target: WalkTarget): void {
       const callback = await ctx().receiver.waitFor(`job_${job.jobId}_cancelled`);
       expect(callback.headers.authorization).toBe(CALLBACK_CREDENTIAL);
       expect(valid(JobCallbackSchema, callback.body, 'job callback').job.status).toBe('cancelled');
+      // What must NOT happen (the aborted run ending the job another way) has no event to wait
+      // for over HTTP: a fixed window, far longer than the aborted run takes to return.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await getJob(job.statusUrl!)).status).toBe('cancelled');
+      const ended = ctx()
+        .receiver.received.map((r) => r.headers['webhook-id'])
+        .filter((id) => typeof id === 'string' && id.startsWith(`job_${job.jobId}_`));
+      expect([...new Set(ended)]).toEqual([`job_${job.jobId}_cancelled`]); // at least once
 
       const again = await http(job.cancelUrl!, { method: 'POST', headers: auth });
       expect(expectError(again, 409, 'job_not_cancellable').details).toEqual({
