@@ -95,7 +95,12 @@ const LEGAL = new Set([
 ]);
 const isLegal = (from: JobStatus, to: JobStatus): boolean => LEGAL.has(`${from}→${to}`);
 const isFinished = (status: JobStatus): boolean => TERMINAL.includes(status);
-/** How long to keep watching for a notification that must not come. */
+/**
+ * How long to keep watching for a notification that must not come (a second call, a call after
+ * unsubscribing), once the ones that must come have: no event shows that nothing more happens, so
+ * this one window is a fixed wait. A wrong call that comes later than it goes unseen; one that
+ * comes at once, as a store's bug usually does, never does.
+ */
 const SETTLE_MS = 25;
 
 let suiteCounter = 0;
