@@ -151,9 +151,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     applied = await migrate({ schema, ...(url ? { connectionString: url } : {}) });
   } catch (error) {
+    const parsed = url === undefined ? null : parseConnectionUrl(url);
     const passwords = [
-      url ? new URL(url).password : '',
-      url ? (new URL(url).searchParams.get('password') ?? '') : '',
+      parsed?.password ?? '',
+      parsed?.searchParams.get('password') ?? '',
       process.env.PGPASSWORD ?? '',
     ];
     const decoded = passwords.map((password) => {

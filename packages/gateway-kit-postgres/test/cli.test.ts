@@ -295,6 +295,17 @@ describe('svc-gateway-postgres migrate', () => {
       `Applied migration(s) 1, 2, 3 to schema cli_hostless on postgres://postgres:***@/postgres?host=127.0.0.1&port=${postgres.port}.\n`,
     );
     expect(await tables('cli_hostless')).toBeGreaterThan(0);
+    // A database it cannot reach, named the same way.
+    const port = await freePort(); // nothing listens there
+    const unreachable = await cli([
+      'migrate',
+      '--url',
+      `postgres://gateway:s3cret@/app?host=127.0.0.1&port=${port}`,
+    ]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toBe(
+      `svc-gateway-postgres: migrating schema svc_gateway on postgres://gateway:***@/app?host=127.0.0.1&port=${port} failed: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
     // Nor as a stray argument.
     const stray = await cli(['migrate', url]);
     expect(stray.code).toBe(2);
