@@ -352,7 +352,17 @@ export function buildGatewayObject<Env>(
 
     async alarm(): Promise<void> {
       this.#armedAt = undefined;
-      if (this.#gateway instanceof Error) return;
+      if (this.#gateway instanceof Error) {
+        // Jobs and callbacks wait, untouched, for an accepted configuration: while there are any,
+        // the alarm looks again every watch interval, so that the object a fixed configuration
+        // starts (an alarm outlives deployments) takes them up without waiting for a request.
+        const now = Date.now();
+        if (this.#nextDueAt(now) !== undefined) {
+          this.#armedAt = now + this.#watchIntervalMs;
+          await this.ctx.storage.setAlarm(this.#armedAt);
+        }
+        return;
+      }
       const gateway = this.#gateway;
       await this.#jobs.recover();
       const now = Date.now();
@@ -410,9 +420,11 @@ export function buildGatewayObject<Env>(
       void this.#arm();
     }
 
-    /** Sets the alarm to the earliest time something is due, or removes it when nothing is. */
-    async #arm(): Promise<void> {
-      const now = Date.now();
+    /**
+     * The earliest time something is due (a job to check on, a callback, an expiry, a wakeup),
+     * or `undefined` when nothing is.
+     */
+    #nextDueAt(now: number): number | undefined {
       const wakeup = this.ctx.storage.sql
         .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM ${prefix}wakeups`)
         .one().at;
@@ -423,14 +435,21 @@ export function buildGatewayObject<Env>(
         this.#records.sweep(),
         wakeup ?? undefined,
       ].filter((at): at is number => at !== undefined);
-      if (candidates.length === 0) {
+      return candidates.length === 0 ? undefined : Math.min(...candidates);
+    }
+
+    /** Sets the alarm to the earliest time something is due, or removes it when nothing is. */
+    async #arm(): Promise<void> {
+      const now = Date.now();
+      const due = this.#nextDueAt(now);
+      if (due === undefined) {
         if (this.#armedAt !== undefined) {
           this.#armedAt = undefined;
           await this.ctx.storage.deleteAlarm();
         }
         return;
       }
-      const at = Math.max(Math.min(...candidates), now + MIN_ALARM_DELAY_MS);
+      const at = Math.max(due, now + MIN_ALARM_DELAY_MS);
       // An alarm already set earlier covers this one (it re-arms when it runs).
       if (this.#armedAt !== undefined && this.#armedAt <= at && this.#armedAt > now) return;
       this.#armedAt = at;

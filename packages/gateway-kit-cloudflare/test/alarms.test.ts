@@ -16,7 +16,8 @@ const script = await bundleWorker(
   fileURLToPath(new URL('./workerd/alarm-worker.ts', import.meta.url)),
 );
 const folder = mkdtempSync(join(tmpdir(), 'svc-do-alarms-'));
-const runtime = () =>
+/** The runtime on the shared folder; `approvalTtl: 'refused'` makes its configuration refused. */
+const runtime = ({ approvalTtl = '1500', errors = [] as string[] } = {}) =>
   new Miniflare(
     convertV4MiniflareOptions({
       name: 'alarms',
@@ -24,8 +25,11 @@ const runtime = () =>
       script,
       compatibilityDate: '2026-11-01',
       resourcePersistencePath: folder,
-      bindings: { APPROVAL_TTL_MS: '1500' },
+      bindings: { APPROVAL_TTL_MS: approvalTtl },
       durableObjects: { GATEWAY: { className: 'GatewayObject', useSQLite: true } },
+      handleStructuredLogs: (log) => {
+        if (log.level === 'error') errors.push(log.message);
+      },
     }),
   );
 
@@ -133,3 +137,48 @@ it('a callback whose target was down is retried by the alarm after a restart', a
     await after.dispose();
   }
 }, 30_000);
+
+it('a callback that waits while the configuration is refused goes out once it is accepted again, with no request', async () => {
+  answer = 503;
+  const before = runtime();
+  const accepted = (await (
+    await invoke(
+      before,
+      invokeBody(
+        'report',
+        { topic: 'refused' },
+        { callbacks: { jobResultUrl: `${receiverUrl}/r` } },
+      ),
+    )
+  ).json()) as { job: { jobId: string } };
+  const refusedBefore = refused;
+  await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedBefore), {
+    timeout: 5_000,
+    interval: 20,
+  });
+  await before.dispose();
+  answer = 204;
+
+  // A deployment whose configuration is refused (a binding wrong): no request reaches the object,
+  // but its alarm (the callback's retry) wakes it, and it logs the refusal.
+  const errors: string[] = [];
+  const refusing = runtime({ approvalTtl: 'refused', errors });
+  try {
+    await vi.waitFor(() => expect(errors.join('\n')).toContain('configuration is refused'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  } finally {
+    await refusing.dispose();
+  }
+  expect(received.some((r) => r.id === `job_${accepted.job.jobId}_completed`)).toBe(false);
+
+  // Fixed again: the alarm the refused object kept armed delivers the callback, with no request.
+  const fixed = runtime();
+  try {
+    const body = await callback(`job_${accepted.job.jobId}_completed`, 15_000);
+    expect(body).toMatchObject({ job: { jobId: accepted.job.jobId, status: 'completed' } });
+  } finally {
+    await fixed.dispose();
+  }
+}, 45_000);
