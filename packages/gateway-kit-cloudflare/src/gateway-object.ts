@@ -145,6 +145,8 @@ export interface GatewayObjectApi {
   getApproval(approvalId: string): Promise<Approval | undefined>;
   /** Decides a pending approval, as `gateway.approvals.decide`, with a refusal as data. */
   decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer>;
+  /** Runs this object's approval sweep now, as `gateway.approvals.sweep`. */
+  sweepApprovals(): Promise<number>;
 }
 
 /** The Durable Object class to export from the Worker's main module. */
@@ -153,7 +155,7 @@ export type GatewayObjectClass<Env> = new (
   env: Env,
 ) => GatewayObjectApi;
 
-/** The approval sweep's interval inside the object (the alarm waits one when an approval expires). */
+/** The approval sweep's interval inside the object (its alarm also sweeps when an approval is due). */
 const APPROVAL_SWEEP_MS = 1_000;
 /** Earliest an alarm is set after now, in ms: bursts of due work are coalesced. */
 const MIN_ALARM_DELAY_MS = 50;
@@ -372,8 +374,8 @@ export function buildGatewayObject<Env>(
           .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${prefix}wakeups WHERE at <= ?`, now)
           .one().n > 0;
       const work: Promise<unknown>[] = [];
-      // The gateway's own sweep expires the approval and calls back: give it one turn.
-      if (approvalsDue) work.push(sleep(this.#sweepIntervalMs + 100));
+      // The gateway's sweep expires the approval and queues its callback (idle() waits for it).
+      if (approvalsDue) work.push(gateway.approvals.sweep());
       const due = this.#outbox.nextDueAt();
       if (due !== undefined && due <= now)
         work.push(this.#outbox.nextPoll(this.#outbox.pollIntervalMs * 3));
@@ -395,6 +397,13 @@ export function buildGatewayObject<Env>(
 
     async getApproval(approvalId: string): Promise<Approval | undefined> {
       return this.#served().approvals.get(approvalId);
+    }
+
+    async sweepApprovals(): Promise<number> {
+      const touched = await this.#served().approvals.sweep();
+      // The callbacks it queued wait in the outbox: the alarm sees they are due.
+      await this.#arm();
+      return touched;
     }
 
     async decideApproval(approvalId: string, decision: ApprovalDecision): Promise<DecisionAnswer> {
@@ -456,8 +465,4 @@ export function buildGatewayObject<Env>(
       await this.ctx.storage.setAlarm(at);
     }
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

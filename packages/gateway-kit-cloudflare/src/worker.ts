@@ -65,7 +65,8 @@ export interface GatewayWorker<Env> {
   shardOfPrincipal(principalId: string): Promise<string>;
   /**
    * Operator access to approvals over the given shards (e.g. one per configured token): `get` and
-   * `decide` find the approval's shard; `list` pages through the shards one after the other.
+   * `decide` find the approval's shard; `list` pages through the shards one after the other;
+   * `sweep` sweeps every shard (each object's alarm also does, when an approval is due).
    * Pass it to `createApprovalsHandler`.
    */
   approvals(env: Env, shards: readonly string[]): GatewayApprovals;
@@ -275,6 +276,10 @@ function shardedApprovals(objects: readonly GatewayObjectApi[]): GatewayApproval
       return answer.job === undefined
         ? { approval: answer.approval }
         : { approval: answer.approval, job: answer.job };
+    },
+    sweep: async () => {
+      const touched = await Promise.all(objects.map((object) => object.sweepApprovals()));
+      return touched.reduce((sum, count) => sum + count, 0);
     },
   };
 }

@@ -103,6 +103,9 @@ it('a pending approval expires on time after a restart, with no request, and cal
     const body = await callback(`approval_${required.approval.approvalId}_expired`, 15_000);
     expect(body).toMatchObject({ approval: { status: 'expired' } });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(required.approval.expiresAt));
+    // The operators' sweep (worker.approvals(…).sweep()) reaches the object: the alarm left it
+    // nothing to do.
+    expect(await (await after.dispatchFetch('http://alarms/_sweep')).json()).toBe(0);
   } finally {
     await after.dispose();
   }

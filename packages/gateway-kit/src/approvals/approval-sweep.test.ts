@@ -108,6 +108,28 @@ describe('approvals whose instance stopped', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('are expired by gateway.approvals.sweep() where no timer sweeps (sweepIntervalMs 0), once', async () => {
+    const { receiver, instance, advance } = await deployment(0);
+    const a = instance();
+    const approvalId = await requestRefund(a, receiver.url);
+    await a.close();
+    const b = instance();
+    // Not yet due: nothing to touch.
+    advance(TTL_MS - 1);
+    expect(await b.approvals.sweep()).toBe(0);
+    advance(2);
+    expect(await b.approvals.sweep()).toBe(1);
+    await b.idle();
+    expect(receiver.received.map((callback) => callback.headers['webhook-id'])).toEqual([
+      `approval_${approvalId}_expired`,
+    ]);
+    expect((await b.approvals.get(approvalId))?.status).toBe('expired');
+    // Swept again: expired once, called back once.
+    expect(await b.approvals.sweep()).toBe(0);
+    await b.idle();
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('are left pending until their expiresAt', async () => {
     const { receiver, instance, advance, afterSweeps } = await deployment(20);
     const a = instance();

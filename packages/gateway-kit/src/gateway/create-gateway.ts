@@ -309,6 +309,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       get: (approvalId: string) => approvalService.get(approvalId),
       decide: (approvalId: string, decision: ApprovalDecision) =>
         approvalService.decide(approvalId, decision),
+      sweep: () => approvalService.sweepExpired(),
     },
     idle: async (): Promise<void> => {
       if (inFlight.size === 0) return;

@@ -150,6 +150,17 @@ export interface GatewayApprovals {
     /** The job the approval started, as created (`queued`); absent for a denial. */
     job?: ApprovalJob;
   }>;
+  /**
+   * Runs the sweep of `approvals.sweepIntervalMs` now: expires the pending approvals past their
+   * `expiresAt` that no instance expired (with their `expired` callback) and finishes decisions
+   * an instance left halfway; resolves with how many approvals it touched. The gateway sweeps on
+   * its own; call it where timers do not outlive a request (a Durable Object's alarm, a scheduled
+   * job), then `gateway.idle()` to wait for the callbacks it queued.
+   *
+   * @example
+   * export default { scheduled: async () => { await gateway.approvals.sweep(); await gateway.idle(); } };
+   */
+  sweep(): Promise<number>;
 }
 
 /** What {@link Gateway.authenticate} resolves to: the caller's principal, or the gateway's refusal. */
