@@ -6,12 +6,15 @@ export type SqlValue = string | number | null | ArrayBuffer;
  * `SqlStorageCursor`), spelled out so that this package's types need no `@cloudflare/workers-types`.
  */
 export interface SqlCursor<Row> extends Iterable<Row> {
+  /** Every row the statement returned. */
   toArray(): Row[];
+  /** The one row the statement returned (workerd throws if there is not exactly one). */
   one(): Row;
 }
 
 /** `ctx.storage.sql` of a SQLite-backed Durable Object: synchronous statements. */
 export interface SqlStorage {
+  /** Runs one statement with `?` bindings, at once, and returns its rows. */
   exec<Row extends Record<string, SqlValue>>(
     query: string,
     ...bindings: SqlValue[]
@@ -29,6 +32,8 @@ export interface SqlStorage {
  * }
  */
 export interface DurableStorage {
+  /** The object's SQLite database. */
   readonly sql: SqlStorage;
+  /** Runs `body` in one transaction: all its writes, or none if it throws. */
   transactionSync<T>(body: () => T): T;
 }

@@ -31,10 +31,14 @@ import { optionChecks } from './time.ts';
 
 /** The part of a Durable Object's `ctx` the gateway object uses (workerd's `DurableObjectState`). */
 export interface DurableObjectStateLike {
+  /** The object's storage: its SQLite database and its one alarm. */
   readonly storage: DurableStorage & {
+    /** Sets the alarm (epoch ms), replacing one already set. */
     setAlarm(scheduledTime: number): Promise<void>;
+    /** Removes the alarm. */
     deleteAlarm(): Promise<void>;
   };
+  /** Holds every other event of the object until `callback` settles (its start-up recovery). */
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 

@@ -20,7 +20,9 @@ import { optionChecks } from './time.ts';
 
 /** The Durable Object namespace binding of the gateway's objects (`env.GATEWAY`). */
 export interface GatewayNamespace {
+  /** The id of the object named `name` (a shard). */
   idFromName(name: string): unknown;
+  /** A stub that calls the object with that id. */
   get(id: unknown): GatewayObjectApi;
 }
 
