@@ -4,31 +4,27 @@ import { GATEWAY_ERRORS, type GatewayErrorCode } from '../../contract/error-cata
 import { errorReply, JSON_HEADERS } from '../../http/replies.ts';
 
 /** The catalogue code for a Node client error (`clientError`), by Node's error code. */
-function codeOf(error: NodeJS.ErrnoException): GatewayErrorCode {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return 'headers_too_large';
-    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return 'payload_too_large';
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return 'request_timeout';
-    default:
-      return 'malformed_request';
-  }
+const CODES: ReadonlyMap<string | undefined, GatewayErrorCode> = /* @__PURE__ */ new Map([
+  ['HPE_HEADER_OVERFLOW', 'headers_too_large'],
+  ['HPE_CHUNK_EXTENSIONS_OVERFLOW', 'payload_too_large'],
+  ['ERR_HTTP_REQUEST_TIMEOUT', 'request_timeout'],
+]);
+/** Any other parse error. */
+const OTHERWISE: GatewayErrorCode = 'malformed_request';
+
+/** The answer to a code as the bytes sent, with `Connection: close`. */
+function answerBytes(code: GatewayErrorCode): Buffer {
+  const { body } = errorReply(code);
+  const { status } = GATEWAY_ERRORS[code];
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`];
+  for (const [name, value] of Object.entries(JSON_HEADERS)) head.push(`${name}: ${value}`);
+  head.push(`content-length: ${Buffer.byteLength(body as string)}`, 'connection: close');
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body as string}`);
 }
 
-/** Each answer as the bytes sent: made once, at start-up (a few hundred bytes each). */
+/** Each answer, made once at start-up (a few hundred bytes each). */
 const ANSWERS: ReadonlyMap<GatewayErrorCode, Buffer> = /* @__PURE__ */ new Map(
-  (['headers_too_large', 'payload_too_large', 'request_timeout', 'malformed_request'] as const).map(
-    (code) => {
-      const { body } = errorReply(code);
-      const { status } = GATEWAY_ERRORS[code];
-      const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`];
-      for (const [name, value] of Object.entries(JSON_HEADERS)) head.push(`${name}: ${value}`);
-      head.push(`content-length: ${Buffer.byteLength(body as string)}`, 'connection: close');
-      return [code, Buffer.from(`${head.join('\r\n')}\r\n\r\n${body as string}`)];
-    },
-  ),
+  [...CODES.values(), OTHERWISE].map((code) => [code, answerBytes(code)]),
 );
 
 /** A socket of a `node:http` server, with the exchange in flight on it (Node's own field). */
@@ -48,6 +44,6 @@ type ServerSocket = Duplex & { readonly _httpMessage?: { readonly headersSent?: 
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const { _httpMessage: inFlight } = socket as ServerSocket;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent)
-    socket.write(ANSWERS.get(codeOf(error))!);
+    socket.write(ANSWERS.get(CODES.get(error.code) ?? OTHERWISE)!);
   socket.destroy();
 }
