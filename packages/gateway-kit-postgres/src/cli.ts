@@ -66,8 +66,15 @@ function parse(argv: string[]) {
   }
 }
 
-/** The database to migrate: `{ url, target }`, or `{ target }` for the PG* variables. */
-function database(url: string | undefined): { url?: string; target: string } {
+/**
+ * The database to migrate: `{ url, target, passwords }` (the URL's passwords, to scrub from the
+ * driver's messages), or `{ target }` for the PG* variables.
+ */
+function database(url: string | undefined): {
+  url?: string;
+  target: string;
+  passwords?: readonly string[];
+} {
   let source = '--url';
   if (url === undefined && process.env.DATABASE_URL) {
     url = process.env.DATABASE_URL;
@@ -104,7 +111,8 @@ function database(url: string | undefined): { url?: string; target: string } {
     throw new UsageError(
       `${source} is not a postgres:// URL: expected postgres://user:password@host:5432/db.`,
     );
-  return { url, target: redactPostgresUrl(url) };
+  const passwords = [parsed.password, parsed.searchParams.get('password') ?? ''];
+  return { url, target: redactPostgresUrl(url), passwords };
 }
 
 /** The driver's message, with the password scrubbed should it ever carry one. */
@@ -146,17 +154,12 @@ async function main(argv: string[]): Promise<number> {
     for (const migration of migrations(schema)) process.stdout.write(`${migration.sql}\n`);
     return 0;
   }
-  const { url, target } = database(values.url);
+  const { url, target, passwords: urlPasswords = [] } = database(values.url);
   let applied: number[];
   try {
     applied = await migrate({ schema, ...(url ? { connectionString: url } : {}) });
   } catch (error) {
-    const parsed = url === undefined ? null : parseConnectionUrl(url);
-    const passwords = [
-      parsed?.password ?? '',
-      parsed?.searchParams.get('password') ?? '',
-      process.env.PGPASSWORD ?? '',
-    ];
+    const passwords = [...urlPasswords, process.env.PGPASSWORD ?? ''];
     const decoded = passwords.map((password) => {
       try {
         return decodeURIComponent(password);
