@@ -88,6 +88,37 @@ const invoke = (miniflare: Miniflare, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/**
+ * A `report` job accepted with its callback to the receiver, which refuses (503) its first
+ * attempt: rescheduled, the callback waits in the object's outbox. Leaves the receiver refusing.
+ */
+async function reportWithRefusedCallback(miniflare: Miniflare, topic: string) {
+  answer = 503;
+  const refusedBefore = refused;
+  const accepted = (await (
+    await invoke(
+      miniflare,
+      invokeBody('report', { topic }, { callbacks: { jobResultUrl: `${receiverUrl}/${topic}` } }),
+    )
+  ).json()) as { job: { jobId: string; statusUrl: string } };
+  await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedBefore), {
+    timeout: 5_000,
+    interval: 20,
+  });
+  return accepted;
+}
+
+/** A new runtime on the folder sends the job's `completed` callback, with no request. */
+async function expectCompletedCallbackAfterRestart(jobId: string): Promise<void> {
+  const after = runtime();
+  try {
+    const body = await callback(`job_${jobId}_completed`, 15_000);
+    expect(body).toMatchObject({ job: { jobId, status: 'completed' } });
+  } finally {
+    await after.dispose();
+  }
+}
+
 it('a pending approval expires on time after a restart, with no request, and calls back', async () => {
   const before = runtime();
   const required = (await (
@@ -112,19 +143,8 @@ it('a pending approval expires on time after a restart, with no request, and cal
 }, 30_000);
 
 it('a callback whose target was down is retried by the alarm after a restart', async () => {
-  answer = 503;
   const before = runtime();
-  const accepted = (await (
-    await invoke(
-      before,
-      invokeBody('report', { topic: 'retry' }, { callbacks: { jobResultUrl: `${receiverUrl}/j` } }),
-    )
-  ).json()) as { job: { jobId: string; statusUrl: string } };
-  // Its first attempt refused, and rescheduled: the callback waits in the object's outbox.
-  await vi.waitFor(() => expect(refused).toBeGreaterThanOrEqual(1), {
-    timeout: 5_000,
-    interval: 20,
-  });
+  const accepted = await reportWithRefusedCallback(before, 'retry');
   const job = await before.dispatchFetch(accepted.job.statusUrl, {
     headers: { authorization: 'Bearer alarm-token' },
   });
@@ -132,33 +152,12 @@ it('a callback whose target was down is retried by the alarm after a restart', a
   await before.dispose();
   answer = 204;
 
-  const after = runtime();
-  try {
-    const body = await callback(`job_${accepted.job.jobId}_completed`, 15_000);
-    expect(body).toMatchObject({ job: { jobId: accepted.job.jobId, status: 'completed' } });
-  } finally {
-    await after.dispose();
-  }
+  await expectCompletedCallbackAfterRestart(accepted.job.jobId);
 }, 30_000);
 
 it('a callback that waits while the configuration is refused goes out once it is accepted again, with no request', async () => {
-  answer = 503;
   const before = runtime();
-  const accepted = (await (
-    await invoke(
-      before,
-      invokeBody(
-        'report',
-        { topic: 'refused' },
-        { callbacks: { jobResultUrl: `${receiverUrl}/r` } },
-      ),
-    )
-  ).json()) as { job: { jobId: string } };
-  const refusedBefore = refused;
-  await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedBefore), {
-    timeout: 5_000,
-    interval: 20,
-  });
+  const accepted = await reportWithRefusedCallback(before, 'refused');
   await before.dispose();
   answer = 204;
 
@@ -177,11 +176,5 @@ it('a callback that waits while the configuration is refused goes out once it is
   expect(received.some((r) => r.id === `job_${accepted.job.jobId}_completed`)).toBe(false);
 
   // Fixed again: the alarm the refused object kept armed delivers the callback, with no request.
-  const fixed = runtime();
-  try {
-    const body = await callback(`job_${accepted.job.jobId}_completed`, 15_000);
-    expect(body).toMatchObject({ job: { jobId: accepted.job.jobId, status: 'completed' } });
-  } finally {
-    await fixed.dispose();
-  }
+  await expectCompletedCallbackAfterRestart(accepted.job.jobId);
 }, 45_000);
