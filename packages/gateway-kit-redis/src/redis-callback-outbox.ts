@@ -76,8 +76,11 @@ export interface RedisCallbackOutboxSettings {
   readonly maxBytesPerPrincipal: number;
   /** How long an entry may wait at most, in ms; then it is removed and reported as `expired`. */
   readonly ttlMs: number;
-  /** Resolves once a write to the key reached the replicas the store asks for (`waitForReplicas`). */
-  readonly replicated?: ((key: string) => Promise<void>) | undefined;
+  /**
+   * Resolves once a write to the key reached the replicas the store asks for (`waitForReplicas`):
+   * `false` when the primary gave no answer (it may have died with the write), else `true`.
+   */
+  readonly replicated?: ((key: string) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -151,7 +154,7 @@ export class RedisCallbackOutbox implements CallbackOutbox {
         String(this.#settings.maxBytesPerPrincipal),
       ]);
     } catch (error) {
-      void this.#retryComplete(entry.webhookId, claim, this.leaseMs);
+      this.#retryComplete(entry.webhookId, claim, this.leaseMs);
       throw error;
     }
   }
@@ -233,61 +236,63 @@ export class RedisCallbackOutbox implements CallbackOutbox {
       String(this.leaseMs),
       String(limit),
     ])) as [string, string, string, string, string | null, string, string][];
-    // A claim lost in a failover would let another instance deliver the entry a second time.
-    if (rows.some((row) => row[6] !== '1')) await this.#settings.replicated?.(`${base}all`);
-    return rows.map(([webhookId, url, payload, attempts, authorization, principal, expired]) => ({
-      webhookId,
-      url,
-      payload,
-      attempts: Number(attempts),
-      claim,
-      ...(authorization === null || authorization === undefined ? {} : { authorization }),
-      ...(principal === '' ? {} : { principal }),
-      ...(expired === '1' ? { expired: true } : {}),
-    }));
+    // A claim lost in a failover would let another instance deliver the entry a second time. When
+    // the primary gave no answer to the WAIT (it may have died with the claim), the entries are
+    // left to their claim: due again after `leaseMs` wherever the claim survived, at once where it
+    // was lost; either way one instance delivers them. The expired ones are gone already.
+    const unclaimed =
+      rows.some((row) => row[6] !== '1') &&
+      (await this.#settings.replicated?.(`${base}all`)) === false;
+    return (unclaimed ? rows.filter((row) => row[6] === '1') : rows).map(
+      ([webhookId, url, payload, attempts, authorization, principal, expired]) => ({
+        webhookId,
+        url,
+        payload,
+        attempts: Number(attempts),
+        claim,
+        ...(authorization === null || authorization === undefined ? {} : { authorization }),
+        ...(principal === '' ? {} : { principal }),
+        ...(expired === '1' ? { expired: true } : {}),
+      }),
+    );
   }
 
   /**
    * Deletes a delivered or abandoned entry if `claim` still holds. When Redis cannot be reached
    * (a failover, a lost reply), it rejects, and keeps trying in the background while the claim
    * lasts: a completion that never lands would have the entry delivered again once the claim
-   * lapses.
+   * lapses. Likewise, without rejecting, when the primary gave no answer to the completion's WAIT.
    */
   async complete(webhookId: string, claim: string): Promise<void> {
     try {
-      await this.#complete(webhookId, claim);
+      if (!(await this.#complete(webhookId, claim)))
+        this.#retryComplete(webhookId, claim, this.leaseMs / 2);
     } catch (error) {
-      void this.#retryComplete(webhookId, claim, this.leaseMs / 2);
+      this.#retryComplete(webhookId, claim, this.leaseMs / 2);
       throw error;
     }
   }
 
-  async #complete(webhookId: string, claim: string): Promise<void> {
+  /**
+   * The completion script; `false` when it deleted the entry and the WAIT that follows got no
+   * answer (a failover may lose the deletion, so it is sent again).
+   */
+  async #complete(webhookId: string, claim: string): Promise<boolean> {
     const bucket = this.#bucketOfClaim(claim);
-    if (bucket === undefined) return;
+    if (bucket === undefined) return true;
     const done = await this.#redis.script(COMPLETE_CALLBACK, this.#entryKeys(bucket, webhookId), [
       this.#keys.outbox(bucket),
       webhookId,
       claim,
     ]);
     // A completion lost in a failover would send the callback again.
-    if (Number(done) === 1) await this.#settings.replicated?.(`${this.#keys.outbox(bucket)}all`);
+    if (Number(done) !== 1) return true;
+    return (await this.#settings.replicated?.(`${this.#keys.outbox(bucket)}all`)) !== false;
   }
 
-  /** Retries a completion (or a retraction) until Redis answers, for `forMs` at most. */
-  async #retryComplete(webhookId: string, claim: string, forMs: number): Promise<void> {
-    const until = Date.now() + forMs;
-    for (let delay = 100; Date.now() < until; delay = Math.min(2 * delay, 1_000)) {
-      // Cut short by the store's close(), so no retry timer outlives it.
-      await this.#redis.pause(delay);
-      if (this.#redis.closed) return;
-      try {
-        await this.#complete(webhookId, claim);
-        return;
-      } catch {
-        // Redis still unreachable: the next try.
-      }
-    }
+  /** Sends a completion (or a retraction) again until it lands, for `forMs` at most. */
+  #retryComplete(webhookId: string, claim: string, forMs: number): void {
+    void this.#redis.retry(() => this.#complete(webhookId, claim), forMs);
   }
 
   async reschedule(

@@ -739,6 +739,25 @@ export class RedisConnection {
     await settledWithin([this.#closeCalled], ms);
   }
 
+  /**
+   * Tries `write` again in the background until it resolves `true`, for `forMs` at most: pauses
+   * of 100 ms doubling up to 1 s between tries, a rejection counting as not done. For idempotent
+   * writes whose loss would break a promise (a completion, an acknowledgement) when Redis did not
+   * answer, or a failover may have lost them. Stops when the connection is closed. Never rejects.
+   */
+  async retry(write: () => Promise<boolean>, forMs: number): Promise<void> {
+    const until = performance.now() + forMs;
+    for (let delay = 100; performance.now() < until; delay = Math.min(2 * delay, 1_000)) {
+      await this.pause(delay);
+      if (this.#closed) return;
+      try {
+        if (await write()) return;
+      } catch {
+        // Redis still unreachable: the next try.
+      }
+    }
+  }
+
   async #awaitFirstConnection(): Promise<void> {
     await settledWithin([this.#connecting, this.#closeCalled], this.#connectTimeoutMs, 'any');
   }

@@ -143,7 +143,10 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * When fewer replicas answer in time, the write stands (it is on the primary) and `onError`
    * receives a warning: that write had the window open; the store then skips the wait on that
    * primary for `10 × timeoutMs` (a promoted replica has no replica of its own until one
-   * rejoins), so writes do not each pay the timeout. Default: off.
+   * rejoins), so writes do not each pay the timeout. When the primary gives no answer to the
+   * `WAIT` (it may have died with the write), a job's terminal write, an outbox completion or an
+   * announcement is sent again until Redis answers it, and entries just claimed are not attempted
+   * (they are due again wherever the claim did not survive). Default: off.
    *
    * @example
    * new RedisJobStore({ cluster, waitForReplicas: { replicas: 1, timeoutMs: 500 } });
@@ -260,10 +263,11 @@ export class RedisJobStore implements JobStore {
   #closing: Promise<void> | undefined;
   #sweeping = false;
   /**
-   * Resolves once the write to `key` reached the replicas; only with `waitForReplicas` (without it
-   * the job path does not wait at all).
+   * Resolves once the write to `key` reached the replicas, `false` when the primary gave no answer
+   * (it may have died with the write); only with `waitForReplicas` (without it the job path does
+   * not wait at all).
    */
-  readonly #replicated: ((key: string) => Promise<void>) | undefined;
+  readonly #replicated: ((key: string) => Promise<boolean>) | undefined;
 
   constructor(options: RedisJobStoreOptions = {}) {
     checkOptionNames('new RedisJobStore', options, JOB_STORE_OPTION_NAMES);
@@ -402,18 +406,20 @@ export class RedisJobStore implements JobStore {
     const mine = this.#written.get(jobId);
     const known = mine?.job.version === expectedVersion ? mine : undefined;
     this.#written.delete(jobId);
-    const reply = await this.#run(UPDATE_JOB, jobId, [
-      jobId,
-      String(expectedVersion),
-      update.status ?? '',
-      String(this.#retentionMs),
-      this.instanceId,
-      String(this.#leaseMs),
-      String(this.#maxFinishedPerOwner),
-      this.#inline,
-      known?.hash.updatedAt ?? '',
-      ...fields,
-    ]);
+    const write = (knownAt: string) =>
+      this.#run(UPDATE_JOB, jobId, [
+        jobId,
+        String(expectedVersion),
+        update.status ?? '',
+        String(this.#retentionMs),
+        this.instanceId,
+        String(this.#leaseMs),
+        String(this.#maxFinishedPerOwner),
+        this.#inline,
+        knownAt,
+        ...fields,
+      ]);
+    const reply = await write(known?.hash.updatedAt ?? '');
     let written: WrittenJob | undefined;
     if (reply.status === 'ok' && reply.updatedAt !== undefined && known) {
       const status = update.status ?? known.job.status;
@@ -425,7 +431,7 @@ export class RedisJobStore implements JobStore {
     const result = toWriteResult(reply);
     if (!result.ok) return result;
     if (isTerminal(result.job.status)) {
-      if (this.#replicated) await this.#replicated(this.#keys.job(jobId));
+      await this.#replicatedOrAgain(jobId, () => write(''));
       if (this.#redis.cluster) await this.#keepFinished(result.job);
       this.#leased.delete(jobId);
       // Finishing any other way than requestCancel releases listeners without calling them.
@@ -441,16 +447,17 @@ export class RedisJobStore implements JobStore {
     // One node: the script PUBLISHes atomically with the cancel. A cluster: the store SPUBLISHes
     // on the job's bucket channel right after (a message lost in between is caught by polling).
     const sharded = this.#redis.cluster;
-    const reply = await this.#run(CANCEL_JOB, jobId, [
-      jobId,
-      String(this.#retentionMs),
-      sharded ? '' : this.#channel(),
-      String(this.#leaseMs),
-      String(this.#maxFinishedPerOwner),
-      this.#inline,
-    ]);
-    const result = toWriteResult(reply);
-    if (result.ok && this.#replicated) await this.#replicated(this.#keys.job(jobId));
+    const write = () =>
+      this.#run(CANCEL_JOB, jobId, [
+        jobId,
+        String(this.#retentionMs),
+        sharded ? '' : this.#channel(),
+        String(this.#leaseMs),
+        String(this.#maxFinishedPerOwner),
+        this.#inline,
+      ]);
+    const result = toWriteResult(await write());
+    if (result.ok) await this.#replicatedOrAgain(jobId, write);
     if (result.ok && sharded)
       await this.#redis
         .publish(this.#cancelChannel(this.#keys.bucketOf(jobId)), jobId)
@@ -464,6 +471,22 @@ export class RedisJobStore implements JobStore {
       this.#listeners.deliver(jobId);
     }
     return result;
+  }
+
+  /**
+   * After a job's terminal write (with `waitForReplicas`): waits for the replicas, and when the
+   * primary gave no answer (it may have died with the write) sends the same compare-and-set write
+   * again in the background, for `leaseMs` at most, until Redis answers it. Lost in a failover,
+   * the job would be back to `running` on the promoted replica and, its lease no longer renewed,
+   * end as `worker_lost`: a second, different callback. Where the write survived, the second one
+   * changes nothing (the version moved on; a cancel finds the job ended).
+   */
+  async #replicatedOrAgain(jobId: string, write: () => Promise<unknown>): Promise<void> {
+    if (!this.#replicated || (await this.#replicated(this.#keys.job(jobId)))) return;
+    void this.#redis.retry(async () => {
+      await write();
+      return true;
+    }, this.#leaseMs);
   }
 
   onCancel(jobId: string, listener: () => void): () => void {
@@ -672,12 +695,22 @@ export class RedisJobStore implements JobStore {
     let batch = this.#announcing.get(unannounced);
     if (!batch) {
       const ids: string[] = [];
+      // Lost (Redis unreachable, or a failover after the write), the entries would have another
+      // instance report the jobs once their lease-long grace passes, and send their callbacks a
+      // second time: then the ZREM is sent again in the background until it lands, within that
+      // grace. The job and its callback's outbox entry are on different primaries.
+      const remove = async (): Promise<boolean> => {
+        await this.#redis.send(unannounced, ['ZREM', unannounced, ...ids]);
+        return (await this.#replicated?.(unannounced)) !== false;
+      };
       const done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
         this.#announcing.delete(unannounced);
-        await this.#redis.send(unannounced, ['ZREM', unannounced, ...ids]);
-        // Lost in a failover, the entry would make another instance report the job (and send
-        // its callback) again: the job and its callback's outbox entry are on different primaries.
-        if (this.#replicated) await this.#replicated(unannounced);
+        let removed = false;
+        try {
+          removed = await remove();
+        } finally {
+          if (!removed) void this.#redis.retry(remove, this.#leaseMs);
+        }
       });
       batch = { ids, done };
       this.#announcing.set(unannounced, batch);
@@ -985,14 +1018,16 @@ export class RedisJobStore implements JobStore {
 /**
  * WAITs for `replicas` replicas of the primary holding `key`. Never throws: the write it follows
  * succeeded, and failing the call now would turn that success into a reported failure (a caller
- * would retry what is done). Falling short, or not getting an answer, is reported.
+ * would retry what is done). Falling short, or not getting an answer, is reported. Resolves
+ * `false` when the primary gave no answer (it may have died with the write), so that the callers
+ * of idempotent writes send them again; `true` otherwise (the write is on a primary that answered).
  */
 async function waitForReplicas(
   redis: RedisConnection,
   key: string,
   replicas: number,
   timeoutMs: number,
-): Promise<void> {
+): Promise<boolean> {
   try {
     const acknowledged = await redis.waitForReplicas(key, replicas, timeoutMs);
     if (acknowledged !== undefined && acknowledged < replicas)
@@ -1001,8 +1036,10 @@ async function waitForReplicas(
           `Only ${acknowledged} of ${replicas} Redis replicas acknowledged a write within ${timeoutMs} ms: a failover now could lose it.`,
         ),
       );
+    return true;
   } catch (error) {
     redis.report(error);
+    return false;
   }
 }
 
