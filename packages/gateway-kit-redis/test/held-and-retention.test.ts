@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { RedisJobStore, RedisRecordStore } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
+import { newJob } from './new-job.ts';
 import { useRedis } from './redis-fixture.ts';
 
 // Issue 20 on Redis: every way a job ends drops the caller's input and context from its hash, and
@@ -17,13 +18,7 @@ const { closers } = fixture;
 const MARK = 'caller-secret-context-marker';
 
 const job = (jobId: string, ownerId: string, status: 'queued' | 'running' = 'queued'): NewJob => ({
-  jobId,
-  ownerId,
-  invocationId: `inv-${jobId}`,
-  actionId: 'export',
-  actionName: 'Export',
-  status,
-  createdAt: new Date().toISOString(),
+  ...newJob(jobId, status, ownerId),
   request: `{"input":{}}\n{"note":"${MARK}"}`,
 });
 

@@ -4,6 +4,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisClient, RedisJobStore } from '../src/index.ts';
 import { KeyLayout } from '../src/key-layout.ts';
+import { newJob } from './new-job.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 
 // A Redis outage longer than leaseMs lapses every lease, live instances' included. When Redis is
@@ -27,15 +28,7 @@ afterAll(async () => {
 const LEASE_MS = 2_000;
 const SWEEP_MS = 50;
 
-const job = (jobId: string): NewJob => ({
-  jobId,
-  ownerId: 'owner-1',
-  invocationId: `inv-${jobId}`,
-  actionId: 'export',
-  actionName: 'Export',
-  status: 'running',
-  createdAt: new Date().toISOString(),
-});
+const job = (jobId: string): NewJob => newJob(jobId, 'running');
 
 /** Polls `condition` until it holds; fails after `timeoutMs`. */
 async function until(

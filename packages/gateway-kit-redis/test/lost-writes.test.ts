@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisJobStore, type RedisJobStoreOptions } from '../src/index.ts';
 import { KeyLayout } from '../src/key-layout.ts';
 import { eventually } from './gateway-processes.ts';
+import { newJob } from './new-job.ts';
 import { type RedisClock, redisClock } from './redis-clock.ts';
 import { type RedisProxy, snapshot, startRedisProxy } from './redis-proxy.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
@@ -67,16 +68,6 @@ async function deployment(options: RedisJobStoreOptions = {}) {
   const base = new KeyLayout(prefix, 1).base(0);
   return { prefix, a, b, unannounced: `${base}unannounced`, outbox: `${base}cb:all` };
 }
-
-const newJob = (jobId: string, status: 'queued' | 'running') => ({
-  jobId,
-  ownerId: 'owner-1',
-  invocationId: `inv-${jobId}`,
-  actionId: 'export',
-  actionName: 'Export',
-  status,
-  createdAt: new Date().toISOString(),
-});
 
 /** A job `store` ran to its end: in the unannounced set until the gateway announces it. */
 async function finished(store: RedisJobStore, jobId: string): Promise<void> {

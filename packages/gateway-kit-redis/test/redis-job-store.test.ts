@@ -9,6 +9,7 @@ import {
   StoreUnavailableError,
 } from '../src/index.ts';
 import { DEFAULT_BUCKETS, KeyLayout } from '../src/key-layout.ts';
+import { newJob } from './new-job.ts';
 import { startRedis, type TestRedis } from './redis-server.ts';
 import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
@@ -53,15 +54,7 @@ function deployment(options: RedisJobStoreOptions = {}) {
   };
 }
 
-const job = (jobId: string, status: 'queued' | 'running' = 'queued'): NewJob => ({
-  jobId,
-  ownerId: 'owner-1',
-  invocationId: `inv-${jobId}`,
-  actionId: 'export',
-  actionName: 'Export',
-  status,
-  createdAt: new Date().toISOString(),
-});
+const job = newJob;
 
 /** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number) {
