@@ -739,23 +739,31 @@ export class RedisConnection {
     await settledWithin([this.#closeCalled], ms);
   }
 
+  /** How long one store call may take, in ms (`commandTimeoutMs`). */
+  get commandTimeoutMs(): number {
+    return this.#commandTimeoutMs;
+  }
+
   /**
-   * Tries `write` again in the background until it resolves `true`, for `forMs` at most: pauses
-   * of 100 ms doubling up to 1 s between tries, a rejection counting as not done. For idempotent
-   * writes whose loss would break a promise (a completion, an acknowledgement) when Redis did not
-   * answer, or a failover may have lost them. Stops when the connection is closed. Never rejects.
+   * Tries `write` again until it resolves `true`, for `forMs` at most: pauses of 100 ms doubling
+   * up to 1 s between tries, a rejection counting as not done. For idempotent writes whose loss
+   * would break a promise (a completion, an acknowledgement) when Redis did not answer, or a
+   * failover may have lost them. Stops when the connection is closed. Resolves whether one try
+   * landed; never rejects.
    */
-  async retry(write: () => Promise<boolean>, forMs: number): Promise<void> {
+  async retry(write: () => Promise<boolean>, forMs: number): Promise<boolean> {
     const until = performance.now() + forMs;
     for (let delay = 100; performance.now() < until; delay = Math.min(2 * delay, 1_000)) {
-      await this.pause(delay);
-      if (this.#closed) return;
+      // The last pause ends when the time given does, for one last try then.
+      await this.pause(Math.min(delay, until - performance.now()));
+      if (this.#closed) return false;
       try {
-        if (await write()) return;
+        if (await write()) return true;
       } catch {
         // Redis still unreachable: the next try.
       }
     }
+    return false;
   }
 
   async #awaitFirstConnection(): Promise<void> {

@@ -145,8 +145,9 @@ export interface RedisJobStoreOptions extends RedisConnectionOptions, RedisCallb
    * primary for `10 × timeoutMs` (a promoted replica has no replica of its own until one
    * rejoins), so writes do not each pay the timeout. When the primary gives no answer to the
    * `WAIT` (it may have died with the write), a job's terminal write, an outbox completion or an
-   * announcement is sent again until Redis answers it, and entries just claimed are not attempted
-   * (they are due again wherever the claim did not survive). Default: off.
+   * announcement is sent again until Redis answers it, a job's creation likewise before `create`
+   * resolves (within `commandTimeoutMs`), and entries just claimed are not attempted (they are
+   * due again wherever the claim did not survive). Default: off.
    *
    * @example
    * new RedisJobStore({ cluster, waitForReplicas: { replicas: 1, timeoutMs: 500 } });
@@ -360,21 +361,23 @@ export class RedisJobStore implements JobStore {
       throw new TypeError('A claim needs a store that claimsJobQuotas (one bucket).');
     const fields = encodeFields(input, NEW_JOB_FIELDS);
     const bucket = this.#keys.bucketOf(input.jobId);
-    const reply = await this.#run(CREATE_JOB, input.jobId, [
-      input.jobId,
-      input.status,
-      String(bucketShare(this.#maxJobs, this.#keys.buckets, bucket)),
-      `${this.#keys.base(bucket)}job:`,
-      this.instanceId,
-      String(this.#leaseMs),
-      ...(claim ? claimArgs(input.ownerId, claim) : NO_CLAIM),
-      ...fields,
-      // Where the job's principal's finished jobs are indexed across buckets (read by the terminal
-      // scripts). With one bucket the bucket's own per-principal index is that index already.
-      ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
-      // The units the claim took, given back by the terminal write.
-      ...(claim ? ['quota', String(claim.units)] : []),
-    ]);
+    const write = () =>
+      this.#run(CREATE_JOB, input.jobId, [
+        input.jobId,
+        input.status,
+        String(bucketShare(this.#maxJobs, this.#keys.buckets, bucket)),
+        `${this.#keys.base(bucket)}job:`,
+        this.instanceId,
+        String(this.#leaseMs),
+        ...(claim ? claimArgs(input.ownerId, claim) : NO_CLAIM),
+        ...fields,
+        // Where the job's principal's finished jobs are indexed across buckets (read by the
+        // terminal scripts). With one bucket the bucket's own per-principal index is that index.
+        ...(this.#keys.buckets > 1 ? ['kept', this.#keys.kept(retentionGroup(input))] : []),
+        // The units the claim took, given back by the terminal write.
+        ...(claim ? ['quota', String(claim.units)] : []),
+      ]);
+    const reply = await write();
     if (reply.status === 'quota') throw new JobQuotaError(reply.refused!);
     if (reply.status === 'full') throw new JobStoreFullError(this.#maxJobs);
     if (reply.status !== 'created') return { created: false, job: reply.job! };
@@ -386,7 +389,16 @@ export class RedisJobStore implements JobStore {
       1,
       Number(reply.updatedAt),
     );
-    if (this.#replicated) await this.#replicated(this.#keys.job(job.jobId));
+    // Lost in a failover, the job would read 404 once accepted. When the primary gave no answer to
+    // the WAIT (it may have died with the job), the same create is sent again before the caller
+    // learns of the job, until Redis answers it, within the store's deadline: it changes nothing
+    // where the job survived (the same id) and creates it again where it did not. Past the
+    // deadline (a failover slower than it) the job stands as created, as before.
+    if (this.#replicated && !(await this.#replicated(this.#keys.job(job.jobId))))
+      await this.#redis.retry(async () => {
+        await write();
+        return true;
+      }, this.#redis.commandTimeoutMs);
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
     if (written) this.#written.set(job.jobId, written);

@@ -121,6 +121,23 @@ describe('a job end announced while the connection is lost', () => {
   });
 });
 
+describe('with waitForReplicas, a job created whose WAIT got no answer', () => {
+  it('is created again before the caller learns of it: a failover that lost it does not leave an accepted job reading 404', async () => {
+    const { prefix, a, b } = await deployment({
+      waitForReplicas: { replicas: 1, timeoutMs: 50 },
+    });
+    const before = await snapshot(raw, prefix); // no job yet
+    const dropped = proxy.dropOn('WAIT', before);
+    const { created, job } = await a.create(newJob('j6', 'running'));
+    await dropped;
+    expect(created).toBe(true);
+    expect(await b.get('j6')).toMatchObject({ jobId: 'j6', status: 'running', version: 1 });
+    // It runs to its end on the instance that created it.
+    expect(await a.update('j6', job.version, { status: 'completed' })).toMatchObject({ ok: true });
+    expect((await b.get('j6'))?.status).toBe('completed');
+  });
+});
+
 describe('with waitForReplicas, a job end whose WAIT got no answer', () => {
   it.each([
     ['finished', 'completed'],
