@@ -389,16 +389,14 @@ export class RedisJobStore implements JobStore {
       1,
       Number(reply.updatedAt),
     );
-    // Lost in a failover, the job would read 404 once accepted. When the primary gave no answer to
-    // the WAIT (it may have died with the job), the same create is sent again before the caller
-    // learns of the job, until Redis answers it, within the store's deadline: it changes nothing
+    // Lost in a failover, the job would read 404 once accepted. Sent again before the caller learns
+    // of the job (its runner writes to it at once), within the store's deadline: it changes nothing
     // where the job survived (the same id) and creates it again where it did not. Past the
     // deadline (a failover slower than it) the job stands as created, as before.
-    if (this.#replicated && !(await this.#replicated(this.#keys.job(job.jobId))))
-      await this.#redis.retry(async () => {
-        await write();
-        return true;
-      }, this.#redis.commandTimeoutMs);
+    await this.#replicatedOrAgain(job.jobId, write, {
+      forMs: this.#redis.commandTimeoutMs,
+      awaited: true,
+    });
     // Queued jobs too: the instance that created one runs it, and keeps it leased until it ends.
     this.#lease(job.jobId);
     if (written) this.#written.set(job.jobId, written);
@@ -486,19 +484,25 @@ export class RedisJobStore implements JobStore {
   }
 
   /**
-   * After a job's terminal write (with `waitForReplicas`): waits for the replicas, and when the
-   * primary gave no answer (it may have died with the write) sends the same compare-and-set write
-   * again in the background, for `leaseMs` at most, until Redis answers it. Lost in a failover,
-   * the job would be back to `running` on the promoted replica and, its lease no longer renewed,
-   * end as `worker_lost`: a second, different callback. Where the write survived, the second one
-   * changes nothing (the version moved on; a cancel finds the job ended).
+   * After a write of a job (with `waitForReplicas`): waits for the replicas, and when the primary
+   * gave no answer (it may have died with the write) sends the same write again until Redis
+   * answers it, for `forMs` at most, in the background unless `awaited`. Only for writes that a
+   * second time change nothing where the first survived: a create (same id), a compare-and-set
+   * terminal write (the version moved on), a cancel (the job ended). A terminal write lost in a
+   * failover would put the job back to `running` on the promoted replica and, its lease no longer
+   * renewed, end it as `worker_lost`: a second, different callback.
    */
-  async #replicatedOrAgain(jobId: string, write: () => Promise<unknown>): Promise<void> {
+  async #replicatedOrAgain(
+    jobId: string,
+    write: () => Promise<unknown>,
+    { forMs = this.#leaseMs, awaited = false } = {},
+  ): Promise<void> {
     if (!this.#replicated || (await this.#replicated(this.#keys.job(jobId)))) return;
-    void this.#redis.retry(async () => {
+    const again = this.#redis.retry(async () => {
       await write();
       return true;
-    }, this.#leaseMs);
+    }, forMs);
+    if (awaited) await again;
   }
 
   onCancel(jobId: string, listener: () => void): () => void {
