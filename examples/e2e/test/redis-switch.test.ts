@@ -1,20 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The Redis package's own test helper: redis-server on a free loopback port (real clock under faketime).
+import {
+  startRedis,
+  type TestRedis,
+} from '../../../packages/gateway-kit-redis/test/redis-server.ts';
 import { type RunningExample, startExample } from '../src/example-process.ts';
 
 // examples/node switched to Redis by one variable: two instances share jobs and approvals.
 const TOKEN = 'e2e-redis-gateway-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The fields of the two invoke answers this test reads. */
 interface InvokeAnswer {
@@ -23,25 +17,13 @@ interface InvokeAnswer {
   approval: { approvalId: string };
 }
 
-let redis: ChildProcess;
+let redis: TestRedis;
 let a: RunningExample;
 let b: RunningExample;
 
 beforeAll(async () => {
-  const port = await freePort();
-  redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let ready = '';
-  for await (const chunk of redis.stdout!) {
-    ready += chunk;
-    if (ready.includes('Ready to accept connections')) break;
-  }
-  const env = { GATEWAY_TOKEN: TOKEN, REDIS_URL: `redis://127.0.0.1:${port}` };
+  redis = await startRedis();
+  const env = { GATEWAY_TOKEN: TOKEN, REDIS_URL: redis.url };
   [a, b] = await Promise.all([
     startExample({ example: 'node', command: process.execPath, args: ['src/server.ts'], env }),
     startExample({ example: 'node', command: process.execPath, args: ['src/server.ts'], env }),
@@ -50,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  redis?.kill('SIGKILL');
+  await redis?.stop();
 });
 
 function invoke(base: string, action: string, input: Record<string, unknown>) {

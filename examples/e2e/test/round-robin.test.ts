@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, expect } from 'vitest';
+// The Redis package's own test helper: redis-server on a free loopback port (real clock under faketime).
+import { startRedis } from '../../../packages/gateway-kit-redis/test/redis-server.ts';
 import { contractWalk } from '../src/contract-walk.ts';
 import { type RunningExample, startExample } from '../src/example-process.ts';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../src/round-robin-proxy.ts';
@@ -10,29 +9,6 @@ import { type RoundRobinProxy, startRoundRobinProxy } from '../src/round-robin-p
 // the whole contract walk passes as it does against one instance.
 const TOKEN = 'e2e-round-robin-gateway-token';
 const OPERATOR_TOKEN = 'e2e-round-robin-operator-token';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  for await (const chunk of redis.stdout!) {
-    output += chunk;
-    if (output.includes('Ready to accept connections')) break;
-  }
-  return { url: `redis://127.0.0.1:${port}`, process: redis };
-}
 
 let proxy: RoundRobinProxy | undefined;
 
@@ -59,7 +35,7 @@ contractWalk({
       stop: async () => {
         await running.close();
         await Promise.all([a.stop(), b.stop()]);
-        redis.process.kill('SIGKILL');
+        await redis.stop();
       },
     };
   },
