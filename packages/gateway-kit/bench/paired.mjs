@@ -10,24 +10,13 @@
 // measures one server at a time; its CPU µs per request and req/s swing by 2× on a busy machine,
 // while this ratio stays within a few per cent. It is a development figure: the recorded figures
 // come from run.mjs on an idle machine. Env: PAIRED_ROUNDS (5), PAIRED_SECONDS (3).
-import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { BODY, REQUEST_HEADERS } from './fixtures.mjs';
+import { startBenchServer } from './server-process.mjs';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
 const rounds = Number(process.env.PAIRED_ROUNDS ?? 5);
 const seconds = Number(process.env.PAIRED_SECONDS ?? 3);
 const names = process.argv.slice(2);
 if (names.length !== 2) throw new Error('usage: node bench/paired.mjs SERVER SERVER');
-
-function pin(pid, core) {
-  try {
-    execFileSync('taskset', ['-a', '-pc', String(core), String(pid)], { stdio: 'ignore' });
-  } catch {
-    // No taskset: unpinned, still at the same time.
-  }
-}
 
 /** User + system CPU time of a process so far, in µs (assumes 100 clock ticks per second). */
 function cpuMicros(pid) {
@@ -37,30 +26,7 @@ function cpuMicros(pid) {
 }
 
 async function start(name) {
-  const [file, argument] = name.split(':');
-  const child = fork(`${here}servers/${file}.mjs`, argument ? [argument] : []);
-  const { port, prefix = '' } = await new Promise((resolve) => child.once('message', resolve));
-  pin(child.pid, 0);
-  const url = `http://127.0.0.1:${port}${prefix}/v1/invoke`;
-  const answer = await fetch(url, { method: 'POST', headers: REQUEST_HEADERS, body: BODY });
-  const expectBody = await answer.text();
-  if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${expectBody}`);
-  const generator = fork(`${here}load.mjs`);
-  pin(generator.pid, 1);
-  const load = (secs) =>
-    new Promise((resolve, reject) => {
-      generator.once('message', (message) =>
-        message.ok ? resolve(message.result) : reject(new Error(message.error)),
-      );
-      generator.send({
-        url,
-        seconds: secs,
-        connections: 64,
-        body: BODY,
-        headers: REQUEST_HEADERS,
-        expectBody,
-      });
-    });
+  const { child, generator, load } = await startBenchServer(name);
   const stop = () => {
     child.disconnect();
     generator.disconnect();

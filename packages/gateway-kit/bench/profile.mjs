@@ -9,55 +9,25 @@
 //
 // A development figure, from one run per server: the profiler costs each server about the same,
 // and per-request µs here run a little above run.mjs's CPU µs per request. Env: PROFILE_SECONDS (6).
-import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BODY, REQUEST_HEADERS } from './fixtures.mjs';
+import { startBenchServer } from './server-process.mjs';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
 const seconds = Number(process.env.PROFILE_SECONDS ?? 6);
 const names = process.argv.slice(2);
 if (names.length === 0) throw new Error('usage: node bench/profile.mjs SERVER [SERVER …]');
 
-function pin(pid, core) {
-  try {
-    execFileSync('taskset', ['-a', '-pc', String(core), String(pid)], { stdio: 'ignore' });
-  } catch {
-    // No taskset: unpinned.
-  }
-}
-
 /** Loads one server for `seconds` under the profiler; returns its profile and request count. */
 async function profile(name) {
-  const [file, argument] = name.split(':');
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
-  const child = fork(`${here}servers/${file}.mjs`, argument ? [argument] : [], {
-    execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-  });
-  const { port, prefix = '' } = await new Promise((resolve) => child.once('message', resolve));
-  pin(child.pid, 0);
-  const url = `http://127.0.0.1:${port}${prefix}/v1/invoke`;
-  const answer = await fetch(url, { method: 'POST', headers: REQUEST_HEADERS, body: BODY });
-  const expectBody = await answer.text();
-  if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${expectBody}`);
-  const generator = fork(`${here}load.mjs`);
-  pin(generator.pid, 1);
-  const reply = await new Promise((resolve) => {
-    generator.once('message', resolve);
-    generator.send({
-      url,
-      seconds,
-      connections: 64,
-      body: BODY,
-      headers: REQUEST_HEADERS,
-      expectBody,
-    });
-  });
+  const { child, generator, load } = await startBenchServer(name, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+  ]);
+  const result = await load(seconds);
   generator.disconnect();
-  if (!reply.ok) throw new Error(`${name}: ${reply.error}`);
-  if (reply.result.bad > 0) throw new Error(`${name}: ${reply.result.bad} bad answers`);
+  if (result.bad > 0) throw new Error(`${name}: ${result.bad} bad answers`);
   // The server exits when its parent disconnects (announce.mjs); V8 writes the profile on exit.
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.disconnect();
@@ -65,7 +35,7 @@ async function profile(name) {
   const [written] = readdirSync(dir);
   const cpuProfile = JSON.parse(readFileSync(join(dir, written), 'utf8'));
   rmSync(dir, { recursive: true, force: true });
-  return { cpuProfile, requests: reply.result.requests };
+  return { cpuProfile, requests: result.requests };
 }
 
 /** Whose code a script URL is: a package's (by name), the kit's built `dist/`, or the server's. */
