@@ -17,10 +17,10 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * turn empty arrays into objects).
  *
  * Every key of a job script is in the job's bucket (see key-layout.ts). Job scripts share KEYS:
- * 1 job hash, 2 active set (queued + running), 3 leased set (also queued +
- * running: a queued job is about to run on the instance that created it; historically "running"),
- * 4 finished zset (member jobId, score finish sequence), 5 finish sequence counter, 6 lease,
- * 7 unannounced zset (member jobId, score: Redis ms after which another instance reports the
+ * 1 job hash, 2 active set (queued + running: every one of them is leased, a queued job to the
+ * instance that created it and runs it, so this is also the set the sweeper scans),
+ * 3 finished zset (member jobId, score finish sequence), 4 finish sequence counter, 5 lease,
+ * 6 unannounced zset (member jobId, score: Redis ms after which another instance reports the
  * finished job, unless the gateway announced it first: see CLAIM_UNANNOUNCED). The job hash's
  * `kept` field names its principal's index of finished jobs (see KEEP_FINISHED); on one node the
  * terminal scripts update it themselves ('inline').
@@ -41,8 +41,7 @@ local function now_ms(previous)
   return ms
 end
 local function take_lease(id, owner, lease_ms)
-  redis.call('SET', KEYS[6], owner, 'PX', lease_ms)
-  redis.call('SADD', KEYS[3], id)
+  redis.call('SET', KEYS[5], owner, 'PX', lease_ms)
 end
 -- Each principal keeps at most share finished jobs: a zset per owner (<finished>:<ownerId
 -- JSON>, score: finish sequence) whose earliest-finished jobs are evicted past it, and
@@ -118,7 +117,7 @@ local function release_quota(job, id, owner, units)
   redis.call('ZREM', jobs, id)
   redis.call('ZREM', held, unpack(unit_members(id, units)))
 end
--- A finished job leaves the active and running sets, drops its lease, joins the finish order
+-- A finished job leaves the active set, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
 -- the gateway has handed its end over (callback queued), or for grace_ms at most.
 -- It also drops 'request' (the caller's input and context): a finished job keeps none of it.
@@ -128,12 +127,11 @@ local function finish(id, now, retention_ms, grace_ms, share, inline, owner, quo
   redis.call('HDEL', KEYS[1], 'request', 'quota')
   redis.call('PEXPIRE', KEYS[1], retention_ms)
   redis.call('SREM', KEYS[2], id)
-  redis.call('SREM', KEYS[3], id)
-  redis.call('DEL', KEYS[6])
-  local seq = redis.call('INCR', KEYS[5])
-  redis.call('ZADD', KEYS[4], seq, id)
-  redis.call('ZADD', KEYS[7], now + tonumber(grace_ms), id)
-  keep_share(KEYS[4], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
+  redis.call('DEL', KEYS[5])
+  local seq = redis.call('INCR', KEYS[4])
+  redis.call('ZADD', KEYS[3], seq, id)
+  redis.call('ZADD', KEYS[6], now + tonumber(grace_ms), id)
+  keep_share(KEYS[3], string.sub(KEYS[1], 1, #KEYS[1] - #id), owner, id, seq, tonumber(share), retention_ms)
   -- On one node with several buckets (inline '1') the principal's share across buckets is kept
   -- here, in the index named by the job's 'kept' field; on a cluster that index is in another
   -- slot, and the store runs KEEP_FINISHED after this script; with one bucket the bucket's own
@@ -185,35 +183,35 @@ if ARGV[7] ~= '' then
 end
 local max = tonumber(ARGV[3])
 if max > 0 then
-  local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
+  local count = redis.call('SCARD', KEYS[2]) + redis.call('ZCARD', KEYS[3])
   if count >= max then
     -- Finish order is expiry order: first drop index entries of jobs whose retention ran out
     -- (they count until then, so the index never holds more than the share).
     for _ = 1, 100 do
-      local head = redis.call('ZRANGE', KEYS[4], 0, 0)
+      local head = redis.call('ZRANGE', KEYS[3], 0, 0)
       if #head == 0 or redis.call('EXISTS', ARGV[4] .. head[1]) == 1 then break end
-      redis.call('ZREM', KEYS[4], head[1])
+      redis.call('ZREM', KEYS[3], head[1])
       count = count - 1
     end
   end
-  local owners = KEYS[4] .. ':owners'
+  local owners = KEYS[3] .. ':owners'
   while count >= max do
     -- Evict the earliest-finished job of the owner keeping the most; active jobs never are.
     local heavy = redis.call('ZREVRANGE', owners, 0, 0)
     if #heavy == 0 then
       -- Jobs finished before per-owner shares existed: the global finish order.
-      local oldest = redis.call('ZPOPMIN', KEYS[4])
+      local oldest = redis.call('ZPOPMIN', KEYS[3])
       if #oldest == 0 then return {'full'} end
       redis.call('DEL', ARGV[4] .. oldest[1])
       count = count - 1
     else
-      local mine = KEYS[4] .. ':' .. heavy[1]
+      local mine = KEYS[3] .. ':' .. heavy[1]
       local oldest = redis.call('ZPOPMIN', mine)
       if #oldest == 0 then
         redis.call('ZREM', owners, heavy[1])
       else
         redis.call('DEL', ARGV[4] .. oldest[1])
-        if redis.call('ZREM', KEYS[4], oldest[1]) == 1 then count = count - 1 end
+        if redis.call('ZREM', KEYS[3], oldest[1]) == 1 then count = count - 1 end
         redis.call('ZADD', owners, redis.call('ZCARD', mine), heavy[1])
       end
     end
@@ -314,10 +312,10 @@ return done
 
 /**
  * Fails queued or running jobs of one bucket whose lease expired (their instance died) with the
- * given error: one SSCAN page of the bucket's leased set per call.
- * KEYS: 1 active set, 2 leased set, 3 finished zset, 4 finish sequence, 5 unannounced zset,
- * 6 sweep claim. ARGV: 1 bucket key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished
- * jobs kept per owner, 6 claim owner, 7 claim ms ('0': sweep without claiming), 8 cursor, 9 page.
+ * given error: one SSCAN page of the bucket's active set per call.
+ * KEYS: 1 active set, 2 finished zset, 3 finish sequence, 4 unannounced zset, 5 sweep claim.
+ * ARGV: 1 bucket key prefix, 2 retention ms, 3 error JSON, 4 grace ms, 5 finished jobs kept per
+ * owner, 6 claim owner, 7 claim ms ('0': sweep without claiming), 8 cursor, 9 page.
  * With a claim, the first page (cursor '0') takes the bucket's sweep claim (SET NX PX) and sweeps
  * nothing when another instance holds it. Returns {next cursor, {id, retention group, …}, claimed,
  * entries in the unannounced set}.
@@ -325,10 +323,10 @@ return done
 export const SWEEP_LEASES: LuaScript = lua(`${PRELUDE}
 if ARGV[8] == '0' and tonumber(ARGV[7]) > 0 then
   -- Nothing to sweep: no claim taken, nothing written.
-  if redis.call('EXISTS', KEYS[2], KEYS[5]) == 0 then return {'0', {}, 1, 0} end
-  if not redis.call('SET', KEYS[6], ARGV[6], 'NX', 'PX', ARGV[7]) then return {'0', {}, 0, 0} end
+  if redis.call('EXISTS', KEYS[1], KEYS[4]) == 0 then return {'0', {}, 1, 0} end
+  if not redis.call('SET', KEYS[5], ARGV[6], 'NX', 'PX', ARGV[7]) then return {'0', {}, 0, 0} end
 end
-local page = redis.call('SSCAN', KEYS[2], ARGV[8], 'COUNT', tonumber(ARGV[9]))
+local page = redis.call('SSCAN', KEYS[1], ARGV[8], 'COUNT', tonumber(ARGV[9]))
 local failed = {}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -336,7 +334,7 @@ for _, id in ipairs(page[2]) do
   local job = ARGV[1] .. 'job:' .. id
   local current = redis.call('HMGET', job, 'status', 'version', 'updatedAt', 'ownerId', 'approvalId', 'quota')
   if current[1] ~= 'running' and current[1] ~= 'queued' then
-    redis.call('SREM', KEYS[2], id)
+    redis.call('SREM', KEYS[1], id)
   elseif redis.call('EXISTS', ARGV[1] .. 'lease:' .. id) == 0 then
     local updated = math.max(now, tonumber(current[3]))
     redis.call('HSET', job, 'status', 'failed', 'version', tonumber(current[2]) + 1,
@@ -345,18 +343,17 @@ for _, id in ipairs(page[2]) do
     redis.call('HDEL', job, 'request', 'quota')
     redis.call('PEXPIRE', job, ARGV[2])
     redis.call('SREM', KEYS[1], id)
-    redis.call('SREM', KEYS[2], id)
-    local seq = redis.call('INCR', KEYS[4])
-    redis.call('ZADD', KEYS[3], seq, id)
+    local seq = redis.call('INCR', KEYS[3])
+    redis.call('ZADD', KEYS[2], seq, id)
     -- Reported by the sweeping instance now; by another one if it dies before announcing it.
-    redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), id)
+    redis.call('ZADD', KEYS[4], now + tonumber(ARGV[4]), id)
     local owner = group_of(current[4], current[5])
-    keep_share(KEYS[3], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
+    keep_share(KEYS[2], ARGV[1] .. 'job:', owner, id, seq, tonumber(ARGV[5]), ARGV[2])
     failed[#failed + 1] = id
     failed[#failed + 1] = owner
   end
 end
-return {page[1], failed, 1, redis.call('ZCARD', KEYS[5])}
+return {page[1], failed, 1, redis.call('ZCARD', KEYS[4])}
 `);
 
 /**

@@ -4,7 +4,7 @@
  * next `}` (the whole name when there is none). A script may only touch keys of one slot, so the
  * keys one script touches together share a tag: the tag of one of `buckets` buckets.
  *
- * - A job, its lease and the indexes its scripts touch (active, leased, finished, unannounced,
+ * - A job, its lease and the indexes its scripts touch (active, finished, unannounced,
  *   sweep claim) live in the bucket of the job id.
  * - What a principal's bounds count (its callback queue, bytes and entries; its finished-jobs
  *   index) lives in the bucket of the principal, so a bound check and the write it guards are one

@@ -571,14 +571,7 @@ export class RedisJobStore implements JobStore {
     do {
       const [next, pairs, claimed, waiting] = (await this.#redis.script(
         SWEEP_LEASES,
-        [
-          `${base}active`,
-          `${base}running`,
-          `${base}finished`,
-          `${base}seq`,
-          `${base}unannounced`,
-          `${base}sweep`,
-        ],
+        [`${base}active`, `${base}finished`, `${base}seq`, `${base}unannounced`, `${base}sweep`],
         [
           base,
           String(this.#retentionMs),
@@ -820,7 +813,6 @@ export class RedisJobStore implements JobStore {
     const keys = [
       `${base}job:${jobId}`,
       `${base}active`,
-      `${base}running`,
       `${base}finished`,
       `${base}seq`,
       `${base}lease:${jobId}`,

@@ -160,9 +160,9 @@ describe('leases', () => {
       version: running.version + 1,
       error: { code: 'worker_lost', retryable: true },
     });
-    // Finished like any job: retention applies and it left the running set.
+    // Finished like any job: retention applies and it left the active set.
     expect(await raw.pTTL(layout(app.prefix).job('l3'))).toBeGreaterThan(0);
-    expect(await raw.sIsMember(`${layout(app.prefix).baseOf('l3')}running`, 'l3')).toBe(0);
+    expect(await raw.sIsMember(`${layout(app.prefix).baseOf('l3')}active`, 'l3')).toBe(0);
   });
 
   it('reports each job it failed as worker_lost to onWorkerLost listeners, once across instances', async () => {
@@ -274,7 +274,7 @@ describe('leases', () => {
     );
     expect(a.leasedJobs).toEqual([]);
     for (const id of ['l4', 'l5'])
-      expect(await raw.sCard(`${layout(app.prefix).baseOf(id)}running`)).toBe(0);
+      expect(await raw.sCard(`${layout(app.prefix).baseOf(id)}active`)).toBe(0);
   });
 });
 
@@ -485,7 +485,7 @@ describe('keys', () => {
       // the principal's finished-jobs index across buckets (its exact share), in its own bucket;
       at.kept('"owner-1"'),
       // k2 is queued: leased to its instance until it ends.
-      ...['job:k2', 'lease:k2', 'active', 'running'].map((key) => `${k2}${key}`),
+      ...['job:k2', 'lease:k2', 'active'].map((key) => `${k2}${key}`),
     ]);
     expect(keys.sort()).toEqual([...expected].sort());
     for (const key of [`${k1}finished:"owner-1"`, `${k1}finished:owners`, at.kept('"owner-1"')])
