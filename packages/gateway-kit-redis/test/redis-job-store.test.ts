@@ -14,7 +14,8 @@ import { startRedis, type TestRedis } from './redis-server.ts';
 import { cancelChannels, waitForSubscribers } from './subscribers.ts';
 
 /** Where a store with the default buckets keeps its keys. */
-const layout = (prefix: string): KeyLayout => new KeyLayout(prefix, DEFAULT_BUCKETS);
+const layout = (prefix: string, buckets = DEFAULT_BUCKETS): KeyLayout =>
+  new KeyLayout(prefix, buckets);
 
 let redis: TestRedis;
 let raw: ReturnType<typeof createClient>;
@@ -163,6 +164,19 @@ describe('leases', () => {
     // Finished like any job: retention applies and it left the active set.
     expect(await raw.pTTL(layout(app.prefix).job('l3'))).toBeGreaterThan(0);
     expect(await raw.sIsMember(`${layout(app.prefix).baseOf('l3')}active`, 'l3')).toBe(0);
+  });
+
+  it('a job whose hash vanished leaves the active set at the next sweep and no longer fills the store', async () => {
+    // One bucket holding one job at most: the vanished job would keep the store full.
+    const app = deployment({ buckets: 1, maxJobs: 1, sweepIntervalMs: 0 });
+    const a = app.instance();
+    await a.create(job('v1', 'running'));
+    await expect(a.create(job('v2', 'running'))).rejects.toSatisfy(isJobStoreFullError);
+    // Gone without a terminal write (an eviction policy, a hand-run DEL).
+    await raw.del(layout(app.prefix, 1).job('v1'));
+    expect(await a.sweepExpiredLeases()).toEqual([]);
+    expect(await raw.sCard(`${layout(app.prefix, 1).baseOf('v1')}active`)).toBe(0);
+    expect((await a.create(job('v2', 'running'))).created).toBe(true);
   });
 
   it('reports each job it failed as worker_lost to onWorkerLost listeners, once across instances', async () => {
