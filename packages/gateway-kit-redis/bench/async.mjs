@@ -15,8 +15,11 @@
 //     is what that core gives a job). Each store evicts past its retention count as it would in
 //     production, and pays for it here.
 // The server runs pinned to core 0; redis-server, the load generator and this runner to core 1
-// (where taskset exists). Starts its own redis-server (no persistence) and stops it.
-// Env: BENCH_SECONDS (10), BENCH_JOBS (2000), BENCH_ROUNDS (3). `--smoke`: ~1 s runs.
+// (where taskset exists). BENCH_REDIS_CORE=0 pins redis-server beside the server instead: the
+// gateway and its Redis then share core 0, so accepted/s is what one core running both gives,
+// and the load generator has core 1 to itself. Starts its own redis-server (no persistence) and
+// stops it. Env: BENCH_SECONDS (10), BENCH_JOBS (2000), BENCH_ROUNDS (3), BENCH_REDIS_CORE (1).
+// `--smoke`: ~1 s runs.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -35,7 +38,9 @@ const config = {
   rounds: env('BENCH_ROUNDS', 3, 1),
   warmup: env('BENCH_WARMUP', 2, 1),
   connections: 64,
+  redisCore: Number(process.env.BENCH_REDIS_CORE ?? 1),
 };
+if (config.redisCore !== 0 && config.redisCore !== 1) throw new Error('BENCH_REDIS_CORE is 0 or 1');
 const SERVERS = [
   { key: 'kit', label: 'gateway-kit + RedisJobStore', file: 'async/kit-server.mjs' },
   { key: 'bullmq', label: 'node:http + BullMQ 6', file: 'async/bullmq-server.mjs' },
@@ -93,7 +98,7 @@ async function startRedis() {
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
-  pin(child.pid, 1);
+  pin(child.pid, config.redisCore);
   const client = createClient({ url: `redis://127.0.0.1:${port}` });
   await client.connect();
   return {
@@ -275,7 +280,7 @@ try {
     `async invokes on Redis — Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}` +
       `${smoke ? ' — SMOKE (figures not meaningful)' : ''}\n` +
       `${config.rounds} rounds, order alternating; ${config.jobs} jobs end to end then ${config.seconds} s of accepts per server; ` +
-      `${config.connections} connections; ${hasTaskset ? 'server on core 0, Redis + load on core 1' : 'no pinning'}\n`,
+      `${config.connections} connections; ${hasTaskset ? (config.redisCore === 0 ? 'server + Redis on core 0, load on core 1' : 'server on core 0, Redis + load on core 1') : 'no pinning'}\n`,
   );
   const results = Object.fromEntries(SERVERS.map((s) => [s.key, []]));
   for (let r = 0; r < config.rounds; r++) {
