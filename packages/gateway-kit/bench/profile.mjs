@@ -49,6 +49,15 @@ function codeOf(url) {
   return `bench/${url.split('/bench/').at(-1)}`;
 }
 
+/** The categories named by the profile's own frames; other frames go by their script URL. */
+const PARTS = new Map([
+  ['writeUtf8String', 'socket write (kernel)'],
+  ['writeBuffer', 'socket write (kernel)'],
+  ['(program)', 'V8 (program)'],
+  ['(garbage collector)', 'garbage collection'],
+]);
+const NODE = 'Node (JS and natives)';
+
 /** The profile's busy time per request, by category (µs). */
 function split({ cpuProfile, requests }) {
   const sampled = new Map();
@@ -60,15 +69,7 @@ function split({ cpuProfile, requests }) {
     const { functionName, url } = node.callFrame;
     if (functionName === '(idle)') continue;
     const part =
-      functionName === 'writeUtf8String' || functionName === 'writeBuffer'
-        ? 'socket write (kernel)'
-        : functionName === '(program)'
-          ? 'V8 (program)'
-          : functionName === '(garbage collector)'
-            ? 'garbage collection'
-            : url === '' || url.startsWith('node:')
-              ? 'Node (JS and natives)'
-              : codeOf(url);
+      PARTS.get(functionName) ?? (url === '' || url.startsWith('node:') ? NODE : codeOf(url));
     parts.set(part, (parts.get(part) ?? 0) + (sampled.get(node.id) ?? 0));
   }
   return new Map([...parts].map(([part, micros]) => [part, micros / requests]));

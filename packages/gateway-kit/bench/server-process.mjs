@@ -8,7 +8,7 @@ import { BODY, REQUEST_HEADERS } from './fixtures.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** Pins every thread of `pid` to `core` (no-op without taskset). */
-export function pin(pid, core) {
+function pin(pid, core) {
   try {
     execFileSync('taskset', ['-a', '-pc', String(core), String(pid)], { stdio: 'ignore' });
   } catch {
