@@ -26,13 +26,15 @@ const terminal = STATUSES.filter((status) => isTerminal(status)).map((s) => `${s
  * terminal scripts update it themselves ('inline').
  *
  * A job created with a claim on its owner's budgets (RedisJobStore.claimsJobQuotas) has its id in
- * the owner's <bucket>quota:jobs:<ownerId JSON> zset and one member per unit (<id>#0, <id>#1, …) in
- * <bucket>quota:units:<ownerId JSON>, both scored by the Redis ms at which the claim frees itself;
- * its hash's `quota` field holds its units until the terminal write gives them back.
+ * the owner's <bucket>quota:jobs:<ownerId JSON> zset, which also stands for its first unit, and one
+ * member per further unit (<id>#1, <id>#2, …) in <bucket>quota:units:<ownerId JSON>, both scored by
+ * the Redis ms at which the claim frees itself: the owner holds as many units as the two sets have
+ * members, and a job of one unit (a request under 16 KiB) writes no unit member. Its hash's `quota`
+ * field holds its units until the terminal write gives them back.
+ *
+ * Every script runs its prelude on each call, so the create's holds only what it uses.
  */
-const PRELUDE = `
-local LEGAL = {${legal.join(',')}}
-local TERMINAL = {${terminal.join(',')}}
+const CREATE_PRELUDE = `
 -- Redis' clock, never behind the previous write: updatedAt must not go backwards.
 local function now_ms(previous)
   local t = redis.call('TIME')
@@ -43,6 +45,25 @@ end
 local function take_lease(id, owner, lease_ms)
   redis.call('SET', KEYS[5], owner, 'PX', lease_ms)
 end
+-- The keys of an owner's budgets (ownerId as its JSON), in the bucket whose keys start with base.
+local function quota_keys(base, owner)
+  return base .. 'quota:jobs:' .. owner, base .. 'quota:units:' .. owner
+end
+-- The members of a job's units past its first (its member in the jobs set), with scores when
+-- given expires; an empty list for a job of one unit.
+local function unit_members(id, units, expires)
+  local members = {}
+  for k = 1, units - 1 do
+    if expires then members[#members + 1] = expires end
+    members[#members + 1] = id .. '#' .. k
+  end
+  return members
+end
+`;
+
+const PRELUDE = `${CREATE_PRELUDE}
+local LEGAL = {${legal.join(',')}}
+local TERMINAL = {${terminal.join(',')}}
 -- Each principal keeps at most share finished jobs: a zset per owner (<finished>:<ownerId
 -- JSON>, score: finish sequence) whose earliest-finished jobs are evicted past it, and
 -- <finished>:owners ranks owners by how many they keep (for eviction when the store is full).
@@ -97,25 +118,13 @@ local function evict_kept(member, group)
   end
   return 1
 end
--- The keys of an owner's budgets (ownerId as its JSON), in the bucket whose keys start with base.
-local function quota_keys(base, owner)
-  return base .. 'quota:jobs:' .. owner, base .. 'quota:units:' .. owner
-end
-local function unit_members(id, units, expires)
-  local members = {}
-  for k = 0, units - 1 do
-    if expires then members[#members + 1] = expires end
-    members[#members + 1] = id .. '#' .. k
-  end
-  return members
-end
 -- Gives back what the job's create claimed (units: its 'quota' field; none without a claim).
 local function release_quota(job, id, owner, units)
   units = tonumber(units)
   if not units or not owner then return end
   local jobs, held = quota_keys(string.sub(job, 1, #job - #id - 4), owner)
   redis.call('ZREM', jobs, id)
-  redis.call('ZREM', held, unpack(unit_members(id, units)))
+  if units > 1 then redis.call('ZREM', held, unpack(unit_members(id, units))) end
 end
 -- A finished job leaves the active set, drops its lease, joins the finish order
 -- (eviction order), expires after the retention period, and waits in the unannounced set until
@@ -160,7 +169,7 @@ end
  * 'heldBytes'}: a created job is what the caller wrote, so it is not read back; a refused claim
  * writes nothing.
  */
-export const CREATE_JOB: LuaScript = lua(`${PRELUDE}
+export const CREATE_JOB: LuaScript = lua(`${CREATE_PRELUDE}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', redis.call('HGETALL', KEYS[1])} end
 local now = now_ms(nil)
 local claim_jobs, claim_units, units
@@ -169,8 +178,9 @@ if ARGV[7] ~= '' then
   units = tonumber(ARGV[9])
   local max_jobs, max_units = tonumber(ARGV[8]), tonumber(ARGV[10])
   local function spent()
-    if redis.call('ZCARD', claim_jobs) >= max_jobs then return 'activeJobs' end
-    if redis.call('ZCARD', claim_units) + units > max_units then return 'heldBytes' end
+    local jobs = redis.call('ZCARD', claim_jobs)
+    if jobs >= max_jobs then return 'activeJobs' end
+    if jobs + redis.call('ZCARD', claim_units) + units > max_units then return 'heldBytes' end
   end
   -- Expired claims (their job's end never written) leave only when the count matters: until then
   -- they only make it larger, never let a job in that should not be.
@@ -222,7 +232,7 @@ redis.call('SADD', KEYS[2], ARGV[1])
 if claim_jobs then
   local expires = now + tonumber(ARGV[11])
   redis.call('ZADD', claim_jobs, expires, ARGV[1])
-  redis.call('ZADD', claim_units, unpack(unit_members(ARGV[1], units, expires)))
+  if units > 1 then redis.call('ZADD', claim_units, unpack(unit_members(ARGV[1], units, expires))) end
 end
 -- Leased from creation: an instance that dies before starting its queued job must not strand it.
 take_lease(ARGV[1], ARGV[5], ARGV[6])

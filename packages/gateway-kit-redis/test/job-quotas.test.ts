@@ -95,6 +95,32 @@ describe('job budgets kept by the Redis job store', () => {
     app.finish();
   });
 
+  it('heldBytes: a small job holds one unit and a large one each of its units, across instances, until it ends', async () => {
+    const app = deployment({ heldBytes: 48 * 1024 }); // three 16 KiB units
+    const a = createTestClient(app.a, { token: 't' });
+    const b = createTestClient(app.b, { token: 't' });
+    const note = 'x'.repeat(20 * 1024); // two units
+    const large = await a.invoke(invokeBody('export', { note }));
+    expect(large.status).toBe(200);
+    const small = await b.invoke(invokeBody('export', {}));
+    expect(small.status).toBe(200);
+    const refused = await b.invoke(invokeBody('export', {}));
+    expect(refused.body).toMatchObject({ error: { details: { quota: 'heldBytes' } } });
+    // The large job's two units come back with its end: two small jobs fit, a third does not.
+    expect((await b.cancel(jobIdOf(large.body))).status).toBe(200);
+    expect((await a.invoke(invokeBody('export', {}))).status).toBe(200);
+    expect((await b.invoke(invokeBody('export', {}))).status).toBe(200);
+    expect((await a.invoke(invokeBody('export', {}))).status).toBe(429);
+    // The small ones' units come back when they complete.
+    app.finish();
+    await expect
+      .poll(async () => ((await a.job(jobIdOf(small.body))).body as { status: string }).status)
+      .toBe('completed');
+    await expect
+      .poll(async () => (await a.invoke(invokeBody('export', { note }))).status)
+      .toBe(200);
+  });
+
   it('a cancelled job gives its budget back at once', async () => {
     const app = deployment({ activeJobs: 1 });
     const a = createTestClient(app.a, { token: 't' });
