@@ -54,6 +54,12 @@ const hasTaskset = (() => {
     return false;
   }
 })();
+/** Where the processes run, by BENCH_REDIS_CORE, as the header says it. */
+const LAYOUT = hasTaskset
+  ? ['server + Redis on core 0, load on core 1', 'server on core 0, Redis + load on core 1'][
+      config.redisCore
+    ]
+  : 'no pinning';
 const pin = (pid, core) => {
   if (hasTaskset)
     execFileSync('taskset', ['-a', '-pc', String(core), String(pid)], { stdio: 'ignore' });
@@ -280,7 +286,7 @@ try {
     `async invokes on Redis — Node ${process.version}, ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}` +
       `${smoke ? ' — SMOKE (figures not meaningful)' : ''}\n` +
       `${config.rounds} rounds, order alternating; ${config.jobs} jobs end to end then ${config.seconds} s of accepts per server; ` +
-      `${config.connections} connections; ${hasTaskset ? (config.redisCore === 0 ? 'server + Redis on core 0, load on core 1' : 'server on core 0, Redis + load on core 1') : 'no pinning'}\n`,
+      `${config.connections} connections; ${LAYOUT}\n`,
   );
   const results = Object.fromEntries(SERVERS.map((s) => [s.key, []]));
   for (let r = 0; r < config.rounds; r++) {

@@ -42,7 +42,7 @@ local function now_ms(previous)
   if previous and ms < previous then return previous end
   return ms
 end
-local function take_lease(id, owner, lease_ms)
+local function take_lease(owner, lease_ms)
   redis.call('SET', KEYS[5], owner, 'PX', lease_ms)
 end
 -- The keys of an owner's budgets (ownerId as its JSON), in the bucket whose keys start with base.
@@ -235,7 +235,7 @@ if claim_jobs then
   if units > 1 then redis.call('ZADD', claim_units, unpack(unit_members(ARGV[1], units, expires))) end
 end
 -- Leased from creation: an instance that dies before starting its queued job must not strand it.
-take_lease(ARGV[1], ARGV[5], ARGV[6])
+take_lease(ARGV[5], ARGV[6])
 return {'created', now}
 `);
 
@@ -265,7 +265,7 @@ if not allowed then return {'invalid_transition', redis.call('HGETALL', KEYS[1])
 local now = now_ms(tonumber(current[3]))
 local fields = append({'status', to, 'version', tonumber(current[2]) + 1, 'updatedAt', now}, 10)
 redis.call('HSET', KEYS[1], unpack(fields))
-if to == 'running' and from ~= 'running' then take_lease(ARGV[1], ARGV[5], ARGV[6]) end
+if to == 'running' and from ~= 'running' then take_lease(ARGV[5], ARGV[6]) end
 if TERMINAL[to] then
   finish(ARGV[1], now, ARGV[4], ARGV[6], ARGV[7], ARGV[8], group_of(current[4], current[5]), current[4], current[6])
 end
