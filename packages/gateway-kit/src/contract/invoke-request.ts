@@ -71,12 +71,30 @@ const IdempotencyKey = v.pipe(
   v.maxLength(1024),
 );
 const Url = v.pipe(v.string(), v.maxLength(2048), v.url());
-// RFC 3339 date-time (`T`/`Z` in either case, seconds required, numeric offsets with a colon),
-// and a real instant: valibot's isoTimestamp also admits forms Date.parse cannot read.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
-/** Whether a string is an RFC 3339 date-time naming a real instant (`deadlineAt`). */
+// RFC 3339 date-time (`T`/`Z` in either case, seconds required, numeric offsets with a colon):
+// hours 00–23, minutes and seconds 00–59 (no leap second: no JavaScript clock reaches one).
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+/** Days of each month in a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether a string is an RFC 3339 date-time naming a real instant (`deadlineAt`): a day that its
+ * month has (February 29 only in leap years). `Date.parse` alone rolls `02-30` over into March.
+ *
+ * @example
+ * isDateTime('2028-02-29T10:00:00Z'); // true
+ * isDateTime('2027-02-29T10:00:00Z'); // false
+ */
 export function isDateTime(value: string): boolean {
-  return RFC3339.test(value) && Number.isFinite(Date.parse(value.toUpperCase()));
+  const parts = RFC3339.exec(value);
+  if (parts === null) return false;
+  const year = Number(parts[1]);
+  const month = Number(parts[2]);
+  const day = Number(parts[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leapDay = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= MONTH_DAYS[month - 1]! + (leapDay ? 1 : 0);
 }
 const DateTime = v.pipe(v.string(), v.check(isDateTime, 'Expected an RFC 3339 date-time'));
 // A header value: it is sent as the callbacks' Authorization header, so no control characters.

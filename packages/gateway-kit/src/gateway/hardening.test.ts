@@ -25,6 +25,14 @@ describe('deadlineAt is an RFC 3339 instant', () => {
     '2099-01-01T10:00:00 +01:00',
     '2099-01-01 10:00:00Z',
     '2099-13-01T10:00:00Z',
+    // Dates that Date.parse would roll over into the next month or day.
+    '2099-02-30T10:00:00Z',
+    '2099-04-31T10:00:00Z',
+    '2097-02-29T10:00:00Z',
+    '2100-02-29T10:00:00Z',
+    '2099-01-01T24:00:00Z',
+    '2099-06-30T23:59:60Z',
+    '2099-01-01T10:00:00+24:00',
   ])('refuses %s with 422 instead of treating it as already past', async (deadlineAt) => {
     const response = await client.invoke(
       invokeBody('lookup-account', { accountId: 'a' }, { deadlineAt }),
@@ -35,8 +43,13 @@ describe('deadlineAt is an RFC 3339 instant', () => {
     });
   });
 
-  it('accepts lower-case t and z and offsets, and honours them', async () => {
-    for (const deadlineAt of ['2099-01-01t10:00:00z', '2099-01-01T10:00:00.123+02:00']) {
+  it('accepts lower-case t and z, offsets and leap days, and honours them', async () => {
+    for (const deadlineAt of [
+      '2099-01-01t10:00:00z',
+      '2099-01-01T10:00:00.123+02:00',
+      '2096-02-29T23:59:59-23:59',
+      '2400-02-29T00:00:00Z',
+    ]) {
       const response = await client.invoke(
         invokeBody('lookup-account', { accountId: 'a' }, { deadlineAt }),
       );
