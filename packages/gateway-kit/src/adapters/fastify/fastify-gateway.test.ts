@@ -189,6 +189,19 @@ describe('@svc/gateway-kit/fastify, registered with a prefix', () => {
     expect(await root.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('keeps the connection of a request without a body that it answers at once', async () => {
+    const token = { authorization: headers.authorization };
+    for (const [path, status] of [
+      ['/gateway/v1/manifest', 200],
+      ['/gateway/v1/nothing', 404],
+      ['/gateway/v1/invoke', 405],
+    ] as const) {
+      const answer = await rawRequest(origin, path, { headers: token });
+      expect(answer.status).toBe(status);
+      expect(answer.headers.connection).toBe('keep-alive');
+    }
+  });
+
   it('serves nothing outside the prefix, even through dot segments', async () => {
     const outside = await fetch(`${origin}/v1/manifest`, { headers });
     expect(outside.status).toBe(404);

@@ -210,3 +210,49 @@ describe('@svc/gateway-kit/node: a reply that leaves the body unread', () => {
     expect('headers' in second && second.headers.connection).toBe('keep-alive');
   });
 });
+
+/** Sends a request without a body (no Content-Length) through `agent`. */
+function bodyless(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  agent: Agent,
+): Promise<{ status: number; connection: string | undefined; reusedSocket: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, agent, headers });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          connection: res.headers.connection,
+          reusedSocket: req.reusedSocket,
+        }),
+      );
+    });
+    req.end();
+  });
+}
+
+describe('@svc/gateway-kit/node: a request without a body', () => {
+  it('keeps its connection when answered at once: manifest polls and refusals reuse one socket', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const port = portOf(running.server);
+    const token = { authorization: `Bearer ${TOKEN}` };
+    const answers = [
+      await bodyless(port, 'GET', '/v1/manifest', token, agent),
+      await bodyless(port, 'GET', '/v1/manifest', token, agent),
+      await bodyless(port, 'GET', '/v1/manifest', {}, agent),
+      await bodyless(port, 'GET', '/v1/nothing-here', token, agent),
+      await bodyless(port, 'GET', '/v1/invoke', token, agent),
+      // A POST with an empty body, refused before the gateway reads it.
+      await bodyless(port, 'POST', '/v1/invoke', { ...token, 'content-length': '0' }, agent),
+    ];
+    agent.destroy();
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404, 405, 415]);
+    for (const answer of answers) expect(answer.connection).toBe('keep-alive');
+    expect(answers.slice(1).every((answer) => answer.reusedSocket)).toBe(true);
+  });
+});

@@ -249,6 +249,19 @@ export function drainBody(req: IncomingMessage, limits: DrainLimits): Promise<bo
 }
 
 /**
+ * Whether a request's framing says it has no body (RFC 9112 §6.3): no `Transfer-Encoding`, and no
+ * `Content-Length` or a zero one. Such a request is not yet `complete` while the gateway answers
+ * it straight away (Node marks it once the handler returns), but there is nothing to drain.
+ */
+function declaresNoBody(req: IncomingMessage): boolean {
+  const { headers } = req;
+  return (
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-length'] === undefined || Number(headers['content-length']) === 0)
+  );
+}
+
+/**
  * Sends a reply. A request whose body is still (partly) unread — the gateway answered before
  * reading it — is drained first: closing a socket with unread bytes in its receive buffer sends
  * a TCP reset, which destroys the reply before the caller reads it. The connection is then
@@ -260,8 +273,8 @@ function sendReply(
   reply: GatewayReply,
   limits: DrainLimits,
 ): void {
-  // The hot path: the body was read to its end (or there was none).
-  if (req.complete) {
+  // The hot path: the body was read to its end, or there is none (a GET answered at once).
+  if (req.complete || declaresNoBody(req)) {
     writeReply(res, reply, false);
     return;
   }
