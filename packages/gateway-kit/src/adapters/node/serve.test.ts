@@ -165,6 +165,32 @@ describe('serve: connection limits', () => {
     }
   });
 
+  it.each([
+    ['on loopback', {}],
+    ['with every host allowed', { allowedHosts: true }],
+  ] as const)(
+    'answers an HTTP/1.1 request without Host with the 400 envelope (%s)',
+    async (_case, options) => {
+      const running = await serve(gateway, { port: 0, ...options });
+      try {
+        const hostless = open(running.url);
+        hostless.write(
+          `GET /v1/manifest HTTP/1.1\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`,
+        );
+        expect(envelopeOf(await untilClosed(hostless))).toEqual({
+          status: 400,
+          error: {
+            code: 'malformed_request',
+            message: 'An HTTP/1.1 request must carry a Host header.',
+            retryable: false,
+          },
+        });
+      } finally {
+        await running.close();
+      }
+    },
+  );
+
   it('drops connections beyond maxConnections', async () => {
     const running = await serve(gateway, { port: 0, maxConnections: 1 });
     try {

@@ -200,6 +200,9 @@ function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
       // Node enforces the two timeouts above on this tick (default 30 s, which would add up to
       // 30 s to each of them).
       connectionsCheckingInterval: 1_000,
+      // An HTTP/1.1 request without Host gets the 400 envelope from the handler, not Node's
+      // empty 400.
+      requireHostHeader: false,
     },
     toNodeHandler(gateway, handlerOptions(options)),
   );

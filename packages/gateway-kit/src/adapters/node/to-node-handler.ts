@@ -8,7 +8,7 @@ import {
   WANTS_QUERY,
 } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
-import { JSON_HEADERS } from '../../http/replies.ts';
+import { errorReply, JSON_HEADERS } from '../../http/replies.ts';
 import { assertOptions, strictOptionsObject } from '../../runtime/option-schemas.ts';
 import { disconnectSignal } from './disconnect-signal.ts';
 import { createHostGuard } from './loopback-host.ts';
@@ -284,6 +284,20 @@ function sendReply(
   });
 }
 
+/** The answer to an HTTP/1.1 request without `Host`, which RFC 9112 §3.2 requires a 400 for. */
+const MISSING_HOST: GatewayReply = /* @__PURE__ */ errorReply('malformed_request', {
+  message: 'An HTTP/1.1 request must carry a Host header.',
+});
+
+/**
+ * Whether `req` is an HTTP/1.1 request without `Host`. Node answers those itself with an empty
+ * 400 unless the server sets `requireHostHeader: false`, as `serve()` does so that the caller gets
+ * the error envelope.
+ */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+}
+
 // A misspelt `trustProxy` or `allowedHosts` would otherwise silently keep its default.
 const NodeHandlerOptionsSchema = /* @__PURE__ */ strictOptionsObject(
   NODE_HANDLER_ENTRIES,
@@ -332,7 +346,7 @@ export function toNodeHandler(
   const wantsQuery = WANTS_QUERY in gateway;
   const refuseForeignHost = createHostGuard(options.allowedHosts);
   return (req, res) => {
-    const refused = refuseForeignHost(req);
+    const refused = lacksHost(req) ? MISSING_HOST : refuseForeignHost(req);
     if (refused) {
       sendReply(req, res, refused, limits);
       return;
