@@ -7,6 +7,7 @@
 // has whitespace around it).
 // No message carries a password: URLs are shown as redactPostgresUrl shows them.
 import { parseArgs } from 'node:util';
+import { isStoreUnavailableError } from '@svc/gateway-kit/store';
 import { migrate, migrations } from './migrate.ts';
 import {
   isConnectionString,
@@ -117,6 +118,8 @@ function database(url: string | undefined): {
 
 /** The driver's message, with the password scrubbed should it ever carry one. */
 function reason(error: unknown, passwords: string[]): string {
+  // migrate()'s "cannot reach" names the database, which the CLI's message names already.
+  if (isStoreUnavailableError(error) && error.cause !== undefined) error = error.cause;
   let text =
     error instanceof Error
       ? error.message ||

@@ -1,8 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { checkOptionNames, GatewayConfigError, refusalFor } from '@svc/gateway-kit/store';
+import {
+  checkOptionNames,
+  GatewayConfigError,
+  refusalFor,
+  StoreUnavailableError,
+} from '@svc/gateway-kit/store';
 import pg from 'pg';
-import { checkConnectionString, quoteSchema } from './postgres-connection.ts';
+import { checkConnectionString, quoteSchema, redactPostgresUrl } from './postgres-connection.ts';
+
+/** How long `migrate`'s own client may take to connect: the stores' default `connectTimeoutMs`. */
+const CONNECT_TIMEOUT_MS = 2_000;
 
 /** The schema name written in the shipped SQL files, replaced by the one you choose. */
 const PLACEHOLDER = /\bsvc_gateway\b/g;
@@ -103,9 +111,12 @@ export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
   const pending = migrations(schema);
   const owned = options.client
     ? undefined
-    : new pg.Client(options.connectionString ? { connectionString: options.connectionString } : {});
+    : new pg.Client({
+        ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      });
   const client = options.client ?? owned!;
-  if (owned) await owned.connect();
+  if (owned) await connect(owned, options.connectionString);
   const applied: number[] = [];
   try {
     for (const migration of pending) {
@@ -139,6 +150,22 @@ export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
     await owned?.end();
   }
   return applied;
+}
+
+/**
+ * Connects `migrate`'s own client within {@link CONNECT_TIMEOUT_MS}; a failure rejects with a
+ * `StoreUnavailableError` naming the database without its password, as the stores' do.
+ */
+async function connect(client: pg.Client, connectionString: string | undefined): Promise<void> {
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw new StoreUnavailableError(
+      `migrate: cannot reach Postgres at ${redactPostgresUrl(connectionString)}.`,
+      { cause: error },
+    );
+  }
 }
 
 function literal(text: string): string {

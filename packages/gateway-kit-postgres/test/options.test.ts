@@ -307,7 +307,7 @@ describe('an unknown option name is refused (it used to be ignored, the store fa
         connectionString,
         schema: 'acme_gateway',
       } satisfies Omit<Required<MigrateOptions>, 'client'>),
-    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    ).rejects.toMatchObject({ name: 'StoreUnavailableError', cause: { code: 'ECONNREFUSED' } });
     const client = {
       query: async (): Promise<never> => {
         throw new Error('reached the database');

@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -113,6 +114,34 @@ describe('start-up', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
       vi.useRealTimers();
+    }
+  });
+
+  it('migrate() rejects with StoreUnavailableError, password hidden, when nothing answers or the server never speaks', async () => {
+    const closedPort = await freePort();
+    const refused = await migrate({
+      connectionString: `postgres://app:s3cret@127.0.0.1:${closedPort}/app`,
+    }).catch((error: unknown) => error);
+    expect(isStoreUnavailableError(refused)).toBe(true);
+    expect((refused as Error).message).toBe(
+      `migrate: cannot reach Postgres at postgres://app:***@127.0.0.1:${closedPort}/app.`,
+    );
+    // A server that accepts the connection and never answers: the connect deadline ends the wait.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const started = Date.now();
+      const stuck = await migrate({
+        connectionString: `postgres://app:s3cret@127.0.0.1:${port}/app`,
+      }).catch((error: unknown) => error);
+      expect(isStoreUnavailableError(stuck)).toBe(true);
+      expect(String((stuck as Error).message)).not.toContain('s3cret');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 
