@@ -1,7 +1,7 @@
 // Publishes a debrief and reads it back.
 //
 //   pnpm start                  → against a local workspace emulator started in this process
-//   SVC_BASE_URL=https://… SVC_WORKSPACE_KEY=… pnpm start   → against that workspace
+//   SVC_WORKSPACE_URL=https://… SVC_WORKSPACE_KEY=… pnpm start   → against that workspace
 //
 // Arguments: [account] [week], e.g. `pnpm start "ACME Corp" 2025-W01` (default: ACME Corp, this week).
 import { isDeepStrictEqual } from 'node:util';
@@ -12,11 +12,11 @@ import { isoWeek, weeklyReview } from './weekly-review.ts';
 /** Any key works with the emulator; each key is its own isolated workspace. */
 const EMULATOR_KEY = 'wk_local_example';
 
-const baseUrlFromEnv = process.env.SVC_BASE_URL;
+const baseUrlFromEnv = process.env.SVC_WORKSPACE_URL;
 const keyFromEnv = process.env.SVC_WORKSPACE_KEY;
 if (Boolean(baseUrlFromEnv) !== Boolean(keyFromEnv)) {
   console.error(
-    'Set both SVC_BASE_URL and SVC_WORKSPACE_KEY (a real workspace), or neither (the local emulator).',
+    'Set both SVC_WORKSPACE_URL and SVC_WORKSPACE_KEY (a real workspace), or neither (the local emulator).',
   );
   process.exit(2);
 }
@@ -26,7 +26,7 @@ const emulator = baseUrlFromEnv ? undefined : await serveWorkspaceEmulator({ por
 const baseUrl = baseUrlFromEnv ?? emulator!.url;
 console.log(
   emulator
-    ? `Workspace: local emulator at ${baseUrl} (set SVC_BASE_URL and SVC_WORKSPACE_KEY for a real workspace)`
+    ? `Workspace: local emulator at ${baseUrl} (set SVC_WORKSPACE_URL and SVC_WORKSPACE_KEY for a real workspace)`
     : `Workspace: ${baseUrl}`,
 );
 

@@ -15,7 +15,7 @@ interface Run {
 
 /** Runs `node src/publish.ts` like `pnpm start` does, with only the given SVC_* variables. */
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const { SVC_BASE_URL: _url, SVC_WORKSPACE_KEY: _key, ...inherited } = process.env;
+  const { SVC_WORKSPACE_URL: _url, SVC_WORKSPACE_KEY: _key, ...inherited } = process.env;
   const child = spawn(process.execPath, [script, ...args], {
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,9 +46,9 @@ beforeEach(() => workspace.emulator.reset());
 afterAll(() => workspace.close());
 
 describe('publish-debrief-node', () => {
-  it('publishes to the workspace given by SVC_BASE_URL / SVC_WORKSPACE_KEY, and it is stored', async () => {
+  it('publishes to the workspace given by SVC_WORKSPACE_URL / SVC_WORKSPACE_KEY, and it is stored', async () => {
     const result = await run(['Initech', '2025-W07'], {
-      SVC_BASE_URL: workspace.url,
+      SVC_WORKSPACE_URL: workspace.url,
       SVC_WORKSPACE_KEY: KEY,
     });
     expect(result.stderr).toBe('');
@@ -77,7 +77,7 @@ describe('publish-debrief-node', () => {
   });
 
   it('re-running for the same week updates the same debrief instead of adding one', async () => {
-    const env = { SVC_BASE_URL: workspace.url, SVC_WORKSPACE_KEY: KEY };
+    const env = { SVC_WORKSPACE_URL: workspace.url, SVC_WORKSPACE_KEY: KEY };
     expect((await run(['Initech', '2025-W07'], env)).code).toBe(0);
     expect((await run(['Initech', '2025-W07'], env)).code).toBe(0);
     expect((await run(['Initech', '2025-W08'], env)).code).toBe(0);
@@ -100,17 +100,17 @@ describe('publish-debrief-node', () => {
     expect(workspace.emulator.requests).toHaveLength(0);
   });
 
-  it('refuses to guess when only one of SVC_BASE_URL and SVC_WORKSPACE_KEY is set', async () => {
-    const result = await run([], { SVC_BASE_URL: workspace.url });
+  it('refuses to guess when only one of SVC_WORKSPACE_URL and SVC_WORKSPACE_KEY is set', async () => {
+    const result = await run([], { SVC_WORKSPACE_URL: workspace.url });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Set both SVC_BASE_URL and SVC_WORKSPACE_KEY');
+    expect(result.stderr).toContain('Set both SVC_WORKSPACE_URL and SVC_WORKSPACE_KEY');
     expect(workspace.emulator.requests).toHaveLength(0);
   });
 
   it('reports a refusal by the workspace without printing the key, and exits 1', async () => {
     workspace.emulator.failNext({ status: 422, method: 'POST', path: '/debriefs' });
     const result = await run(['Initech', '2025-W07'], {
-      SVC_BASE_URL: workspace.url,
+      SVC_WORKSPACE_URL: workspace.url,
       SVC_WORKSPACE_KEY: KEY,
     });
     expect(result.code).toBe(1);

@@ -165,7 +165,7 @@ export interface RunResult extends ProcessResult {
 /** Environment every snippet runs with. */
 export const SNIPPET_ENV = {
   GATEWAY_TOKEN: 'readme-snippets-gateway-token',
-  SVC_BASE_URL: 'https://svc.example.com',
+  SVC_WORKSPACE_URL: 'https://svc.example.com',
   SVC_WORKSPACE_KEY: 'wk_readme_snippets',
   // A Standard Webhooks secret (whsec_ + base64) made up for the snippets.
   CALLBACK_SIGNING_SECRET: `whsec_${btoa('readme-snippets-callback-signing-secret')}`,

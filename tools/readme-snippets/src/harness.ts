@@ -1,6 +1,6 @@
 // Preloaded (`node --import`) into every snippet run by the README test. It keeps snippets on
 // loopback and observable, without changing their code:
-// - fetch to https://svc.example.com (and to SVC_BASE_URL) goes to an in-process workspace
+// - fetch to https://svc.example.com (and to SVC_WORKSPACE_URL) goes to an in-process workspace
 //   emulator; any other non-loopback address is refused;
 // - every server a snippet starts listens on 127.0.0.1 on a free port (`serve(gateway,
 //   { port: 8787 })` included), and its address is reported;
@@ -18,7 +18,7 @@ const report = (entry: object) => {
 export const EMULATED_ORIGIN = 'https://svc.example.com';
 const emulator = createWorkspaceEmulator();
 const emulated = new Set([EMULATED_ORIGIN]);
-if (process.env.SVC_BASE_URL) emulated.add(new URL(process.env.SVC_BASE_URL).origin);
+if (process.env.SVC_WORKSPACE_URL) emulated.add(new URL(process.env.SVC_WORKSPACE_URL).origin);
 const loopback = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 const realFetch = globalThis.fetch;
