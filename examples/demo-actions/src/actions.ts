@@ -29,7 +29,10 @@ export const lookupAccount = defineAction({
   title: 'Look up an account',
   description: 'Finds a customer account by its id (e.g. acc_1001) and reports plan and status.',
   input: v.strictObject({
-    accountId: v.pipe(v.string(), v.regex(/^acc_\d+$/, 'Expected an account id like acc_1001')),
+    accountId: v.pipe(
+      v.string(),
+      v.regex(/^acc_\d{1,20}$/, 'Expected an account id like acc_1001'),
+    ),
   }),
   sideEffectLevel: 'read',
   idempotent: true,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 export const lookupAccountZod = defineAction({
   ...lookupAccount,
   input: z.strictObject({
-    accountId: z.string().regex(/^acc_\d+$/, 'Expected an account id like acc_1001'),
+    accountId: z.string().regex(/^acc_\d{1,20}$/, 'Expected an account id like acc_1001'),
   }),
 });
 
