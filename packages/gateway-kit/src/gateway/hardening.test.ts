@@ -69,6 +69,30 @@ describe('deadlineAt is an RFC 3339 instant', () => {
   });
 });
 
+describe('charset and Content-Encoding are not interpreted (docs/decisions.md)', () => {
+  const body = JSON.stringify(invokeBody('lookup-account', { accountId: 'a' }));
+  const post = (headers: Record<string, string>, sent: BodyInit = body) =>
+    client.request('/v1/invoke', { method: 'POST', headers, body: sent });
+
+  it('reads a body labelled with another charset as UTF-8', async () => {
+    const response = await post({ 'content-type': 'application/json; charset=iso-8859-1' });
+    expect(response.body).toMatchObject({ status: 'completed' });
+  });
+
+  it('reads the bytes as sent: a plain body labelled gzip is served, a compressed one is malformed JSON', async () => {
+    const labelled = await post({ 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect(labelled.body).toMatchObject({ status: 'completed' });
+    const compressed = new Blob([body]).stream().pipeThrough(new CompressionStream('gzip'));
+    const gzipped = await new Response(compressed).arrayBuffer();
+    const refused = await post(
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      gzipped,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { code: 'malformed_json' } });
+  });
+});
+
 describe('callbacks.authorization', () => {
   it('refuses a credential with control characters at invoke time (it becomes a header)', async () => {
     const response = await client.invoke(
