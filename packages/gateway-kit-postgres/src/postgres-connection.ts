@@ -119,7 +119,10 @@ export function isConnectionString(text: string): boolean {
     decodeURIComponent(url.password);
     decodeURIComponent(url.hostname);
     decodeURI(url.pathname);
-    return true;
+    // node-postgres takes `?port=` over the URL's port, unchecked: a connect to `abc` never
+    // settles (and later fails on an unhandled error event).
+    const port = url.searchParams.get('port');
+    return port === null || (/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535);
   } catch {
     // Not rethrown, not kept as a cause: the error (a URIError, an `input`) may hold the password.
     return false;

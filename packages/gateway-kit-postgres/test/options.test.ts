@@ -333,6 +333,10 @@ describe('a connection string node-postgres cannot use is refused naming the opt
     [`postgres://app:${password}@db:port/app`, 'a string'], // a port that is no number
     [`postgres://app:${password}@db:99999/app`, 'a string'], // a port out of range
     [`postgres://app:${password}%ff@db/app`, 'a string'], // a password pg cannot decode
+    // A port parameter overrides the URL's: node-postgres parses it but never
+    // settles a connect to it.
+    [`postgres://app:${password}@db/app?port=abc`, 'a string'],
+    [`postgres://app:${password}@db/app?port=70000`, 'a string'],
     [`mysql://app:${password}@db/app`, 'a string'], // another scheme
     [`app:${password}@db:5432/app`, 'a string'], // no scheme: the password reads as a path
     [` postgres://app:${password}@db/app`, 'a string with surrounding spaces'], // host `base`
