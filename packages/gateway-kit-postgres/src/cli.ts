@@ -31,10 +31,15 @@ const PG_VARIABLES = ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD'] 
 /** A wrong invocation: the message, then the usage, on stderr; exit code 2. */
 class UsageError extends Error {}
 
-/** `text` with any password of a URL in it replaced by `***` (an argument may be a URL). */
+/**
+ * An argument as a message may show it: a URL's password replaced by `***`, and an argument that
+ * is no URL but may still carry a login (`user:pass@host`, a pasted `DATABASE_URL=…`, a password
+ * with an unencoded `#`) not shown at all.
+ */
 function shown(text: string): string {
   const url = parseConnectionUrl(text);
-  return url && (url.password || url.searchParams.has('password')) ? redactPostgresUrl(text) : text;
+  if (url) return url.password || url.searchParams.has('password') ? redactPostgresUrl(text) : text;
+  return /@|password/i.test(text) ? 'that may hold a password (not shown)' : text;
 }
 
 function parse(argv: string[]) {

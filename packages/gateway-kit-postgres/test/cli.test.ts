@@ -109,6 +109,19 @@ describe('svc-gateway-postgres: invocation', () => {
         ['migrate', 'postgres://app:s3cret@127.0.0.1/app'],
         'unexpected argument postgres://app:***@',
       ],
+      // Not URLs it can read, so not redacted as one: not shown at all.
+      [
+        ['migrate', 'DATABASE_URL=postgres://app:s3cret@db/app'],
+        'unexpected argument that may hold a password (not shown).',
+      ],
+      [
+        ['migrate', 'postgres://app:s3cret#x@db/app'],
+        'unexpected argument that may hold a password (not shown).',
+      ],
+      [
+        ['postgres://app:s3cret@db:notaport/app'],
+        'unknown command that may hold a password (not shown)',
+      ],
       [['sql', '--url', postgres.url], '--url is an option of migrate'],
       [['sql', '--schema', 'acme-gateway'], '--schema expects letters, digits and _'],
     ] as const;
