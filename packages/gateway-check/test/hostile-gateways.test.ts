@@ -235,6 +235,10 @@ describe('checkGateway options', () => {
       'checkGateway: url is a string: expected an absolute http(s) URL.',
     ],
     [
+      { url: 'http://user:GwSecret-123@x', token: TOKEN },
+      'checkGateway: url is a string: expected a URL without credentials (the token goes in token).',
+    ],
+    [
       { url: 'http://x', token: '' },
       'checkGateway: token is an empty string: is an environment variable unset? (expected a non-empty string)',
     ],

@@ -4,7 +4,7 @@ import {
   refuseUnknownOptions,
   WHOLE_MS,
 } from '../errors/check-options-error.ts';
-import type { FetchLike } from '../http/exchange.ts';
+import { type FetchLike, hasCredentials } from '../http/exchange.ts';
 import type { CheckResult } from './report.ts';
 
 /** Deadline of each request when `timeoutMs` is not given. */
@@ -27,7 +27,10 @@ export { CheckOptionsError } from '../errors/check-options-error.ts';
  * const options: CheckGatewayOptions = { url: 'http://127.0.0.1:8787', token, only: ['auth-bearer'] };
  */
 export interface CheckGatewayOptions {
-  /** The gateway base address, e.g. `http://127.0.0.1:8787`. */
+  /**
+   * The gateway base address, e.g. `http://127.0.0.1:8787`; without credentials (`http://u:p@…` is
+   * refused: the URL is named in messages and reports).
+   */
   readonly url: string;
   /** A bearer token the gateway accepts. Never printed or reported. */
   readonly token: string;
@@ -147,6 +150,13 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
   const { url, token } = options;
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
     refuse(name('url'), url, 'expected an absolute http(s) URL.', !flags);
+  }
+  if (hasCredentials(url)) {
+    refuse(
+      name('url'),
+      url,
+      `expected a URL without credentials (the token goes in ${flags ? '--token' : 'token'}).`,
+    );
   }
   if (typeof token !== 'string' || token === '') {
     refuse(

@@ -111,6 +111,10 @@ describe('svc-gateway-check', () => {
       'svc-gateway-check: --url is a string: expected an absolute http(s) URL.',
     ],
     [
+      ['--url', 'http://user:GwSecret-123@x', '--token', 't'],
+      'svc-gateway-check: --url is a string: expected a URL without credentials (the token goes in --token).',
+    ],
+    [
       ['--url', 'http://x'],
       'svc-gateway-check: --token is undefined: is an environment variable unset? (expected --token or SVC_GATEWAY_TOKEN)',
     ],

@@ -178,6 +178,21 @@ describe('client options', () => {
     },
   );
 
+  it('refuses a url with credentials, without repeating them', () => {
+    const refusal = (() => {
+      try {
+        createGatewayClient({ url: 'https://user:GwSecret-123@gateway.example', token: TOKEN });
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(refusal).toBeInstanceOf(CheckOptionsError);
+    expect(refusal.message).toBe(
+      'createGatewayClient: url is a string: expected a URL without credentials (the token goes in token).',
+    );
+  });
+
   it('takes timeoutMs from 1 ms to the longest timer', async () => {
     const gateway = referenceGateway();
     closers.push(() => gateway.close());

@@ -15,7 +15,7 @@ import {
   refuseUnknownOptions,
   WHOLE_MS,
 } from '../errors/check-options-error.ts';
-import { exchange, type FetchLike, joinUrl, sameOrigin } from '../http/exchange.ts';
+import { exchange, type FetchLike, hasCredentials, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
 import { type JobHandle, type WaitOptions, waitForJob } from './job-handle.ts';
@@ -28,7 +28,10 @@ import type { ActionInput, TypedActionLike } from './typed-action.ts';
  * const options: GatewayClientOptions = { url: 'https://gateway.example.com', token, timeoutMs: 5_000 };
  */
 export interface GatewayClientOptions {
-  /** The gateway base address (`{gateway_url}`), e.g. `https://gateway.example.com`. */
+  /**
+   * The gateway base address (`{gateway_url}`), e.g. `https://gateway.example.com`; without
+   * credentials (`https://u:p@…` is refused: the URL is named in error messages).
+   */
   readonly url: string;
   /** The bearer token the gateway accepts. Sent only to `url`; never part of an error. */
   readonly token: string;
@@ -193,6 +196,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   refuseUnknownOptions(who, options, CLIENT_OPTIONS);
   if (typeof options.url !== 'string' || options.url === '')
     refuseOption(who, 'url', options.url, 'expected the gateway base address.', true);
+  if (hasCredentials(options.url))
+    refuseOption(
+      who,
+      'url',
+      options.url,
+      'expected a URL without credentials (the token goes in token).',
+    );
   if (typeof options.token !== 'string' || options.token === '')
     refuseOption(who, 'token', options.token, 'expected a non-empty string.', true);
   if (options.fetch !== undefined && typeof options.fetch !== 'function')

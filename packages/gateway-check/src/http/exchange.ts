@@ -114,6 +114,16 @@ export async function exchange(fetchFn: FetchLike, request: ExchangeRequest): Pr
 /** `base` without trailing slashes, plus `path`. */
 export const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, '')}${path}`;
 
+/**
+ * Whether `url` is an absolute URL carrying a user name or password (`http://u:secret@host`):
+ * refused as a gateway address, since it would show in every message naming the URL.
+ */
+export function hasCredentials(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username !== '' || password !== '';
+}
+
 /** Whether `url` is on the origin of `base` (both absolute). */
 export function sameOrigin(url: string, base: string): boolean {
   return URL.canParse(url) && URL.canParse(base) && new URL(url).origin === new URL(base).origin;
