@@ -35,7 +35,10 @@ export type RedisClusterClient = ReturnType<typeof createCluster>;
  * };
  */
 export interface RedisConnectionOptions {
-  /** `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`. */
+  /**
+   * `redis[s]://[[user][:password]@]host[:port][/db]`. Default `redis://127.0.0.1:6379`, unless
+   * `clientOptions.socket` says where to connect (`host`, `port` or `path`).
+   */
   readonly url?: string;
   /**
    * Extra `createClient` options (TLS, credentials, …). The store sets `disableOfflineQueue` and
@@ -126,6 +129,32 @@ function redactRedisUrl(url: string): string {
   } catch {
     return 'an unparseable Redis URL';
   }
+}
+
+/** `clientOptions.socket` as given, when it says where to connect (`host`, `port` or `path`). */
+function socketAddress(
+  clientOptions: RedisClientOptions | undefined,
+): { host?: unknown; port?: unknown; path?: unknown } | undefined {
+  const socket = clientOptions?.socket as
+    | { host?: unknown; port?: unknown; path?: unknown }
+    | undefined;
+  return socket && ('host' in socket || 'port' in socket || 'path' in socket) ? socket : undefined;
+}
+
+/**
+ * The URL a single-node store connects to without `url`: `redis://127.0.0.1:6379`, unless
+ * `clientOptions.socket` says where to connect (a URL would override its `host` and `port`).
+ */
+function defaultUrl(clientOptions: RedisClientOptions | undefined): string | undefined {
+  return socketAddress(clientOptions) ? undefined : 'redis://127.0.0.1:6379';
+}
+
+/** How messages name a node given by `clientOptions.socket` (it holds no password). */
+function socketTarget(clientOptions: RedisClientOptions | undefined): string {
+  const { host = '127.0.0.1', port = 6379, path } = socketAddress(clientOptions) ?? {};
+  if (path !== undefined) return `the Redis socket ${String(path)}`;
+  const name = String(host);
+  return `redis://${name.includes(':') ? `[${name}]` : name}:${String(port)}`;
 }
 
 /** A call in flight: when it must have been answered, and how to fail it. */
@@ -251,7 +280,7 @@ export class RedisConnection {
       throw new GatewayConfigError(
         `${factory}: give one of url, cluster or client, not ${given.filter(Boolean).join(' and ')}.`,
       );
-    const url = options.url ?? options.clientOptions?.url ?? 'redis://127.0.0.1:6379';
+    const url = options.url ?? options.clientOptions?.url ?? defaultUrl(options.clientOptions);
     if (options.client) {
       this.client = options.client as RedisClient;
       this.cluster = isCluster(options.client);
@@ -290,10 +319,10 @@ export class RedisConnection {
       }) as unknown as RedisClient;
       this.cluster = true;
     } else {
-      this.#target = redactRedisUrl(url);
+      this.#target = url === undefined ? socketTarget(options.clientOptions) : redactRedisUrl(url);
       const clientOptions = options.clientOptions ?? {};
       this.client = createClient({
-        url,
+        ...(url === undefined ? {} : { url }),
         // Queued commands would hang requests for as long as Redis is down; fail them at once.
         disableOfflineQueue: true,
         // No node-redis command timeout: `call` sets its own deadline on every command (a clearable

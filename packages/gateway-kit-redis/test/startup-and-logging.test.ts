@@ -19,6 +19,24 @@ afterAll(() => redis.stop());
 
 const quiet = (): void => {};
 
+describe('a node given by clientOptions.socket', () => {
+  it('is where the store connects when no url is given (the default URL used to override it)', async () => {
+    const name = `socket-${randomUUID()}`;
+    const store = new RedisRecordStore({
+      clientOptions: { name, socket: { host: '127.0.0.1', port: redis.port } },
+    });
+    const observer = createClient({ url: redis.url });
+    await observer.connect();
+    try {
+      await store.ready();
+      expect(String(await observer.sendCommand(['CLIENT', 'LIST']))).toContain(`name=${name}`);
+    } finally {
+      await store.close();
+      await observer.close();
+    }
+  });
+});
+
 describe('start-up', () => {
   it('ready() rejects fast with a clear error naming the URL without its password', async () => {
     const port = await freePort(); // nothing listens there
