@@ -4,6 +4,7 @@ import { createWorkspaceClient } from '../client/create-workspace-client.ts';
 import { apiRoot, KEY_PATTERN } from '../client/transport.ts';
 import { WorkspaceApiError } from '../errors/api-error.ts';
 import { WorkspaceConfigError } from '../errors/config-error.ts';
+import { redact } from '../errors/redact.ts';
 import { WorkspaceError } from '../errors/workspace-error.ts';
 import { applyPlan } from './apply.ts';
 import { parseFlags, UsageError } from './args.ts';
@@ -141,7 +142,7 @@ async function run(argv: string[]): Promise<number> {
     if (json) print(JSON.stringify({ ok: false, issues }, null, 2));
     else
       process.stderr.write(
-        `${formatIssues(issues)}\n${issues.length} problem(s); nothing was sent.\n`,
+        scrub(`${formatIssues(issues)}\n${issues.length} problem(s); nothing was sent.\n`),
       );
     return EXIT.failed;
   }
@@ -229,6 +230,11 @@ async function run(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+/** `text` without the key, should an argument typed by mistake (the key itself) be echoed. */
+function scrub(text: string): string {
+  return redact(text, process.env.SVC_WORKSPACE_KEY);
+}
+
 run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
@@ -236,11 +242,11 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     // Unusable settings the client refuses are usage errors too.
     if (error instanceof UsageError || error instanceof WorkspaceConfigError) {
-      process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+      process.stderr.write(`${scrub((error as Error).message)}\n\n${usage}\n`);
       process.exitCode = EXIT.usage;
       return;
     }
-    process.stderr.write(`${String(describe(error).message)}\n`);
+    process.stderr.write(`${scrub(String(describe(error).message))}\n`);
     process.exitCode = EXIT.failed;
   },
 );

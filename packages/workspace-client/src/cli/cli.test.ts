@@ -226,6 +226,15 @@ describe('svc-workspace plan / apply', () => {
     expect((await cli(['plan'])).code).toBe(2);
   });
 
+  it('never echoes the key, typed by mistake as a command or a folder', async () => {
+    const asCommand = await cli([KEY, dir]);
+    expect(asCommand.code).toBe(2);
+    expect(asCommand.stderr).toContain('Unknown command "[redacted]"');
+    const asFolder = await cli(['plan', KEY]);
+    expect(asFolder.code).not.toBe(0);
+    for (const run of [asCommand, asFolder]) expect(run.stderr).not.toContain(KEY);
+  });
+
   // The settings are named as the user set them, not as createWorkspaceClient's options.
   it.each([
     [['--base-url', 'ftp://svc.test'], {}, '--base-url is not an absolute http'],
