@@ -131,27 +131,21 @@ function redactRedisUrl(url: string): string {
   }
 }
 
+/** Where `clientOptions.socket` says to connect. */
+interface SocketAddress {
+  readonly host?: unknown;
+  readonly port?: unknown;
+  readonly path?: unknown;
+}
+
 /** `clientOptions.socket` as given, when it says where to connect (`host`, `port` or `path`). */
-function socketAddress(
-  clientOptions: RedisClientOptions | undefined,
-): { host?: unknown; port?: unknown; path?: unknown } | undefined {
-  const socket = clientOptions?.socket as
-    | { host?: unknown; port?: unknown; path?: unknown }
-    | undefined;
+function socketAddress(clientOptions: RedisClientOptions | undefined): SocketAddress | undefined {
+  const socket = clientOptions?.socket as SocketAddress | undefined;
   return socket && ('host' in socket || 'port' in socket || 'path' in socket) ? socket : undefined;
 }
 
-/**
- * The URL a single-node store connects to without `url`: `redis://127.0.0.1:6379`, unless
- * `clientOptions.socket` says where to connect (a URL would override its `host` and `port`).
- */
-function defaultUrl(clientOptions: RedisClientOptions | undefined): string | undefined {
-  return socketAddress(clientOptions) ? undefined : 'redis://127.0.0.1:6379';
-}
-
 /** How messages name a node given by `clientOptions.socket` (it holds no password). */
-function socketTarget(clientOptions: RedisClientOptions | undefined): string {
-  const { host = '127.0.0.1', port = 6379, path } = socketAddress(clientOptions) ?? {};
+function socketTarget({ host = '127.0.0.1', port = 6379, path }: SocketAddress): string {
   if (path !== undefined) return `the Redis socket ${String(path)}`;
   const name = String(host);
   return `redis://${name.includes(':') ? `[${name}]` : name}:${String(port)}`;
@@ -280,7 +274,13 @@ export class RedisConnection {
       throw new GatewayConfigError(
         `${factory}: give one of url, cluster or client, not ${given.filter(Boolean).join(' and ')}.`,
       );
-    const url = options.url ?? options.clientOptions?.url ?? defaultUrl(options.clientOptions);
+    // Without a URL, the default one unless clientOptions.socket says where to connect (a URL
+    // would override its host and port).
+    const socketGiven = socketAddress(options.clientOptions);
+    const url =
+      options.url ??
+      options.clientOptions?.url ??
+      (socketGiven ? undefined : 'redis://127.0.0.1:6379');
     if (options.client) {
       this.client = options.client as RedisClient;
       this.cluster = isCluster(options.client);
@@ -319,7 +319,7 @@ export class RedisConnection {
       }) as unknown as RedisClient;
       this.cluster = true;
     } else {
-      this.#target = url === undefined ? socketTarget(options.clientOptions) : redactRedisUrl(url);
+      this.#target = url === undefined ? socketTarget(socketGiven ?? {}) : redactRedisUrl(url);
       const clientOptions = options.clientOptions ?? {};
       this.client = createClient({
         ...(url === undefined ? {} : { url }),
