@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceClient } from '../../client/create-workspace-client.ts';
@@ -76,6 +77,73 @@ describe('serveWorkspaceEmulator', () => {
     const response = await fetch(`${running.url}/api/v1/org/skills`);
     expect(response.status).toBe(401);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
+describe('serveWorkspaceEmulator budgets (a shared dev server)', () => {
+  /** Opens a connection that sends the headers of a POST and part of its body, then stalls. */
+  const trickle = (url: string) => {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      `POST /api/v1/org/skills HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer wk_a\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+    );
+    return socket;
+  };
+
+  it('answers a body that stalls with 408 request_timeout and closes it, by requestTimeoutMs', async () => {
+    const server = await serveWorkspaceEmulator({ requestTimeoutMs: 300 });
+    try {
+      const socket = trickle(server.url);
+      const startedAt = Date.now();
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      await once(socket, 'close');
+      // Node's default held it for 300 s; the check runs every second.
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: { code: 'request_timeout', message: 'The request took too long to arrive' },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    [128, {}],
+    [2, { maxConnections: 2 }],
+  ])(
+    'keeps at most %i connections open (%j), each holding at most one body',
+    async (cap, options) => {
+      const server = await serveWorkspaceEmulator(options);
+      const sockets = Array.from({ length: cap }, () => trickle(server.url));
+      try {
+        await Promise.all(sockets.map((socket) => once(socket, 'connect')));
+        // Accepted in order: the one past the cap is closed at once, the others stay open.
+        const extra = trickle(server.url);
+        await new Promise((resolve) => extra.on('close', resolve)); // reset, no answer
+        expect(sockets.filter((socket) => socket.destroyed)).toEqual([]);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await server.close();
+      }
+    },
+  );
+
+  it.each([
+    ['maxConnections', { maxConnections: 0 }],
+    ['maxConnections', { maxConnections: Number.POSITIVE_INFINITY }],
+    ['requestTimeoutMs', { requestTimeoutMs: 0 }],
+    ['requestTimeoutMs', { requestTimeoutMs: '30000' }],
+  ])('refuses %s in %j before listening', async (name, options) => {
+    await expect(serveWorkspaceEmulator(options as never)).rejects.toThrow(
+      new RegExp(`^serveWorkspaceEmulator: ${name} is `),
+    );
   });
 });
 
@@ -254,7 +322,7 @@ describe('serveWorkspaceEmulator options', () => {
     const before = listening();
     await expect(serveWorkspaceEmulator({ prot: 23_499 } as never)).rejects.toThrow(
       new WorkspaceConfigError(
-        'serveWorkspaceEmulator: unknown option "prot" (known: port, host, emulator).',
+        'serveWorkspaceEmulator: unknown option "prot" (known: port, host, emulator, maxConnections, requestTimeoutMs).',
       ),
     );
     expect(listening()).toBe(before);

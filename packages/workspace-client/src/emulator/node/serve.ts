@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import { checkKeys, refuse } from '../../client/validate-options.ts';
+import { checkKeys, checkTimeout, refuse } from '../../client/validate-options.ts';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.ts';
 
 /** Options of `serveWorkspaceEmulator`. */
@@ -15,6 +15,17 @@ export interface ServeEmulatorOptions {
   host?: string | undefined;
   /** Emulator to serve; a fresh one by default. */
   emulator?: WorkspaceEmulator | undefined;
+  /**
+   * Most open connections; past it Node closes new ones at once. Default 128, which bounds the
+   * request bodies held at once to 128 × `maxBodyBytes` (128 MiB by default).
+   */
+  maxConnections?: number | undefined;
+  /**
+   * Time a request may take to arrive, headers and body (headers alone: at most 10 s); past it
+   * `408 request_timeout` and the connection is closed. Default 30 000 ms (Node: 300 000);
+   * `false` turns it off.
+   */
+  requestTimeoutMs?: number | false | undefined;
 }
 
 /** A running emulator server. */
@@ -63,6 +74,8 @@ const SERVE_KEYS = /* @__PURE__ */ Object.keys({
   port: 1,
   host: 1,
   emulator: 1,
+  maxConnections: 1,
+  requestTimeoutMs: 1,
 } satisfies { readonly [K in keyof ServeEmulatorOptions]-?: 1 });
 
 /** Checks the options before anything listens, naming the wrong one (`WorkspaceConfigError`). */
@@ -91,7 +104,18 @@ function checkServeOptions(options: ServeEmulatorOptions): void {
     );
   if (emulator !== undefined && typeof (emulator as { handle?: unknown })?.handle !== 'function')
     refuse('emulator', emulator, 'expected a createWorkspaceEmulator() result.', FACTORY);
+  const { maxConnections } = options;
+  // A cap: 0 would refuse every connection, NaN or Infinity lift it.
+  if (maxConnections !== undefined && !(Number.isSafeInteger(maxConnections) && maxConnections > 0))
+    refuse('maxConnections', maxConnections, 'expected a positive integer.', FACTORY);
+  checkTimeout('requestTimeoutMs', options.requestTimeoutMs, FACTORY);
 }
+
+/** The emulator's error envelope, written by hand on a socket Node has not parsed a request on. */
+const clientError = (status: string, code: string, message: string): string => {
+  const body = JSON.stringify({ error: { code, message } });
+  return `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+};
 
 /**
  * Serves a workspace emulator over HTTP on Node (the `svc-workspace-emulator` bin uses this).
@@ -113,16 +137,45 @@ export async function serveWorkspaceEmulator(
   const emulator = options.emulator ?? createWorkspaceEmulator();
   const host = options.host ?? '127.0.0.1';
   let origin = '';
-  const server = createServer((req, res) => {
-    Promise.resolve()
-      .then(() => emulator.handle(toRequest(req, origin)))
-      .then((response) => send(req, res, response))
-      .catch(() => {
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
-        }
-        res.end('{"error":{"code":"internal_error","message":"Emulator failure"}}');
-      });
+  const requestTimeout =
+    options.requestTimeoutMs === false ? 0 : (options.requestTimeoutMs ?? 30_000);
+  // Node's defaults (300 s per request, no connection limit) let a caller that trickles bodies
+  // hold memory and sockets for minutes: a shared emulator must bound both.
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: requestTimeout === 0 ? 10_000 : Math.min(10_000, requestTimeout),
+      // Node enforces both timeouts on this tick (default 30 s, which would add up to 30 s).
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      Promise.resolve()
+        .then(() => emulator.handle(toRequest(req, origin)))
+        .then((response) => send(req, res, response))
+        .catch(() => {
+          if (!res.headersSent) {
+            res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+          }
+          res.end('{"error":{"code":"internal_error","message":"Emulator failure"}}');
+        });
+    },
+  );
+  server.maxConnections = options.maxConnections ?? 128;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // As `@svc/gateway-kit`'s node adapter: answer unless the request's answer has started.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      socket.write(
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? clientError(
+              '408 Request Timeout',
+              'request_timeout',
+              'The request took too long to arrive',
+            )
+          : clientError('400 Bad Request', 'malformed_request', 'The request is not valid HTTP'),
+      );
+    }
+    socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
