@@ -187,7 +187,7 @@ export interface WorkspaceClientOptions {
 
 /** Per-call options, accepted as the last argument of every method. */
 export interface RequestOptions {
-  /** Abort the call (also interrupts a retry wait at once). */
+  /** Abort the call (also interrupts a retry wait, or a wait for an async `apiKey`, at once). */
   signal?: AbortSignal | undefined;
   /** Per-attempt timeout in ms, or `false`; overrides the client's. */
   timeout?: number | false | undefined;

@@ -479,6 +479,22 @@ describe('abort', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('stops at once when aborted while an async apiKey is still fetching the token', async () => {
+    const { handler, seen } = sequence('get', '/skills', [ok]);
+    server.use(handler);
+    const controller = new AbortController();
+    // A token route that never answers: before, the call waited for it until totalTimeout.
+    const apiKey = () => new Promise<string>(() => {});
+    const result = settle(client({ apiKey }).skills.list({ signal: controller.signal }));
+    await elapse(100);
+    controller.abort(new Error('user went away'));
+    await until(() => result.done);
+    expect(result.error).toBeInstanceOf(WorkspaceAbortError);
+    expect((result.error as Error).cause).toEqual(new Error('user went away'));
+    expect(Date.now() - start).toBe(100);
+    expect(seen).toHaveLength(0);
+  });
+
   it('rejects without sending when the signal is already aborted', async () => {
     const { handler, seen } = sequence('get', '/skills', [ok]);
     server.use(handler);

@@ -279,7 +279,14 @@ export function createTransport(options: WorkspaceClientOptions, factory: string
       // Sets Authorization from a freshly resolved key. Never lets the runtime's own error
       // escape: it would quote the header value. Then tells `onRequest`, key redacted.
       const send = async (request: Request, retryCount: number): Promise<void> => {
-        key = await resolveKey();
+        // The caller's signal also ends a wait for the token (a token route that hangs); the
+        // abort event it rejects with becomes a WorkspaceAbortError in mapError.
+        key = await new Promise<string>((resolve, reject) => {
+          signal?.addEventListener('abort', reject);
+          resolveKey()
+            .then(resolve, reject)
+            .finally(() => signal?.removeEventListener('abort', reject));
+        });
         try {
           request.headers.set('authorization', `Bearer ${key}`);
         } catch {
