@@ -135,10 +135,54 @@ describe('serveWorkspaceEmulator budgets (a shared dev server)', () => {
     },
   );
 
+  it('answers 429 emulator_busy past maxUnsentBytes of answers callers do not read, and closes a stalled one', {
+    timeout: 30_000,
+  }, async () => {
+    const emulator = createWorkspaceEmulator({ maxBodyBytes: 9_000_000 });
+    const server = await serveWorkspaceEmulator({
+      emulator,
+      maxUnsentBytes: 30_000_000,
+      requestTimeoutMs: 2_000,
+    });
+    const client = createWorkspaceClient({
+      baseUrl: server.url,
+      apiKey: 'wk_big',
+      maxResponseBytes: 64_000_000,
+    });
+    try {
+      for (const externalId of ['a', 'b', 'c']) {
+        const html = `<p>${'x'.repeat(8_000_000)}</p>`;
+        await client.debriefs.upsert(
+          defineDebrief({ externalId, title: 'Big', pages: [{ title: 'P', html }] }),
+        );
+      }
+      // A caller asks for the 24 MB list and never reads it: more than the kernel buffers.
+      const { port } = new URL(server.url);
+      const stalled = connect(Number(port), '127.0.0.1');
+      stalled.on('error', () => {});
+      stalled.write(
+        `GET /api/v1/org/debriefs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer wk_big\r\n\r\n`,
+      );
+      await once(stalled, 'readable');
+      const busy = await fetch(`${server.url}/api/v1/org/debriefs`, {
+        headers: { authorization: 'Bearer wk_big' },
+      });
+      expect(busy.status).toBe(429);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(await busy.json()).toMatchObject({ error: { code: 'emulator_busy' } });
+      // The server closes the stalled connection after requestTimeoutMs without progress and
+      // releases its answer: the client's retries of the 429 (1 s apart) then get the list.
+      expect(await client.debriefs.list({ retry: { limit: 4 } })).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each([
     ['maxConnections', { maxConnections: 0 }],
     ['maxConnections', { maxConnections: Number.POSITIVE_INFINITY }],
     ['requestTimeoutMs', { requestTimeoutMs: 0 }],
+    ['maxUnsentBytes', { maxUnsentBytes: 0 }],
     ['requestTimeoutMs', { requestTimeoutMs: '30000' }],
   ])('refuses %s in %j before listening', async (name, options) => {
     await expect(serveWorkspaceEmulator(options as never)).rejects.toThrow(
@@ -322,7 +366,7 @@ describe('serveWorkspaceEmulator options', () => {
     const before = listening();
     await expect(serveWorkspaceEmulator({ prot: 23_499 } as never)).rejects.toThrow(
       new WorkspaceConfigError(
-        'serveWorkspaceEmulator: unknown option "prot" (known: port, host, emulator, maxConnections, requestTimeoutMs).',
+        'serveWorkspaceEmulator: unknown option "prot" (known: port, host, emulator, maxConnections, requestTimeoutMs, maxUnsentBytes).',
       ),
     );
     expect(listening()).toBe(before);

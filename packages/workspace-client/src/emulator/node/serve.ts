@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
-import { Readable } from 'node:stream';
+import { type Duplex, Readable } from 'node:stream';
 import { checkKeys, checkTimeout, refuse } from '../../client/validate-options.ts';
 import { createWorkspaceEmulator, type WorkspaceEmulator } from '../emulator.ts';
 
@@ -26,6 +26,12 @@ export interface ServeEmulatorOptions {
    * `false` turns it off.
    */
   requestTimeoutMs?: number | false | undefined;
+  /**
+   * Most bytes of answers written and not yet taken by their callers, over all connections; past
+   * it `429 emulator_busy` with `Retry-After: 1`. Default 256 MiB. A connection whose answer makes
+   * no progress for `requestTimeoutMs` is closed.
+   */
+  maxUnsentBytes?: number | undefined;
 }
 
 /** A running emulator server. */
@@ -58,13 +64,37 @@ function toRequest(req: IncomingMessage, origin: string): Request {
   } as RequestInit);
 }
 
-async function send(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+/**
+ * Writes `response`. Answers handed to connections and not yet sent (a caller that does not read
+ * a 64 MiB list) count against `unsent.limit` bytes over all connections: past it the answer is
+ * `429 emulator_busy` with `Retry-After: 1`, which the client retries.
+ */
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  unsent: { bytes: number; readonly limit: number },
+): Promise<void> {
   const headers = Object.fromEntries(response.headers);
+  let status = response.status;
+  let body = Buffer.from(await response.arrayBuffer());
+  if (unsent.bytes + body.length > unsent.limit) {
+    status = 429;
+    body = Buffer.from(
+      '{"error":{"code":"emulator_busy","message":"The emulator holds too many answers not yet read; retry shortly"}}',
+    );
+    Object.assign(headers, { 'content-type': 'application/json', 'retry-after': '1' });
+  }
   // A body the emulator did not read to the end (too large, or refused before reading) is not
   // drained: the connection closes after the answer.
   if (!req.complete) headers.connection = 'close';
-  res.writeHead(response.status, headers);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  const size = body.length;
+  unsent.bytes += size;
+  res.once('close', () => {
+    unsent.bytes -= size;
+  });
+  res.writeHead(status, headers);
+  res.end(body);
 }
 
 const FACTORY = 'serveWorkspaceEmulator';
@@ -76,6 +106,7 @@ const SERVE_KEYS = /* @__PURE__ */ Object.keys({
   emulator: 1,
   maxConnections: 1,
   requestTimeoutMs: 1,
+  maxUnsentBytes: 1,
 } satisfies { readonly [K in keyof ServeEmulatorOptions]-?: 1 });
 
 /** Checks the options before anything listens, naming the wrong one (`WorkspaceConfigError`). */
@@ -104,10 +135,12 @@ function checkServeOptions(options: ServeEmulatorOptions): void {
     );
   if (emulator !== undefined && typeof (emulator as { handle?: unknown })?.handle !== 'function')
     refuse('emulator', emulator, 'expected a createWorkspaceEmulator() result.', FACTORY);
-  const { maxConnections } = options;
-  // A cap: 0 would refuse every connection, NaN or Infinity lift it.
-  if (maxConnections !== undefined && !(Number.isSafeInteger(maxConnections) && maxConnections > 0))
-    refuse('maxConnections', maxConnections, 'expected a positive integer.', FACTORY);
+  // Caps: 0 would refuse everything, NaN or Infinity lift them.
+  for (const name of ['maxConnections', 'maxUnsentBytes'] as const) {
+    const cap = options[name];
+    if (cap !== undefined && !(Number.isSafeInteger(cap) && cap > 0))
+      refuse(name, cap, 'expected a positive integer.', FACTORY);
+  }
   checkTimeout('requestTimeoutMs', options.requestTimeoutMs, FACTORY);
 }
 
@@ -139,6 +172,7 @@ export async function serveWorkspaceEmulator(
   let origin = '';
   const requestTimeout =
     options.requestTimeoutMs === false ? 0 : (options.requestTimeoutMs ?? 30_000);
+  const unsent = { bytes: 0, limit: options.maxUnsentBytes ?? 256 * 1024 * 1024 };
   // Node's defaults (300 s per request, no connection limit) let a caller that trickles bodies
   // hold memory and sockets for minutes: a shared emulator must bound both.
   const server = createServer(
@@ -151,7 +185,7 @@ export async function serveWorkspaceEmulator(
     (req, res) => {
       Promise.resolve()
         .then(() => emulator.handle(toRequest(req, origin)))
-        .then((response) => send(req, res, response))
+        .then((response) => send(req, res, response, unsent))
         .catch(() => {
           if (!res.headersSent) {
             res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
@@ -161,7 +195,9 @@ export async function serveWorkspaceEmulator(
     },
   );
   server.maxConnections = options.maxConnections ?? 128;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // A caller that stops reading its answer holds it in memory: closed after that long idle.
+  server.timeout = requestTimeout;
+  const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
     // As `@svc/gateway-kit`'s node adapter: answer unless the request's answer has started.
     const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
@@ -176,7 +212,15 @@ export async function serveWorkspaceEmulator(
       );
     }
     socket.destroy();
-  });
+  };
+  server.on('clientError', answerClientError);
+  // A connection idle that long: a request that stalls, or a caller that does not read its answer.
+  server.on('timeout', (socket: Duplex) =>
+    answerClientError(
+      Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+      socket,
+    ),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
