@@ -128,6 +128,28 @@ async function message(response: Response): Promise<Record<string, unknown>> {
   return all.find((one) => 'id' in one) ?? all[0]!;
 }
 
+/** The first `count` messages of an SSE answer, read as they arrive (the stream stays open). */
+async function firstMessages(
+  response: Response,
+  count: number,
+): Promise<Record<string, unknown>[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const found: Record<string, unknown>[] = [];
+  let text = '';
+  while (found.length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+    const lines = text.split('\n');
+    text = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('data: {')) found.push(JSON.parse(line.slice('data: '.length)));
+    }
+  }
+  reader.releaseLock();
+  return found;
+}
+
 /** The `notifications/message` params of an SSE answer. */
 async function logged(response: Response): Promise<Record<string, unknown>[]> {
   return (await messages(response))
@@ -227,6 +249,53 @@ describe('createMcpHandler', () => {
         isError: true,
         structuredContent: { error: { code: 'payload_too_large' }, httpStatus: 413 },
       },
+    });
+  });
+
+  it('answers at most 32 requests of a session at once; the others get a JSON-RPC error at once', async () => {
+    start({ waitMs: 60_000 });
+    const alice = await open('token-a');
+    // 40 calls that each wait for an operator (one approval: same idempotency key), in one batch.
+    const call = (id: number) =>
+      rpc(id, 'tools/call', {
+        name: 'wipe',
+        arguments: { folder: '/tmp/a' },
+        _meta: { 'svc/idempotencyKey': 'wipe-a' },
+      });
+    const batch = await post(
+      'token-a',
+      Array.from({ length: 40 }, (_, index) => call(index + 1)),
+      alice,
+    );
+    const refused = await firstMessages(batch, 8);
+    expect(refused.map((one) => one.id)).toEqual([33, 34, 35, 36, 37, 38, 39, 40]);
+    expect(refused[0]).toMatchObject({
+      error: {
+        code: -32600,
+        message: expect.stringContaining('At most 32 requests of one MCP session'),
+        data: { quota: 'requestsInFlight', limit: 32, retryable: true },
+      },
+    });
+    const echo = (id: number, sessionId: string) =>
+      post(
+        'token-a',
+        rpc(id, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+        sessionId,
+      );
+    expect(await message(await echo(41, alice))).toMatchObject({ id: 41, error: { code: -32600 } });
+    // The budget is the session's: another session of the same caller is answered.
+    expect(await message(await echo(1, await open('token-a')))).toMatchObject({
+      result: { content: [{ type: 'text', text: 'hi' }] },
+    });
+    // A call the client cancels is no longer counted (the server sends it no answer).
+    await post(
+      'token-a',
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      alice,
+    );
+    expect(await message(await echo(42, alice))).toMatchObject({
+      id: 42,
+      result: { content: [{ type: 'text', text: 'hi' }] },
     });
   });
 

@@ -14,6 +14,7 @@ import {
 } from '../options.ts';
 import { type LoopbackOnly, loopbackHostCheck } from './loopback-host.ts';
 import { envelope, jsonRpcError } from './replies.ts';
+import { limitRequestsInFlight, MAX_REQUESTS_IN_FLIGHT } from './requests-in-flight.ts';
 
 /** Everything `createMcpHandler` accepts. */
 export interface McpHandlerOptions extends McpCallOptions {
@@ -215,6 +216,7 @@ export function createMcpHandler(gateway: Gateway, options: McpHandlerOptions = 
     opening.set(principalId, (opening.get(principalId) ?? 0) + 1);
     try {
       await server.connect(transport);
+      limitRequestsInFlight(transport, MAX_REQUESTS_IN_FLIGHT);
       const response = await transport.handleRequest(request, { authInfo: authInfo(token) });
       if (!transport.sessionId) await server.close();
       return response;
