@@ -47,6 +47,24 @@ export const IDEMPOTENCY_KEY = 'svc/idempotencyKey';
 /** Tasks one session keeps at once (running, or finished and within their TTL). */
 const MAX_TASKS_PER_SESSION = 32;
 
+/** Shortest task TTL granted: a client's shorter, negative or fractional `ttl` is raised to it. */
+const MIN_TASK_TTL_MS = 1_000;
+
+/**
+ * How long before its TTL a task stops following its job, at most, so that its result is stored
+ * while the task exists: the SDK's task store drops a task `ttl` after its creation, finished or not.
+ */
+const TASK_RESULT_MARGIN_MS = 1_000;
+
+/**
+ * The TTL granted to a task: the client's `ttl` as a whole number of milliseconds, from
+ * {@link MIN_TASK_TTL_MS} to `taskTtlMs`; `taskTtlMs` when it names none (or no finite number).
+ */
+function grantedTtl(requested: number | undefined, taskTtlMs: number): number {
+  if (requested === undefined || !Number.isFinite(requested)) return taskTtlMs;
+  return Math.min(Math.max(Math.floor(requested), MIN_TASK_TTL_MS), taskTtlMs);
+}
+
 /** Longest client name or version copied into the invoke request's `context`. */
 const MAX_CLIENT_FIELD = 200;
 
@@ -80,6 +98,9 @@ export function createMcpServer(
   const { manifest } = gateway;
   const tools = actionTools(manifest);
   const known = new Set(tools.map((tool) => tool.name));
+  const taskCapable = new Set(
+    tools.filter((tool) => tool.execution?.taskSupport !== 'forbidden').map((tool) => tool.name),
+  );
   const taskStore = new SessionTaskStore();
   const server = new Server(
     { name: manifest.gateway.id, title: manifest.gateway.name, version: manifest.version },
@@ -142,23 +163,37 @@ export function createMcpServer(
       });
 
       const taskRequest = request.params.task;
+      if (taskRequest && !taskCapable.has(name)) {
+        // What the specification asks of a task-augmented call to a `forbidden` tool.
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Tool ${name} does not run as a task (execution.taskSupport is "forbidden"): call it without a task.`,
+        );
+      }
       if (taskRequest && extra.taskStore) {
         // A task-augmented call: answer the task at once and follow the job (or approval) in the
-        // background for up to the task's TTL; tasks/cancel or the session closing cancels it.
+        // background until shortly before the task's TTL (so that the result, the job still
+        // running included, is stored before the task store drops the task); tasks/cancel or the
+        // session closing cancels it.
         if (taskStore.size >= MAX_TASKS_PER_SESSION) {
           throw new McpError(
             ErrorCode.InvalidRequest,
             `At most ${MAX_TASKS_PER_SESSION} tasks per session; wait for one to expire.`,
           );
         }
-        const ttl = Math.min(taskRequest.ttl ?? settings.taskTtlMs, settings.taskTtlMs);
+        const ttl = grantedTtl(taskRequest.ttl, settings.taskTtlMs);
+        const followMs = ttl - Math.min(TASK_RESULT_MARGIN_MS, Math.floor(ttl / 2));
         const tasks = extra.taskStore;
         const task = await tasks.createTask({ ttl, pollInterval: settings.pollIntervalMs });
         const tracked = taskStore.track(task.taskId);
         const onProgress = (message: string): void => {
           void tasks.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
         };
-        void callAction(gateway, { ...settings, waitMs: ttl }, call(tracked.signal, onProgress))
+        void callAction(
+          gateway,
+          { ...settings, waitMs: followMs },
+          call(tracked.signal, onProgress),
+        )
           .then((result) =>
             tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result),
           )

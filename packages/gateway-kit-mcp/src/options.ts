@@ -17,8 +17,10 @@ export interface McpCallOptions {
   /** Longest pause between two reads of a job or approval while waiting. Defaults to 1 000 ms. */
   readonly pollIntervalMs?: number;
   /**
-   * For a task-augmented call (MCP tasks): how long the task follows its job or approval, and
-   * keeps its result, at most (a client's shorter `ttl` wins). Defaults to 600 000 ms (10 min).
+   * For a task-augmented call (MCP tasks): the longest TTL granted to a task (a client's shorter
+   * `ttl` wins, at least 1 s). The task follows its job or approval until 1 s before its TTL ends,
+   * then stores its result (the job still running, if so) and keeps it for its TTL again.
+   * Defaults to 600 000 ms (10 min).
    */
   readonly taskTtlMs?: number;
 }

@@ -198,6 +198,68 @@ describe('MCP tasks', () => {
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
   });
 
+  it('ends a task whose job outlives its TTL completed, naming the job to follow', async () => {
+    const messages = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'generate-report', arguments: { topic: 'longer than the task', delayMs: 30_000 } },
+      undefined,
+      { task: { ttl: 1_500 } },
+    )) {
+      messages.push(message);
+    }
+    const jobId = server.jobs.ids[0] ?? '';
+    expect(messages.at(-1)).toMatchObject({
+      type: 'result',
+      result: {
+        structuredContent: { status: 'accepted', job: { jobId, status: 'running' } },
+      },
+    });
+    const taskId = messages[0]?.type === 'taskCreated' ? messages[0].task.taskId : '';
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('completed');
+    // The job kept running: the caller follows it over the contract (here: cancels it).
+    const cancelled = await fetch(`${server.url}/v1/jobs/${jobId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(cancelled.status).toBe(200);
+  });
+
+  it.each([
+    [-5, 1_000],
+    [0, 1_000],
+    [2_500.5, 2_500],
+    [86_400_000, 600_000],
+  ])('grants a task asking for ttl %j a TTL of %j ms', async (ttl, granted) => {
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'issue-refund', arguments: { orderId: 'ord_2001', amountCents: 100 } },
+      undefined,
+      { task: { ttl } },
+    );
+    const first = await stream.next();
+    expect(first.value).toMatchObject({ type: 'taskCreated', task: { ttl: granted } });
+    await stream.return();
+  });
+
+  it('refuses a task for a tool that forbids tasks with -32601, and runs nothing', async () => {
+    const messages = [];
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'lookup-account', arguments: { accountId: 'acc_1001' } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    )) {
+      messages.push(message);
+    }
+    expect(messages).toEqual([
+      {
+        type: 'error',
+        error: expect.objectContaining({
+          code: -32601,
+          message: expect.stringContaining('Tool lookup-account does not run as a task'),
+        }),
+      },
+    ]);
+  });
+
   it('keeps an approval pending inside a task until the operator decides', async () => {
     const stream = client.experimental.tasks.callToolStream(
       { name: 'issue-refund', arguments: { orderId: 'ord_2002', amountCents: 700 } },
