@@ -15,6 +15,7 @@ import {
 import type { Gateway } from '@svc/gateway-kit';
 import { type ActionCall, type CallLog, callAction } from './calls/call-action.ts';
 import type { Caller } from './calls/gateway-request.ts';
+import { resultTooLargeResult } from './calls/tool-results.ts';
 import type { CallSettings } from './options.ts';
 import { SessionTaskStore } from './tasks/task-store.ts';
 import { actionTools } from './tools/action-tools.ts';
@@ -47,6 +48,12 @@ export const IDEMPOTENCY_KEY = 'svc/idempotencyKey';
 /** Tasks one session keeps at once (running, or finished and within their TTL). */
 const MAX_TASKS_PER_SESSION = 32;
 
+/**
+ * Bytes of results (JSON, UTF-8) one session keeps for its finished tasks: a result that does not
+ * fit is kept as a `result_too_large` tool error naming the job, which keeps the result itself.
+ */
+const MAX_TASK_RESULT_BYTES_PER_SESSION = 2 * 1024 * 1024;
+
 /** Shortest task TTL granted: a client's shorter, negative or fractional `ttl` is raised to it. */
 const MIN_TASK_TTL_MS = 1_000;
 
@@ -55,6 +62,29 @@ const MIN_TASK_TTL_MS = 1_000;
  * while the task exists: the SDK's task store drops a task `ttl` after its creation, finished or not.
  */
 const TASK_RESULT_MARGIN_MS = 1_000;
+
+/**
+ * The result task `taskId` keeps: `result` when it fits in the session's budget of kept task
+ * results, else a `result_too_large` tool error naming the job (a few hundred bytes: the 32 tasks
+ * of a session bound them).
+ */
+function keptTaskResult(
+  store: SessionTaskStore,
+  taskId: string,
+  result: CallToolResult,
+  basePath: string,
+): CallToolResult {
+  const bytes = utf8.encode(JSON.stringify(result)).byteLength;
+  if (store.reserveResult(taskId, bytes, MAX_TASK_RESULT_BYTES_PER_SESSION)) return result;
+  return resultTooLargeResult(
+    result,
+    bytes,
+    MAX_TASK_RESULT_BYTES_PER_SESSION,
+    (jobId) => `${basePath}/v1/jobs/${encodeURIComponent(jobId)}`,
+  );
+}
+
+const utf8 = new TextEncoder();
 
 /**
  * The TTL granted to a task: the client's `ttl` as a whole number of milliseconds, from
@@ -194,9 +224,10 @@ export function createMcpServer(
           { ...settings, waitMs: followMs },
           call(tracked.signal, onProgress),
         )
-          .then((result) =>
-            tasks.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result),
-          )
+          .then((result) => {
+            const kept = keptTaskResult(taskStore, task.taskId, result, settings.basePath);
+            return tasks.storeTaskResult(task.taskId, kept.isError ? 'failed' : 'completed', kept);
+          })
           // A task cancelled (or dropped with its session) meanwhile keeps its final status.
           .catch(() => {})
           .finally(tracked.done);

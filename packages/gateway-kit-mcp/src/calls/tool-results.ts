@@ -100,3 +100,33 @@ export function pendingApprovalResult(
     _meta: meta(origin, { status: 'approval_required', approvalId: approval.approvalId }),
   };
 }
+
+/**
+ * What a task keeps instead of a result too large for its session's budget of kept task results:
+ * a tool error `result_too_large` naming the job that keeps the result (readable over the
+ * contract at `jobPath`), with the ids of the original result.
+ */
+export function resultTooLargeResult(
+  result: CallToolResult,
+  bytes: number,
+  maxBytes: number,
+  jobPath: (jobId: string) => string,
+): CallToolResult {
+  const origin = (result._meta?.['svc/invoke'] ?? {}) as Partial<ResultOrigin>;
+  const where = origin.jobId
+    ? ` The job ${origin.jobId} keeps it: read it over the gateway contract at ${jobPath(origin.jobId)}.`
+    : '';
+  return errorResult(
+    {
+      code: 'result_too_large',
+      message: `The task's result (${bytes} bytes) does not fit in the ${maxBytes} bytes of task results one MCP session keeps.${where}`,
+      retryable: false,
+      details: { maxBytes, ...(origin.jobId ? { jobId: origin.jobId } : {}) },
+    },
+    {
+      invocationId: origin.invocationId ?? '',
+      ...(origin.jobId ? { jobId: origin.jobId } : {}),
+      ...(origin.approvalId ? { approvalId: origin.approvalId } : {}),
+    },
+  );
+}
