@@ -287,6 +287,12 @@ describe('createMcpHandler', () => {
     expect(await message(await echo(1, await open('token-a')))).toMatchObject({
       result: { content: [{ type: 'text', text: 'hi' }] },
     });
+    // An id already in flight is refused, and nothing runs for it.
+    expect(await message(await post('token-a', call(2), alice))).toMatchObject({
+      id: 2,
+      error: { code: -32600, message: expect.stringContaining('already in flight') },
+    });
+    expect(await gateway.approvals.list()).toHaveLength(1);
     // A call the client cancels is no longer counted (the server sends it no answer).
     await post(
       'token-a',
@@ -297,6 +303,14 @@ describe('createMcpHandler', () => {
       id: 42,
       result: { content: [{ type: 'text', text: 'hi' }] },
     });
+    // Cancelling one call twice frees one place, not two.
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } };
+    await post('token-a', cancel, alice);
+    await post('token-a', cancel, alice);
+    // 30 in flight now (2 and 4 … 32): 43 and 44 run (a log notification each), 45 is refused.
+    const three = await post('token-a', [call(43), call(44), call(45)], alice);
+    const answers = (await firstMessages(three, 3)).filter((one) => 'id' in one);
+    expect(answers).toMatchObject([{ id: 45, error: { code: -32600 } }]);
   });
 
   it("treats another caller's session as unknown: 404, nothing runs", async () => {

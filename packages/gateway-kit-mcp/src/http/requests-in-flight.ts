@@ -15,10 +15,10 @@ import {
 export const MAX_REQUESTS_IN_FLIGHT = 32;
 
 /**
- * Bounds the requests of one session that are being answered: a request over `max` is answered at
- * once with a JSON-RPC `InvalidRequest` error and never reaches the server. A request counts from
- * its arrival until its answer is sent, or until the client cancels it
- * (`notifications/cancelled`: the server then sends no answer). Call it after
+ * Bounds the requests of one session that are being answered: a request over `max`, or one whose
+ * id is already in flight, is answered at once with a JSON-RPC `InvalidRequest` error and never
+ * reaches the server. A request counts from its arrival until its answer is sent, or until the
+ * client cancels it (`notifications/cancelled`: the server then sends no answer). Call it after
  * `server.connect(transport)`, which installs the transport's `onmessage`.
  *
  * Without it, a client could leave any number of calls waiting (a batch of 100 per POST, the
@@ -30,43 +30,42 @@ export const MAX_REQUESTS_IN_FLIGHT = 32;
  * limitRequestsInFlight(transport, MAX_REQUESTS_IN_FLIGHT);
  */
 export function limitRequestsInFlight(transport: Transport, max: number): void {
-  // By request id: a client may reuse one, and each of its answers ends one of them.
-  const pending = new Map<RequestId, number>();
-  let total = 0;
-  const settle = (id: RequestId): void => {
-    const count = pending.get(id);
-    if (count === undefined) return;
-    total -= 1;
-    if (count === 1) pending.delete(id);
-    else pending.set(id, count - 1);
-  };
+  // By id: JSON-RPC ids are unique among a sender's requests in flight, and the SDK keeps one
+  // handler per id (a cancel reaches only the last), so a reused id is refused, not counted twice.
+  const pending = new Set<RequestId>();
   const send = transport.send.bind(transport);
   const dispatch = transport.onmessage;
+  const refuse = (id: RequestId, message: string, data?: Record<string, unknown>): void => {
+    void send({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InvalidRequest, message, ...(data ? { data } : {}) },
+    }).catch(() => {});
+  };
   transport.send = (message, options) => {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) settle(message.id);
+      if (message.id !== undefined) pending.delete(message.id);
     }
     return send(message, options);
   };
   transport.onmessage = (message, extra) => {
     if (isJSONRPCRequest(message)) {
-      if (total >= max) {
-        void send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: `At most ${max} requests of one MCP session are answered at once; wait for an answer, then retry.`,
-            data: { quota: 'requestsInFlight', limit: max, retryable: true },
-          },
-        }).catch(() => {});
+      if (pending.has(message.id)) {
+        refuse(message.id, 'A request with this id is already in flight in this session.');
         return;
       }
-      total += 1;
-      pending.set(message.id, (pending.get(message.id) ?? 0) + 1);
+      if (pending.size >= max) {
+        refuse(
+          message.id,
+          `At most ${max} requests of one MCP session are answered at once; wait for an answer, then retry.`,
+          { quota: 'requestsInFlight', limit: max, retryable: true },
+        );
+        return;
+      }
+      pending.add(message.id);
     } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      if (id !== undefined) settle(id);
+      if (id !== undefined) pending.delete(id);
     }
     dispatch?.(message, extra);
   };
