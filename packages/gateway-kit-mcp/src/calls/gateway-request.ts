@@ -15,10 +15,20 @@ export interface GatewayAnswer {
   readonly headers: Headers;
 }
 
+/** The gateway's answer to a body that nests too deeply (`400 malformed_json`). */
+const TOO_DEEP = {
+  error: {
+    code: 'malformed_json',
+    message: 'The request body nests too deeply.',
+    retryable: false,
+  },
+};
+
 /**
  * Sends one contract request through `gateway.fetch`, as the caller, and reads the JSON answer:
  * the gateway applies the same authentication, validation, limits, quotas and hooks as to any
- * client of the contract.
+ * client of the contract. A body too deep to serialize is answered `400 malformed_json` here, as
+ * the gateway answers any body deeper than 64 levels.
  */
 export async function gatewayRequest(
   gateway: Gateway,
@@ -28,11 +38,19 @@ export async function gatewayRequest(
 ): Promise<GatewayAnswer> {
   const headers = new Headers(caller.headers);
   if (init.body !== undefined) headers.set('content-type', 'application/json');
+  let sent: string | undefined;
+  try {
+    sent = init.body === undefined ? undefined : JSON.stringify(init.body);
+  } catch {
+    // Arguments nested deeper than the stack (`JSON.stringify` throws a RangeError): the gateway
+    // refuses far shallower bodies (64 levels), so answer as it does, without sending anything.
+    return { status: 400, body: TOO_DEEP, headers: new Headers() };
+  }
   const response = await gateway.fetch(
     new Request(new URL(path, caller.origin), {
       method: init.method,
       headers,
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+      ...(sent !== undefined ? { body: sent } : {}),
       ...(init.signal ? { signal: init.signal } : {}),
     }),
   );

@@ -313,6 +313,40 @@ describe('createMcpHandler', () => {
     expect(answers).toMatchObject([{ id: 45, error: { code: -32600 } }]);
   });
 
+  it('answers arguments nested too deeply to serialize as the gateway answers deep bodies', async () => {
+    start();
+    const alice = await open('token-a');
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":${deep}}}`;
+    const shallow = rpc(3, 'tools/call', {
+      name: 'echo',
+      arguments: JSON.parse(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`),
+    });
+    const refusal = {
+      isError: true,
+      structuredContent: {
+        error: { code: 'malformed_json', message: 'The request body nests too deeply.' },
+        httpStatus: 400,
+      },
+    };
+    // 100 levels: the gateway's own refusal; 10 000 levels: the same, not an internal error.
+    expect(await message(await post('token-a', shallow, alice))).toMatchObject({ result: refusal });
+    const response = await mcp.fetch(
+      new Request('http://gateway.test/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer token-a',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          'mcp-session-id': alice,
+        },
+        body,
+      }),
+    );
+    expect(await message(response)).toMatchObject({ id: 2, result: refusal });
+  });
+
   it("treats another caller's session as unknown: 404, nothing runs", async () => {
     start();
     const alice = await open('token-a');
