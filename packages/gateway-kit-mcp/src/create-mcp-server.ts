@@ -27,7 +27,7 @@ export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification
 export interface ServerHooks {
   /** The caller of one request: from its HTTP headers, or the configured token on stdio. */
   readonly callerOf: (extra: HandlerExtra) => Caller;
-  /** Around each tool call (the HTTP handler keeps a busy session alive). */
+  /** Around each tool call and each task's work (the HTTP handler keeps a busy session alive). */
   readonly onCallStart?: () => void;
   readonly onCallEnd?: () => void;
 }
@@ -219,6 +219,8 @@ export function createMcpServer(
         const onProgress = (message: string): void => {
           void tasks.updateTaskStatus(task.taskId, 'working', message).catch(() => {});
         };
+        // A running task is a call in flight: its session is not closed as idle meanwhile.
+        hooks.onCallStart?.();
         void callAction(
           gateway,
           { ...settings, waitMs: followMs },
@@ -230,7 +232,10 @@ export function createMcpServer(
           })
           // A task cancelled (or dropped with its session) meanwhile keeps its final status.
           .catch(() => {})
-          .finally(tracked.done);
+          .finally(() => {
+            tracked.done();
+            hooks.onCallEnd?.();
+          });
         return { task };
       }
 

@@ -607,6 +607,26 @@ describe('createMcpHandler', () => {
     expect((await post('token-a', rpc(3, 'tools/list'), recent)).status).toBe(200);
   });
 
+  it('does not close a session idle for sessions.idleMs while one of its tasks runs', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    start({ sessions: { idleMs: 1_000 } });
+    const alice = await open('token-a');
+    const created = (await message(
+      await post(
+        'token-a',
+        rpc(2, 'tools/call', { name: 'wipe', arguments: { folder: '/a' }, task: { ttl: 60_000 } }),
+        alice,
+      ),
+    )) as { result: { task: { taskId: string } } };
+    const { taskId } = created.result.task;
+    // No request for longer than idleMs, but a task waits for an operator: not closed.
+    vi.setSystemTime(Date.now() + 5_000);
+    await open('token-b');
+    const read = await post('token-a', rpc(3, 'tasks/get', { taskId }), alice);
+    expect(read.status).toBe(200);
+    expect(await message(read)).toMatchObject({ result: { status: 'working' } });
+  });
+
   it('does not keep a session for a request that is not an initialize', async () => {
     start({ sessions: { max: 1 } });
     const stray = await post('token-a', rpc(1, 'tools/list'));

@@ -31,8 +31,8 @@ export interface McpHandlerOptions extends McpCallOptions {
      */
     readonly perCaller?: number;
     /**
-     * A session with no request and no tool call in flight for this long is closed (its client
-     * gets `404` and initializes again). Defaults to 10 minutes.
+     * A session with no request and no tool call in flight (nor running task) for this long is
+     * closed (its client gets `404` and initializes again). Defaults to 10 minutes.
      */
     readonly idleMs?: number;
   };
