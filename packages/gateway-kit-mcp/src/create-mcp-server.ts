@@ -15,8 +15,8 @@ import {
 import type { Gateway } from '@svc/gateway-kit';
 import { type ActionCall, type CallLog, callAction } from './calls/call-action.ts';
 import type { Caller } from './calls/gateway-request.ts';
-import { resultTooLargeResult } from './calls/tool-results.ts';
 import type { CallSettings } from './options.ts';
+import { followMs, grantedTtl, keptTaskResult } from './tasks/task-budgets.ts';
 import { SessionTaskStore } from './tasks/task-store.ts';
 import { actionTools } from './tools/action-tools.ts';
 
@@ -47,53 +47,6 @@ export const IDEMPOTENCY_KEY = 'svc/idempotencyKey';
 
 /** Tasks one session keeps at once (running, or finished and within their TTL). */
 const MAX_TASKS_PER_SESSION = 32;
-
-/**
- * Bytes of results (JSON, UTF-8) one session keeps for its finished tasks: a result that does not
- * fit is kept as a `result_too_large` tool error naming the job, which keeps the result itself.
- */
-const MAX_TASK_RESULT_BYTES_PER_SESSION = 2 * 1024 * 1024;
-
-/** Shortest task TTL granted: a client's shorter, negative or fractional `ttl` is raised to it. */
-const MIN_TASK_TTL_MS = 1_000;
-
-/**
- * How long before its TTL a task stops following its job, at most, so that its result is stored
- * while the task exists: the SDK's task store drops a task `ttl` after its creation, finished or not.
- */
-const TASK_RESULT_MARGIN_MS = 1_000;
-
-/**
- * The result task `taskId` keeps: `result` when it fits in the session's budget of kept task
- * results, else a `result_too_large` tool error naming the job (a few hundred bytes: the 32 tasks
- * of a session bound them).
- */
-function keptTaskResult(
-  store: SessionTaskStore,
-  taskId: string,
-  result: CallToolResult,
-  basePath: string,
-): CallToolResult {
-  const bytes = utf8.encode(JSON.stringify(result)).byteLength;
-  if (store.reserveResult(taskId, bytes, MAX_TASK_RESULT_BYTES_PER_SESSION)) return result;
-  return resultTooLargeResult(
-    result,
-    bytes,
-    MAX_TASK_RESULT_BYTES_PER_SESSION,
-    (jobId) => `${basePath}/v1/jobs/${encodeURIComponent(jobId)}`,
-  );
-}
-
-const utf8 = new TextEncoder();
-
-/**
- * The TTL granted to a task: the client's `ttl` as a whole number of milliseconds, from
- * {@link MIN_TASK_TTL_MS} to `taskTtlMs`; `taskTtlMs` when it names none (or no finite number).
- */
-function grantedTtl(requested: number | undefined, taskTtlMs: number): number {
-  if (requested === undefined || !Number.isFinite(requested)) return taskTtlMs;
-  return Math.min(Math.max(Math.floor(requested), MIN_TASK_TTL_MS), taskTtlMs);
-}
 
 /** Longest client name or version copied into the invoke request's `context`. */
 const MAX_CLIENT_FIELD = 200;
@@ -212,7 +165,6 @@ export function createMcpServer(
           );
         }
         const ttl = grantedTtl(taskRequest.ttl, settings.taskTtlMs);
-        const followMs = ttl - Math.min(TASK_RESULT_MARGIN_MS, Math.floor(ttl / 2));
         const tasks = extra.taskStore;
         const task = await tasks.createTask({ ttl, pollInterval: settings.pollIntervalMs });
         const tracked = taskStore.track(task.taskId);
@@ -223,7 +175,7 @@ export function createMcpServer(
         hooks.onCallStart?.();
         void callAction(
           gateway,
-          { ...settings, waitMs: followMs },
+          { ...settings, waitMs: followMs(ttl) },
           call(tracked.signal, onProgress),
         )
           .then((result) => {
