@@ -8,6 +8,7 @@ import {
   type GatewayApprovals,
   type Principal,
 } from '@svc/gateway-kit';
+import { GATEWAY_ERRORS } from '@svc/gateway-kit/contract';
 import { checkOptionNames } from '@svc/gateway-kit/store';
 import {
   buildGatewayObject,
@@ -146,6 +147,7 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
     }
     // Authenticated first, whatever the shard key: an unknown token never reaches `shardKey`.
     const principal = await authenticate(config, request);
+    if (principal === TIMED_OUT) return verifyTimedOut();
     const shard = principal === undefined ? 'anonymous' : await shardKey(request, env, principal);
     return stub(env, shard).fetch(request);
   };
@@ -199,19 +201,55 @@ function constantTimeEquals(presented: string, expected: string): boolean {
   return difference === 0;
 }
 
+/** How long the Worker waits for `auth.verify`: the gateway's own budget for it. */
+const VERIFY_TIMEOUT_MS = 10_000;
+/** What {@link authenticate} answers when `verify` did not settle within its budget. */
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/**
+ * The gateway's answer to a `verify` that did not answer in time, given by the Worker: `503
+ * unavailable` (retryable) in the contract's envelope, as the object would answer it.
+ */
+function verifyTimedOut(): Response {
+  const { status, retryable } = GATEWAY_ERRORS.unavailable;
+  return Response.json(
+    {
+      error: { code: 'unavailable', message: 'Authentication did not answer in time.', retryable },
+    },
+    { status, headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+/** `pending`, or {@link TIMED_OUT} once `ms` passed first (the timer is cleared either way). */
+function within<T>(pending: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expiry = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return Promise.race([pending, expiry]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The principal the gateway will see for `request`, or `undefined` when it does not
  * authenticate: the static tokens compared like the gateway compares them (a bare token is the
- * principal `default`), or the gateway's own `verify`. `config` has passed {@link checkAuth}.
+ * principal `default`), or the gateway's own `verify` within the gateway's budget for it (10 s;
+ * {@link TIMED_OUT} past it). `config` has passed {@link checkAuth}.
  */
-async function authenticate(config: AuthConfig, request: Request): Promise<Principal | undefined> {
+async function authenticate(
+  config: AuthConfig,
+  request: Request,
+): Promise<Principal | undefined | typeof TIMED_OUT> {
   const token = bearerToken(request.headers.get('authorization'));
   if (token === undefined) return undefined;
   if ('verify' in config) {
     try {
-      const principal = await config.verify(token, {
-        header: (name) => request.headers.get(name) ?? undefined,
-      });
+      const principal = await within(
+        Promise.resolve(
+          config.verify(token, { header: (name) => request.headers.get(name) ?? undefined }),
+        ),
+        VERIFY_TIMEOUT_MS,
+      );
+      if (principal === TIMED_OUT) return TIMED_OUT;
       return principal && typeof principal.id === 'string' ? principal : undefined;
     } catch {
       // The object's own authentication reports it (503 or 500); route it like any refusal.
