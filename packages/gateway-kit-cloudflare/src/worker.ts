@@ -44,8 +44,9 @@ export interface GatewayWorkerOptions<Env> extends GatewayObjectSettings<Env> {
    * The name of the object that serves a request: one object per shard, and everything a
    * principal owns (jobs, approvals, idempotency keys, quotas) must live in one shard. The Worker
    * first authenticates the request with the gateway's own `auth` (static tokens, or your
-   * `verify`): requests that do not authenticate all go to one object (`anonymous`), which
-   * answers `401`, so that unknown tokens create no objects; `shardKey` is called only for an
+   * `verify`): requests that do not authenticate all go to one object (`anonymous`), without
+   * their `Authorization` header, which answers `401`, so that unknown tokens create no objects
+   * and a token is never served there; `shardKey` is called only for an
    * authenticated caller, with its principal. Default: each principal id has its own object.
    */
   readonly shardKey?: (
@@ -148,8 +149,8 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
     // Authenticated first, whatever the shard key: an unknown token never reaches `shardKey`.
     const principal = await authenticate(config, request);
     if (principal === TIMED_OUT) return verifyTimedOut();
-    const shard = principal === undefined ? 'anonymous' : await shardKey(request, env, principal);
-    return stub(env, shard).fetch(request);
+    if (principal === undefined) return stub(env, 'anonymous').fetch(withoutCredentials(request));
+    return stub(env, await shardKey(request, env, principal)).fetch(request);
   };
   return {
     GatewayObject,
@@ -176,6 +177,17 @@ const WORKER_OPTION_NAMES: readonly string[] = Object.keys({
   stores: true,
   watchIntervalMs: true,
 } satisfies Record<keyof GatewayWorkerOptions<unknown>, true>);
+
+/**
+ * `request` without its `Authorization` header, for the `anonymous` object: it answers `401` (or
+ * `404`/`405`, which come first) whatever its own authentication would make of the token, so that
+ * a `verify` answering differently in the object never has a caller's work served there.
+ */
+function withoutCredentials(request: Request): Request {
+  const anonymous = new Request(request);
+  anonymous.headers.delete('authorization');
+  return anonymous;
+}
 
 /** The object name of a principal: its id hashed (ids may be long, or personal). */
 async function shardName(principalId: string): Promise<string> {
@@ -242,19 +254,17 @@ async function authenticate(
   const token = bearerToken(request.headers.get('authorization'));
   if (token === undefined) return undefined;
   if ('verify' in config) {
-    try {
-      const principal = await within(
-        Promise.resolve(
-          config.verify(token, { header: (name) => request.headers.get(name) ?? undefined }),
-        ),
-        VERIFY_TIMEOUT_MS,
-      );
-      if (principal === TIMED_OUT) return TIMED_OUT;
-      return principal && typeof principal.id === 'string' ? principal : undefined;
-    } catch {
-      // The object's own authentication reports it (503 or 500); route it like any refusal.
-      return undefined;
-    }
+    // A `verify` that throws is answered here as the gateway answers it (500 internal_error, by
+    // the caller of `route`): routed as a refusal, an object whose own call succeeds would serve
+    // the caller from the anonymous object, out of reach of its own.
+    const principal = await within(
+      Promise.resolve(
+        config.verify(token, { header: (name) => request.headers.get(name) ?? undefined }),
+      ),
+      VERIFY_TIMEOUT_MS,
+    );
+    if (principal === TIMED_OUT) return TIMED_OUT;
+    return principal && typeof principal.id === 'string' ? principal : undefined;
   }
   let matched: Principal | undefined;
   for (const entry of config.tokens) {
