@@ -2,6 +2,7 @@ import {
   DEV_OPERATOR_TOKEN,
   demoActions,
   extraCallerId,
+  isLoopbackHost,
   readDemoConfig,
 } from '@svc/example-demo-actions';
 import { createApprovalsHandler } from '@svc/gateway-kit';
@@ -71,8 +72,41 @@ function shardsOf(env: Env): Promise<string[]> {
 
 export const GatewayObject = worker.GatewayObject;
 
+/**
+ * The variables still on their public development token (`dev-gateway-token`, `dev-operator-token`,
+ * printed in the docs), named in a message, when `request` is addressed to a host other than this
+ * machine: a deployed Worker (`<name>.<account>.workers.dev`) is reachable by anyone, so there the
+ * demo refuses them, as the other examples do on a non-loopback `HOST`. Never names a value.
+ */
+function devTokensRefused(request: Request, env: Env): string | undefined {
+  if (isLoopbackHost(new URL(request.url).hostname)) return undefined;
+  const unset = (['GATEWAY_TOKEN', 'OPERATOR_TOKEN'] as const).filter((name) => !env[name]?.trim());
+  if (unset.length === 0) return undefined;
+  return `${unset.join(' and ')} unset: the public development tokens answer requests to this machine only; set ${unset.length === 1 ? 'it' : 'them'} with \`wrangler secret put\` (or in .dev.vars).`;
+}
+
+/** Refusals already logged by this isolate: each once, not once per request. */
+const logged = new Set<string>();
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
+    const refusal = devTokensRefused(request, env);
+    if (refusal !== undefined) {
+      if (!logged.has(refusal)) {
+        logged.add(refusal);
+        console.error(`examples/cloudflare: every request answers 500 internal_error: ${refusal}`);
+      }
+      return Response.json(
+        {
+          error: {
+            code: 'internal_error',
+            message: 'The gateway failed unexpectedly.',
+            retryable: false,
+          },
+        },
+        { status: 500, headers: { 'cache-control': 'no-store' } },
+      );
+    }
     const path = new URL(request.url).pathname;
     // The operators' approvals API (list, get, decide), with its own token; the contract elsewhere.
     if (path.startsWith('/operator/api/')) {
