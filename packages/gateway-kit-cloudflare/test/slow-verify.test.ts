@@ -30,9 +30,10 @@ it('a verify that answers routes as usual', async () => {
 });
 
 it("a verify that never answers is answered 503 unavailable after the gateway's 10 s budget, not left hanging", async () => {
+  // The worker's timers run 100 times faster (see the worker): its 10 s are 100 ms here.
   const started = Date.now();
   const answer = await manifest('token-hangs');
-  expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(95);
   expect(answer.status).toBe(503);
   expect(await answer.json()).toEqual({
     error: {
@@ -41,4 +42,4 @@ it("a verify that never answers is answered 503 unavailable after the gateway's 
       retryable: true,
     },
   });
-}, 25_000);
+});
