@@ -11,7 +11,11 @@ import { persistenceFolder, startWrangler } from '../../src/wrangler-example.ts'
 const folder = persistenceFolder();
 let example: RunningExample;
 beforeAll(async () => {
-  example = await startWrangler({ persistTo: folder.path, vars: {} });
+  example = await startWrangler({
+    persistTo: folder.path,
+    // Empty, so that a developer's .dev.vars cannot set them.
+    vars: { GATEWAY_TOKEN: '', OPERATOR_TOKEN: '' },
+  });
 });
 afterAll(async () => {
   await example?.stop();
