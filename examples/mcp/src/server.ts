@@ -11,7 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createDemoGateway, DEV_OPERATOR_TOKEN, startupMessage } from '@svc/example-demo-actions';
 import { createOperatorHandler } from '@svc/example-node/src/operator.ts';
-import { resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
+import {
+  closeStalledConnections,
+  resolveHostWithNodeDns,
+  toNodeHandler,
+} from '@svc/gateway-kit/node';
 import { createMcpHandler } from '@svc/gateway-kit-mcp';
 import { serveStdio } from '@svc/gateway-kit-mcp/stdio';
 
@@ -55,6 +59,9 @@ const server = createServer(
   },
 );
 server.maxConnections = 512;
+// An answer its client does not take within 30 s (a stalled reader of a POST or an SSE stream)
+// closes the connection: Node keeps it, and what it holds, for ever.
+closeStalledConnections(server);
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

@@ -7,7 +7,12 @@ import {
   isLoopbackHost,
   startupMessage,
 } from '@svc/example-demo-actions';
-import { answerClientError, resolveHostWithNodeDns, toNodeHandler } from '@svc/gateway-kit/node';
+import {
+  answerClientError,
+  closeStalledConnections,
+  resolveHostWithNodeDns,
+  toNodeHandler,
+} from '@svc/gateway-kit/node';
 import { RedisJobStore, RedisRecordStore } from '@svc/gateway-kit-redis';
 import { approvalChatHooks } from './approval-chat.ts';
 import { createOperatorHandler } from './operator.ts';
@@ -77,6 +82,8 @@ const server = createServer(
 server.maxConnections = 512;
 // What Node refuses before a handler runs (headers over 16 KiB, the timeouts) gets an envelope too.
 server.on('clientError', answerClientError);
+// An answer its client does not take within 30 s closes the connection (Node keeps it for ever).
+closeStalledConnections(server);
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDemoGateway, startupMessage } from '@svc/example-demo-actions';
-import { answerClientError, toNodeHandler } from '@svc/gateway-kit/node';
+import { answerClientError, closeStalledConnections, toNodeHandler } from '@svc/gateway-kit/node';
 import { zodDemoActions } from './actions.ts';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
@@ -10,6 +10,7 @@ import { zodDemoActions } from './actions.ts';
 const { gateway, config } = createDemoGateway(process.env, { actions: zodDemoActions });
 
 const server = createServer(toNodeHandler(gateway)).on('clientError', answerClientError);
+closeStalledConnections(server); // an answer not taken within 30 s closes its connection
 server.listen(config.port, config.hostname);
 await once(server, 'listening');
 

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import * as v from 'valibot';
@@ -477,5 +479,47 @@ describe('fastifyLogger', () => {
       expect.objectContaining({ msg: 'request completed', res: { statusCode: 500 } }),
     );
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
+  });
+});
+
+describe('fastifyGateway and HTTP/1.1 pipelining', () => {
+  it('closes a connection that pipelines more than 16 requests ahead of its answers, as the Node adapter does', async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let runs = 0;
+    const held = defineAction({
+      id: 'held',
+      input: v.object({}),
+      run: async () => {
+        runs += 1;
+        await gate;
+        return { outputText: 'ok' };
+      },
+    });
+    const gateway = fixtureGateway({ actions: [held] });
+    const { app, origin } = await startApp((fastify) =>
+      fastify.register(fastifyGateway, { gateway, prefix: '/gateway' }),
+    );
+    try {
+      const { port } = new URL(origin);
+      const accepted = once(app.server, 'connection') as Promise<[Socket]>;
+      const client = connect(Number(port), '127.0.0.1');
+      client.on('error', () => {});
+      const [serverSide] = await accepted;
+      const body = JSON.stringify(invokeBody('held'));
+      const request =
+        `POST /gateway/v1/invoke HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      client.write(request.repeat(200));
+      client.pause();
+      await once(serverSide, 'close');
+      expect(runs).toBe(17); // the one answered, and 16 queued behind it; before: all 200
+      open();
+      client.destroy();
+    } finally {
+      await app.close();
+    }
   });
 });

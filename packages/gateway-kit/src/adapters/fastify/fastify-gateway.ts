@@ -32,6 +32,7 @@ import {
   OptionalBoolean,
 } from '../node/node-options-schema.ts';
 import { createPinnedFetch } from '../node/pinned-fetch.ts';
+import { pipelinedTooFar } from '../node/pipelining.ts';
 import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
 import {
   DEFAULT_DRAIN_MAX_BYTES,
@@ -261,6 +262,7 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
   const prefix = fastify.prefix.replace(/\/+$/, '');
 
   const serve = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (pipelinedTooFar(request.raw, reply.raw)) return;
     const refused = refuseForeignHost(request.raw);
     if (refused) {
       sendReply(request, reply, refused, limits);

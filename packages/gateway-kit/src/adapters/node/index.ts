@@ -13,4 +13,5 @@ export { createPinnedFetch } from './pinned-fetch.ts';
 export { resolveHostWithNodeDns } from './resolve-host.ts';
 export type { RunningServer, ServeOptions } from './serve.ts';
 export { serve } from './serve.ts';
+export { closeStalledConnections } from './stalled-connections.ts';
 export { toNodeHandler } from './to-node-handler.ts';

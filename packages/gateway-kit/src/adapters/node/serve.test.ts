@@ -225,6 +225,7 @@ const REFUSED: [string, unknown[]][] = [
   ['maxConnections', [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '512', null]],
   ['drainMaxBytes', [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '1024', null]],
   ['drainTimeoutMs', TIMEOUT],
+  ['sendTimeoutMs', TIMEOUT],
   ['trustProxy', ['false', 0, null]],
   ['pinCallbackAddresses', ['false', 1, null]],
   ['allowedHosts', ['dev.example.test', false, 'true', null, {}]],

@@ -15,6 +15,7 @@ import {
 import { answerClientError } from './client-errors.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES, OptionalWholeMsOrZero } from './node-options-schema.ts';
+import { closeStalledConnections, DEFAULT_SEND_TIMEOUT_MS } from './stalled-connections.ts';
 import { toNodeHandler } from './to-node-handler.ts';
 
 /**
@@ -63,6 +64,13 @@ export interface ServeOptions extends NodeHandlerOptions {
    * (Node: unlimited).
    */
   readonly maxConnections?: number;
+  /**
+   * Time an answer may wait for its client to take it: a connection with an answer written and not
+   * gone out whole for this long (a client that stopped reading, or pipelines requests and never
+   * reads the answers) is closed. `0` disables it. Defaults to 30 000 ms (Node: no limit; see
+   * `closeStalledConnections`).
+   */
+  readonly sendTimeoutMs?: number;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -98,6 +106,7 @@ const SERVE_ENTRIES = {
   headersTimeoutMs: OptionalWholeMsOrZero,
   keepAliveTimeoutMs: OptionalWholeMsOrZero,
   maxConnections: OptionalPositiveInteger,
+  sendTimeoutMs: OptionalWholeMsOrZero,
 } satisfies { readonly [Key in keyof ServeOptions]-?: v.GenericSchema };
 
 const KNOWN = /* @__PURE__ */ Object.keys(SERVE_ENTRIES);
@@ -210,5 +219,7 @@ function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
   // What Node refuses itself (headers over 16 KiB, a timeout, bytes that are not HTTP) is answered
   // with an error envelope too, not Node's empty answer.
   server.on('clientError', answerClientError);
+  const sendTimeout = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  if (sendTimeout > 0) closeStalledConnections(server, sendTimeout);
   return server;
 }

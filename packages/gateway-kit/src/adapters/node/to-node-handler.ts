@@ -15,6 +15,7 @@ import { createHostGuard } from './loopback-host.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES } from './node-options-schema.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
+import { pipelinedTooFar } from './pipelining.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
 export const DEFAULT_DRAIN_MAX_BYTES: number = 16 * 1024 * 1024;
@@ -346,6 +347,7 @@ export function toNodeHandler(
   const wantsQuery = WANTS_QUERY in gateway;
   const refuseForeignHost = createHostGuard(options.allowedHosts);
   return (req, res) => {
+    if (pipelinedTooFar(req, res)) return;
     const refused = lacksHost(req) ? MISSING_HOST : refuseForeignHost(req);
     if (refused) {
       sendReply(req, res, refused, limits);

@@ -1,0 +1,107 @@
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { connect } from 'node:net';
+import * as v from 'valibot';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TOKEN } from '../../../test/fixture-gateway.ts';
+import { defineAction } from '../../actions/define-action.ts';
+import { createGateway } from '../../gateway/create-gateway.ts';
+import { invokeBody } from '../../testing/index.ts';
+import { MAX_QUEUED_ANSWERS } from './pipelining.ts';
+import { type RunningServer, serve } from './serve.ts';
+
+/** A gateway whose action holds every run until the test opens the gate. */
+function gatedGateway() {
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const runs: string[] = [];
+  const echo = defineAction({
+    id: 'echo',
+    description: 'Answers with its input, once the test lets it.',
+    input: v.object({ n: v.number() }),
+    run: async ({ n }) => {
+      runs.push(String(n));
+      await gate;
+      return { outputText: `answer ${n}` };
+    },
+  });
+  const gateway = createGateway({
+    gateway: { id: 'acme', name: 'Acme' },
+    actions: [echo],
+    auth: { tokens: [TOKEN] },
+    logger: { error: () => {} },
+  });
+  return { gateway, runs, open: () => open() };
+}
+
+/** `count` invokes of `echo` (n = 0, 1, …) as one stream of HTTP/1.1 requests, sent at once. */
+function pipelined(port: number, count: number): string {
+  let requests = '';
+  for (let n = 0; n < count; n++) {
+    const body = JSON.stringify(invokeBody('echo', { n }));
+    requests +=
+      `POST /v1/invoke HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  }
+  return requests;
+}
+
+let running: RunningServer | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+/** Serves `gateway` and resolves the server's side of the next connection with it. */
+async function serveAndConnect(gateway: ReturnType<typeof gatedGateway>['gateway']) {
+  running = await serve(gateway, { port: 0 });
+  const { port } = new URL(running.url);
+  const accepted = once(running.server, 'connection') as Promise<[Socket]>;
+  const client = connect(Number(port), '127.0.0.1');
+  client.on('error', () => {});
+  const [serverSide] = await accepted;
+  return { port: Number(port), client, serverSide };
+}
+
+describe('HTTP/1.1 pipelining', () => {
+  it(`closes a connection that pipelines more than ${MAX_QUEUED_ANSWERS} requests ahead of its answers, having run no more of them`, async () => {
+    const { gateway, runs, open } = gatedGateway();
+    const { port, client, serverSide } = await serveAndConnect(gateway);
+    // 500 invokes in one go, none of the answers read: before, all 500 actions ran at once.
+    client.write(pipelined(port, 500));
+    client.pause();
+    await once(serverSide, 'close');
+    // The one being answered and the 16 queued behind it ran; none after.
+    expect(runs).toEqual(Array.from({ length: MAX_QUEUED_ANSWERS + 1 }, (_, n) => String(n)));
+    open();
+    client.destroy();
+    // Other callers are served as before.
+    const manifest = await fetch(`${running!.url}/v1/manifest`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(manifest.status).toBe(200);
+  });
+
+  it(`answers ${MAX_QUEUED_ANSWERS + 1} pipelined requests in order, on one connection, to a client that reads them`, async () => {
+    const { gateway, runs, open } = gatedGateway();
+    const { port, client } = await serveAndConnect(gateway);
+    let received = '';
+    client.setEncoding('utf8');
+    client.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const count = MAX_QUEUED_ANSWERS + 1;
+    client.write(pipelined(port, count));
+    await vi.waitFor(() => expect(runs).toHaveLength(count));
+    open();
+    await vi.waitFor(() => expect(received.match(/"outputText"/g)).toHaveLength(count));
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(Array(count).fill('HTTP/1.1 200'));
+    expect(received.match(/answer \d+/g)).toEqual(
+      Array.from({ length: count }, (_, n) => `answer ${n}`),
+    );
+    expect(client.destroyed).toBe(false);
+    client.destroy();
+  });
+});
