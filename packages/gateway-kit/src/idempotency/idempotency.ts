@@ -4,7 +4,13 @@ import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { GatewayReply } from '../http/gateway-call.ts';
 import { utf8Length } from '../http/json-size.ts';
 import { errorReply } from '../http/replies.ts';
-import { claimQuota, extendQuota, quotaExceeded, releaseQuota } from '../quotas/quotas.ts';
+import {
+  claimQuota,
+  claimReplayBytes,
+  extendQuota,
+  quotaExceeded,
+  releaseQuota,
+} from '../quotas/quotas.ts';
 import type { VersionedRecord } from '../records/record-store.ts';
 import { canonicalJson } from '../runtime/fingerprint.ts';
 import { sha256Hex } from '../runtime/sha256.ts';
@@ -47,7 +53,7 @@ export interface SyncOutcome {
 interface SyncRecord {
   readonly fingerprint: string;
   readonly state: 'in_progress' | 'done';
-  /** Absent on a `done` record whose answer was over `limits.maxResultBytes`. */
+  /** Absent on a `done` record whose answer was over `limits.maxResultBytes` or `quotas.replayBytes`. */
   readonly reply?: { readonly status: number; readonly body: string };
 }
 
@@ -131,9 +137,19 @@ export async function runIdempotentSync(
   const { reply } = outcome;
   // A retryable answer invites a retry: replaying it would defeat that, so the key is released.
   // A final answer — including a crash of a non-idempotent action — is stored and replayed, so a
-  // retry can never run a side effect twice. One too large to keep is remembered as answered.
+  // retry can never run a side effect twice. One too large to keep (over `maxResultBytes`, or
+  // past its principal's `replayBytes`) is remembered as answered.
   if (!outcome.retryable && typeof reply.body === 'string') {
-    const kept = utf8Length(reply.body) <= runtime.limits.maxResultBytes;
+    const bytes = utf8Length(reply.body);
+    const kept =
+      bytes <= runtime.limits.maxResultBytes &&
+      (await claimReplayBytes(
+        runtime,
+        principalId,
+        scope.scopeId,
+        bytes,
+        runtime.idempotencyTtlMs,
+      ));
     const done: SyncRecord = {
       fingerprint: scope.fingerprint,
       state: 'done',

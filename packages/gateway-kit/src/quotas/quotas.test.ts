@@ -286,4 +286,37 @@ describe('byte budgets', () => {
     });
     expect(syncRuns).toBe(1);
   });
+
+  it("replayBytes: a principal's kept answers stop at its share; past it an answer is given once, and other principals keep theirs", async () => {
+    // 100 000-byte answers: 7 units of 16 KiB, 6 past the one the key pays for. 16 units: two fit.
+    const { a, b } = start({ quotas: { replayBytes: 16 * 16 * 1024 } });
+    syncRuns = 0;
+    const big = (key: string) =>
+      invokeBody('lookup', { id: key, size: 100_000 }, { idempotencyKey: key });
+    const answers = [];
+    for (const key of ['k1', 'k2', 'k3']) answers.push(await a.invoke(big(key)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // The first two are replayed; the third, past the share, was not kept.
+    for (const [index, key] of ['k1', 'k2'].entries()) {
+      const retry = await a.invoke({ ...big(key), invocationId: `inv_retry_${key}` });
+      expect(retry.status).toBe(200);
+      expect(retry.body).toEqual(answers[index]!.body);
+    }
+    const refused = await a.invoke({ ...big('k3'), invocationId: 'inv_retry_k3' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      error: { code: 'idempotency_replay_unavailable', retryable: false },
+    });
+    expect(syncRuns).toBe(3);
+    // Small answers cost no share: principal a still keeps them.
+    const small = invokeBody('lookup', { id: 's' }, { idempotencyKey: 'small' });
+    await a.invoke(small);
+    expect((await a.invoke({ ...small, invocationId: 'inv_retry_small' })).status).toBe(200);
+    // Principal b has a share of its own.
+    const first = await b.invoke(big('k3'));
+    const retry = await b.invoke({ ...big('k3'), invocationId: 'inv_retry_b' });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    expect(syncRuns).toBe(5);
+  });
 });

@@ -13,6 +13,7 @@ const RETRY_AFTER_SECONDS: Readonly<Record<QuotaName, number>> = {
   pendingApprovals: 60,
   idempotencyKeys: 60,
   heldBytes: 5,
+  replayBytes: 60,
 };
 
 const setOf = (name: QuotaName, principalId: string): string => `quota:${name}:${principalId}`;
@@ -80,6 +81,7 @@ const QUOTA_NOUNS: Readonly<Record<QuotaName, string>> = {
   pendingApprovals: 'pending approvals',
   idempotencyKeys: 'idempotency keys in use',
   heldBytes: 'bytes held for queued or running jobs',
+  replayBytes: 'bytes of answers kept for replay',
 };
 
 /** The unit `heldBytes` is counted in: each unit is one member of the principal's set. */
@@ -175,4 +177,31 @@ export async function releaseJobQuotas(
       error,
     });
   }
+}
+
+/**
+ * Takes what keeping an idempotent answer of `bytes` for replay costs `principalId`: its
+ * {@link HELD_BYTES_UNIT}s past the first (which the key's `idempotencyKeys` unit pays for), as
+ * members `scopeId#1…` of the principal's `replayBytes` set, all or none, for `ttlMs`. `true` when
+ * they fit (at once, with no store call, for an answer of one unit); `false`, having taken
+ * nothing, when the principal's budget is spent: the answer is then not kept.
+ *
+ * @example
+ * const kept = await claimReplayBytes(runtime, 'p1', scopeId, 40_000, 86_400_000); // 2 units
+ */
+export async function claimReplayBytes(
+  runtime: GatewayRuntime,
+  principalId: string,
+  scopeId: string,
+  bytes: number,
+  ttlMs: number,
+): Promise<boolean> {
+  const units = heldUnits(bytes);
+  if (units === 1) return true;
+  const set = setOf('replayBytes', principalId);
+  const maxSize = Math.max(1, Math.floor(runtime.quotas.replayBytes / HELD_BYTES_UNIT));
+  const entries: SetAddition[] = [];
+  for (let unit = 1; unit < units; unit++)
+    entries.push({ set, member: `${scopeId}#${unit}`, ttlMs, maxSize });
+  return (await addToSets(runtime.records, entries)) === -1;
 }

@@ -61,6 +61,14 @@ export interface Quotas {
    * 80 KiB.
    */
   readonly heldBytes: number;
+  /**
+   * Bytes of sync answers that one principal's idempotency records keep for replay, past the
+   * first 16 KiB of each answer (which its `idempotencyKeys` unit pays for), counted in 16 KiB
+   * units. An answer that does not fit is given once and not kept: a retry gets `409
+   * idempotency_replay_unavailable`, as for an answer over `limits.maxResultBytes`. Default 8 MiB,
+   * so one principal's records hold at most about 24 MiB (1 000 keys × 16 KiB + 8 MiB).
+   */
+  readonly replayBytes: number;
 }
 
 /** The names of the per-principal budgets. */
@@ -77,6 +85,7 @@ export const DEFAULT_QUOTAS: Quotas = Object.freeze({
   pendingApprovals: 50,
   idempotencyKeys: 1_000,
   heldBytes: 8 * 1024 * 1024,
+  replayBytes: 8 * 1024 * 1024,
 });
 
 /** The longest delay `setTimeout` keeps (2³¹ − 1 ms, about 24.8 days); longer ones fire at once. */
