@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   GatewayConfigError,
   type Refuse,
@@ -257,6 +260,8 @@ export class PostgresConnection {
   readonly #report: (error: unknown) => void;
   readonly #target: string;
   readonly #listenConfig: pg.ClientConfig;
+  /** The sockets of the connections this store opened, until they close. */
+  readonly #sockets = new Set<Duplex>();
   #down = false;
   /** `performance.now()` of the first answer since the last failure (or since start-up). */
   #answeringSince: number | undefined;
@@ -302,7 +307,7 @@ export class PostgresConnection {
         keepAlive: true,
         application_name: 'svc-gateway-kit',
       };
-      const pool = new pg.Pool(config);
+      const pool = new pg.Pool({ ...config, stream: () => this.#openSocket(undefined) });
       // Idle clients that lose their connection emit here; the next call reports the outage.
       pool.on('error', () => {});
       this.pool = pool;
@@ -364,12 +369,20 @@ export class PostgresConnection {
 
   /** A dedicated client for LISTEN (never from the pool: it stays in a session). */
   listenClient(): PostgresListenClient {
-    const client = new pg.Client({
-      ...this.#listenConfig,
-      connectionTimeoutMillis: (this.#listenConfig as { connectionTimeoutMillis?: number })
-        .connectionTimeoutMillis,
-    } as pg.ClientConfig);
-    return client;
+    const given = this.#listenConfig.stream;
+    return new pg.Client({ ...this.#listenConfig, stream: () => this.#openSocket(given) });
+  }
+
+  /**
+   * The socket of a new connection, made by the pool's stream factory if it has one (a cloud
+   * connector's), kept until it closes so that {@link close} can destroy it.
+   */
+  #openSocket(given: unknown): Duplex {
+    const socket: Duplex =
+      typeof given === 'function' ? given() : ((given as Duplex | undefined) ?? new Socket());
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+    return socket;
   }
 
   /** Reports a failure of background work, unless it is part of an outage already reported. */
@@ -385,7 +398,21 @@ export class PostgresConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#owned) await this.pool.end().catch(() => {});
+    // node-postgres ends a connection by waiting for the server to close it, which a paused or
+    // partitioned server never does: past the deadline the sockets still open are destroyed, so
+    // that close() returns and the process can exit.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      (async () => {
+        if (this.#owned) await this.pool.end().catch(() => {});
+        await Promise.all([...this.#sockets].map((socket) => once(socket, 'close')));
+      })(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, this.commandTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   get closed(): boolean {

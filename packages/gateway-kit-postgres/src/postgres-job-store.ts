@@ -604,8 +604,10 @@ export class PostgresJobStore implements JobStore {
     this.#toCheck.clear();
     const listener = this.#listener;
     this.#listener = undefined;
-    await listener?.end().catch(noop);
+    // Not awaited alone: the connection's close() bounds it (a paused server never answers it).
+    const ending = listener?.end().catch(noop);
     await this.#db.close();
+    await ending;
   }
 
   /** One create or update as its own statement (the per-row function). */
