@@ -220,9 +220,19 @@ export class PostgresConnectionRestored extends Error {
 }
 
 // SQLSTATE classes that mean "the database cannot serve right now": connection exceptions (08),
-// transaction rollbacks such as serialization failures and deadlocks (40), insufficient resources
-// (53), operator intervention incl. shutdown and statement_timeout (57), system errors (58).
-const TRANSIENT_CLASS = /^(08|40|53|57|58)/;
+// a login the server refuses (28: a wrong or rotated password, a pg_hba rule; every connection
+// fails until it is fixed, as Redis' WRONGPASS does), transaction rollbacks such as serialization
+// failures and deadlocks (40), insufficient resources (53), operator intervention incl. shutdown
+// and statement_timeout (57), system errors (58).
+const TRANSIENT_CLASS = /^(08|28|40|53|57|58)/;
+
+/** The server's reason for refusing a login (SQLSTATE class 28): it names the user, no password. */
+function refusedLogin(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('28') && error instanceof Error
+    ? error.message
+    : undefined;
+}
 
 function isTransient(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;
@@ -421,10 +431,16 @@ export class PostgresConnection {
 
   #translate(error: unknown): unknown {
     if (!isTransient(error)) return error;
+    const refused = refusedLogin(error);
     const unavailable =
       error instanceof StoreUnavailableError
         ? error
-        : new StoreUnavailableError(`Cannot reach Postgres at ${this.#target}.`, { cause: error });
+        : new StoreUnavailableError(
+            refused === undefined
+              ? `Cannot reach Postgres at ${this.#target}.`
+              : `Postgres at ${this.#target} refused the login: ${refused}.`,
+            { cause: error },
+          );
     this.#markDown(unavailable);
     return unavailable;
   }

@@ -1,5 +1,8 @@
 import { createServer, type Socket } from 'node:net';
+import { createGateway, defineAction } from '@svc/gateway-kit';
+import { invokeBody } from '@svc/gateway-kit/testing';
 import pg from 'pg';
+import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   isStoreUnavailableError,
@@ -83,6 +86,69 @@ describe('start-up', () => {
     // What onError receives (the outage) names the database the same way.
     expect(reported.length).toBeGreaterThan(0);
     for (const event of reported) expect(String(event)).not.toContain('s3cret');
+  });
+
+  it('a login the server refuses (an unknown role, a wrong password) is an outage: 503 unavailable, reported once with the reason, never the password', async () => {
+    const schema = await schemas.fresh('login');
+    // Trust authentication on the test server: an unknown role is refused at login (SQLSTATE
+    // 28000), as a wrong password is (28P01) on a server that asks for one.
+    const connectionString = `postgres://nobody:s3cret-pass@127.0.0.1:${postgres.port}/postgres`;
+    const reported: unknown[] = [];
+    const onError = (event: unknown): void => void reported.push(event);
+    const jobStore = new PostgresJobStore({
+      connectionString,
+      schema,
+      sweepIntervalMs: 0,
+      onError,
+    });
+    const recordStore = new PostgresRecordStore({ connectionString, schema, onError });
+    const gateway = createGateway({
+      gateway: { id: 'acme', name: 'Acme', url: 'https://gateway.acme.example' },
+      actions: [
+        defineAction({
+          id: 'export',
+          executionMode: 'async',
+          input: v.strictObject({}),
+          run: async () => ({ outputText: 'done' }),
+        }),
+      ],
+      auth: { tokens: ['login-token'] },
+      jobStore,
+      recordStore,
+      callbacks: false,
+    });
+    closers.push(async () => {
+      await gateway.close();
+      await Promise.all([jobStore.close(), recordStore.close()]);
+    });
+    for (const store of [jobStore, recordStore]) {
+      const error = await store.ready().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(isStoreUnavailableError(error)).toBe(true);
+      expect((error as Error).message).toBe(
+        `Postgres at postgres://nobody:***@127.0.0.1:${postgres.port}/postgres refused the login: role "nobody" does not exist.`,
+      );
+    }
+    for (let i = 0; i < 3; i++) {
+      const response = await gateway.fetch(
+        new Request('https://gateway.acme.example/v1/invoke', {
+          method: 'POST',
+          headers: { authorization: 'Bearer login-token', 'content-type': 'application/json' },
+          body: JSON.stringify(invokeBody('export')),
+        }),
+      );
+      expect(response.status).toBe(503);
+      expect((await response.json()).error).toMatchObject({ code: 'unavailable', retryable: true });
+    }
+    // One "lost" line per store, naming the reason; nothing else, and no password anywhere.
+    expect(reported).toHaveLength(2);
+    for (const event of reported) {
+      expect(isStoreUnavailableError(event)).toBe(true);
+      expect(String(event)).toContain('refused the login: role "nobody" does not exist');
+      expect(String(event)).not.toContain('s3cret');
+    }
   });
 
   it('a pool that throws at once rejects ready() and leaves no deadline behind to crash the process later', async () => {
