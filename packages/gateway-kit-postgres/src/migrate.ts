@@ -35,7 +35,8 @@ export interface MigrateOptions {
   /** `postgres://…`; or give `client`. Default: node-postgres' `PG*` environment variables. */
   readonly connectionString?: string;
   /**
-   * A connected client (or pool) you own: `migrate` runs in it and leaves it open. Not with
+   * A connected client (or pool) you own: `migrate` runs in it and leaves it open; from a pool
+   * (`pg.Pool`) it takes one connection for the whole run and gives it back. Not with
    * `connectionString` (refused: it would go unused).
    */
   readonly client?: {
@@ -115,9 +116,13 @@ export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
         ...(options.connectionString ? { connectionString: options.connectionString } : {}),
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       });
-  const client = options.client ?? owned!;
   if (owned) await connect(owned, options.connectionString);
+  // A transaction and its advisory lock hold on one connection: a pool would run each statement
+  // on any of its own (no lock held, its other queries caught in an open transaction).
+  const checkedOut = isPool(options.client) ? await options.client.connect() : undefined;
+  const client = checkedOut ?? options.client ?? owned!;
   const applied: number[] = [];
+  let failed: unknown;
   try {
     for (const migration of pending) {
       await client.query('BEGIN');
@@ -142,11 +147,14 @@ export async function migrate(options: MigrateOptions = {}): Promise<number[]> {
         }
         await client.query('COMMIT');
       } catch (error) {
+        failed = error;
         await client.query('ROLLBACK').catch(() => {});
         throw error;
       }
     }
   } finally {
+    // A connection whose migration failed is dropped rather than reused (it may be broken).
+    checkedOut?.release(failed !== undefined);
     await owned?.end();
   }
   return applied;
@@ -166,6 +174,17 @@ async function connect(client: pg.Client, connectionString: string | undefined):
       { cause: error },
     );
   }
+}
+
+/** A `pg.Pool` (its documented `totalCount`), not one client: `connect()` hands out a connection. */
+function isPool(client: unknown): client is {
+  connect(): Promise<{
+    query(text: string): Promise<{ readonly rows: unknown[] }>;
+    release(destroy?: boolean): void;
+  }>;
+} {
+  const pool = client as { connect?: unknown; totalCount?: unknown } | undefined;
+  return typeof pool?.connect === 'function' && typeof pool.totalCount === 'number';
 }
 
 function literal(text: string): string {

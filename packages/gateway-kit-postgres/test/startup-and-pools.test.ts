@@ -228,6 +228,39 @@ describe('start-up', () => {
     await expect(migrated.ready()).resolves.toBeUndefined();
   });
 
+  it('migrate({ client: pool }) runs each migration on one connection of the pool, racing itself and the pool’s other traffic', async () => {
+    // A pool runs each statement on any of its connections: BEGIN, the advisory lock, the
+    // migration and COMMIT landed on different ones, so the lock held nothing and the pool's other
+    // queries ran inside a migration's open transaction, until every connection waited on another.
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    pool.on('error', () => {});
+    closers.push(() => pool.end());
+    await pool.query('CREATE TABLE IF NOT EXISTS public.pool_traffic (k text PRIMARY KEY, n int)');
+    let running = true;
+    const traffic = Array.from({ length: 4 }, async (_, worker) => {
+      while (running)
+        await pool.query(
+          'INSERT INTO public.pool_traffic VALUES ($1, 1) ON CONFLICT (k) DO UPDATE SET n = pool_traffic.n + 1',
+          [`w${worker}`],
+        );
+    });
+    const migrating = Promise.all(
+      Array.from({ length: 3 }, () => migrate({ client: pool, schema: 'pooled' })),
+    );
+    const outcome = await Promise.race([
+      migrating,
+      new Promise((resolve) => setTimeout(resolve, 10_000, 'hung')),
+    ]);
+    running = false;
+    expect(outcome).not.toBe('hung');
+    await Promise.all(traffic);
+    expect((outcome as number[][]).flat().sort((a, b) => a - b)).toEqual([1, 2, 3]);
+    const open = await pool.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'",
+    );
+    expect(open.rows[0].n).toBe(0);
+  });
+
   it('refuses a schema name that is not a plain identifier', () => {
     expect(() => new PostgresJobStore({ schema: 'x"; DROP TABLE jobs; --' })).toThrow(
       /^new PostgresJobStore: schema is a string: expected letters, digits and _/,
