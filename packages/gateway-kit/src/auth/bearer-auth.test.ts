@@ -89,6 +89,39 @@ describe('bearer authentication', () => {
     expect(JSON.stringify(response.body)).not.toContain('identity provider');
   });
 
+  it('answers 500 and logs why when verify() returns a principal id the stores cannot index (empty, over 512 characters)', async () => {
+    const logged: unknown[] = [];
+    const verified = fixtureGateway({
+      auth: {
+        verify: (token) => ({
+          id: token === 'long' ? 'u'.repeat(513) : token === 'edge' ? 'u'.repeat(512) : '',
+        }),
+      },
+      logger: { error: (_message, fields) => logged.push(fields?.error) },
+    });
+    expect((await createTestClient(verified, { token: 'edge' }).manifest()).status).toBe(200);
+    for (const token of ['long', 'empty']) {
+      const response = await createTestClient(verified, { token }).manifest();
+      expect(response.status).toBe(500);
+      expect(response.body).toMatchObject({ error: { code: 'internal_error' } });
+    }
+    expect(logged.map((error) => (error as Error).message)).toEqual([
+      'auth.verify returned a principal id of 513 characters: expected 1 to 512.',
+      'auth.verify returned a principal id of 0 characters: expected 1 to 512.',
+    ]);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['over 512 characters', 'p'.repeat(513)],
+  ])('refuses a static token whose principal id is %s, at createGateway', (_, id) => {
+    expect(() =>
+      fixtureGateway({ auth: { tokens: [{ token: TOKEN, principal: { id } }] } }),
+    ).toThrow(
+      'createGateway: auth.tokens[0].principal is an object: expected { id: string } with an id of 1 to 512 characters.',
+    );
+  });
+
   it('never accepts a token other than the configured ones (property)', async () => {
     const authenticate = createAuthenticator({ tokens: [TOKEN] });
     await fc.assert(

@@ -1,5 +1,5 @@
 import type { AuthConfig, StaticToken } from './auth-config.ts';
-import type { Principal } from './principal.ts';
+import { isPrincipalId, MAX_PRINCIPAL_ID_LENGTH, type Principal } from './principal.ts';
 
 /** What an authenticator may read of a request besides `Authorization`: its other headers. */
 export interface HeaderSource {
@@ -53,7 +53,13 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       if (token === undefined) return null;
       // `verify` may keep or pass on `header`: a function of its own, bound to this request.
       const principal = await verify(token, { header: (name) => request.header(name) });
-      return principal && typeof principal.id === 'string' ? principal : null;
+      if (!principal || typeof principal.id !== 'string') return null;
+      // A bug of `verify`, not a refused token: answered 500 and logged, like a `verify` that throws.
+      if (!isPrincipalId(principal.id))
+        throw new TypeError(
+          `auth.verify returned a principal id of ${principal.id.length} characters: expected 1 to ${MAX_PRINCIPAL_ID_LENGTH}.`,
+        );
+      return principal;
     };
   }
   const entries = config.tokens.map((entry: StaticToken) =>

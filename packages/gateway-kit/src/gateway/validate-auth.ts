@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isPrincipalId, MAX_PRINCIPAL_ID_LENGTH } from '../auth/principal.ts';
 import { assertOptions, fromEnv, optionsObject, whole } from '../runtime/option-schemas.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -21,8 +22,8 @@ const TokenEntry = /* @__PURE__ */ v.lazy((entry) =>
         {
           token: Token,
           principal: /* @__PURE__ */ v.custom(
-            (principal) => isObject(principal) && typeof principal.id === 'string',
-            'expected { id: string }.',
+            (principal) => isObject(principal) && isPrincipalId(principal.id),
+            `expected { id: string } with an id of 1 to ${MAX_PRINCIPAL_ID_LENGTH} characters.`,
           ),
         },
         'expected { token, principal }.',
