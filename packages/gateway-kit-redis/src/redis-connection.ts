@@ -251,6 +251,8 @@ export class RedisConnection {
    * or after start-up; `undefined` while it has not answered since (see `answeringForMs`).
    */
   #answeringSince: number | undefined;
+  /** Why Redis refused the command connection's login, while it does (`WRONGPASS …`, `NOAUTH …`). */
+  #refusedLogin: string | undefined;
 
   /** `factory` names the store in option errors (`new RedisJobStore: commandTimeoutMs is …`). */
   constructor(options: RedisConnectionOptions, factory = 'new RedisConnection') {
@@ -408,7 +410,9 @@ export class RedisConnection {
       }
     }
     throw new StoreUnavailableError(
-      `Cannot reach Redis at ${this.#target} within ${this.#connectTimeoutMs} ms.`,
+      this.#refusedLogin === undefined
+        ? `Cannot reach Redis at ${this.#target} within ${this.#connectTimeoutMs} ms.`
+        : `Redis at ${this.#target} refused the login: ${this.#refusedLogin}`,
     );
   }
 
@@ -802,6 +806,13 @@ export class RedisConnection {
   #watch(client: RedisClient, role: 'command' | 'subscriber'): void {
     let lost = false;
     const lose = (error: unknown): void => {
+      // Redis' own reason, which names no password: what ready() says rather than "cannot reach".
+      if (
+        role === 'command' &&
+        error instanceof Error &&
+        /^(WRONGPASS|NOAUTH)\b/.test(error.message)
+      )
+        this.#refusedLogin = error.message;
       if (lost || this.#closed) return;
       lost = true;
       if (role === 'command') {
@@ -827,7 +838,10 @@ export class RedisConnection {
     client.on(this.cluster ? 'node-ready' : 'ready', () => {
       const wasDown = lost || (role === 'command' && this.#down);
       lost = false;
-      if (role === 'command') this.#down = false;
+      if (role === 'command') {
+        this.#down = false;
+        this.#refusedLogin = undefined;
+      }
       if (wasDown && !this.#closed)
         this.#report(
           new RedisConnectionRestored(`Redis ${role} connection to ${this.#target} restored.`),

@@ -63,6 +63,29 @@ describe('start-up', () => {
     }
   });
 
+  it('ready() says Redis refused the login, with its reason and without the password', async () => {
+    // An ACL user Redis does not know: it answers WRONGPASS to every connection attempt.
+    const url = `redis://nobody:s3cret-pass@127.0.0.1:${redis.port}`;
+    for (const store of [
+      new RedisJobStore({ url, connectTimeoutMs: 300, onError: quiet }),
+      new RedisRecordStore({ url, connectTimeoutMs: 300, onError: quiet }),
+    ]) {
+      closers.push(() => store.close());
+      const error = await store.ready().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(isStoreUnavailableError(error)).toBe(true);
+      const message = (error as Error).message;
+      expect(message).toMatch(
+        new RegExp(
+          `^Redis at redis://nobody:\\*\\*\\*@127\\.0\\.0\\.1:${redis.port} refused the login: WRONGPASS `,
+        ),
+      );
+      expect(message).not.toContain('s3cret');
+    }
+  });
+
   it('ready() resolves once Redis answers', async () => {
     const jobs = new RedisJobStore({ url: redis.url, onError: quiet });
     closers.push(() => jobs.close());
