@@ -113,7 +113,11 @@ async function runChecks(
   const noProbe = manifest
     ? 'no action the checker may invoke with a generated input (read actions only without --allow-writes)'
     : 'needs the manifest';
-  await checkInvokeRequests(run, probe, manifest?.actions ?? [], noProbe);
+  // A gateway that runs the second action named in the two-actions probe must run a read one.
+  const invocable = (manifest?.actions ?? []).filter(
+    (action) => action.sideEffectLevel === 'read' || options.allowWrites,
+  );
+  await checkInvokeRequests(run, probe, invocable, noProbe);
   for (const plan of plans) await checkAction(run, plan);
   await checkUnknownJob(run);
   await checkCallbacks(run, manifest, plans, options.callbackHost);

@@ -51,15 +51,20 @@ function remove(body: Body, path: string): void {
   else delete (body[head] as Record<string, unknown>)[tail];
 }
 
+/** An action id no manifest lists, for the unknown-action probe. */
+const UNKNOWN_ACTION = 'gateway-check-unknown-action';
+
 /**
  * Invoke requests broken in one way each, built around a valid request for `probe` (so a gateway
  * that accepts them runs only an action the checker may invoke): unknown properties, missing
- * required fields, wrong types, no action or two.
+ * required fields, wrong types, no action, an unknown action or two. `invocable` are the actions
+ * the checker may invoke (read actions only without `allowWrites`): the second action named by
+ * the two-actions probe is one of them, since a broken gateway may run it.
  */
 export async function checkInvokeRequests(
   run: CheckRun,
   probe: Probe | undefined,
-  actions: readonly ActionDescriptor[],
+  invocable: readonly ActionDescriptor[],
   why: string,
 ): Promise<void> {
   const cases: {
@@ -110,16 +115,24 @@ export async function checkInvokeRequests(
       title: 'an invoke naming no action (neither action.id nor action.name) answers 422',
       body: (base) => ({ ...base, action: { input: base.action.input } }),
     },
+    {
+      id: 'invoke-one-action:unknown',
+      rule: 'invoke-one-action',
+      title: 'an invoke naming an action the manifest does not list answers 422',
+      body: (base) => ({ ...base, action: { ...base.action, id: UNKNOWN_ACTION } }),
+    },
   );
   const other =
-    probe && actions.find((a) => a.id !== probe.action.id && a.name !== probe.action.name);
+    probe && invocable.find((a) => a.id !== probe.action.id && a.name !== probe.action.name);
   cases.push({
     id: 'invoke-one-action:two',
     rule: 'invoke-one-action',
     title: 'an invoke whose action.id and action.name name two different actions answers 422',
     ...(other
       ? { body: (base: Body) => ({ ...base, action: { ...base.action, name: other.name } }) }
-      : { skip: 'the manifest offers only one action' }),
+      : {
+          skip: 'the manifest offers no second action the checker may invoke (read actions only without --allow-writes)',
+        }),
   });
   for (const c of cases) {
     const build = c.body;
