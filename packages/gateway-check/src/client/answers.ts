@@ -23,6 +23,17 @@ export function expectAnswer<T>(
   what: string,
 ): T {
   if (answer.status !== 200) {
+    // A redirect is not followed (the token would go with it); in a browser it has status 0.
+    if (answer.status === 0 || (answer.status >= 300 && answer.status < 400)) {
+      const location = answer.headers.get('location');
+      throw new GatewayClientError({
+        kind: 'contract',
+        status: answer.status,
+        rule: 'error-envelope',
+        issues: [],
+        message: `${what}: the gateway answered a redirect${answer.status === 0 ? '' : ` (${answer.status})`}${location ? ` to ${location}` : ''}, which is not followed: the token would go with it (rule error-envelope)`,
+      });
+    }
     const envelope = v.safeParse(ErrorEnvelopeSchema, answer.json);
     if (envelope.success) {
       const { error } = envelope.output;

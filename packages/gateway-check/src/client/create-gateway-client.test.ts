@@ -142,6 +142,51 @@ describe('createGatewayClient', () => {
     expect(error).toMatchObject({ kind: 'contract', rule: 'error-envelope', status: 401 });
   });
 
+  /** A client of the reference gateway whose answers pass through `rewrite` first. */
+  function rewritten(rewrite: (request: Request, response: Response) => Promise<Response>) {
+    const gateway = referenceGateway();
+    closers.push(() => gateway.close());
+    return createGatewayClient({
+      url: IN_PROCESS_URL,
+      token: TOKEN,
+      fetch: inProcess(async (request) => rewrite(request, await gateway.fetch(request))),
+    });
+  }
+
+  it.each([307, 308])(
+    'says a %i is a redirect it did not follow, and where it pointed',
+    async (status) => {
+      const redirecting = rewritten(
+        async () =>
+          new Response(null, {
+            status,
+            headers: { location: 'https://elsewhere.example/v1/manifest' },
+          }),
+      );
+      const error = await rejection(redirecting.manifest());
+      expect(error).toMatchObject({ kind: 'contract', rule: 'error-envelope', status });
+      expect(error.message).toBe(
+        `GET /v1/manifest: the gateway answered a redirect (${status}) to https://elsewhere.example/v1/manifest, which is not followed: the token would go with it (rule error-envelope)`,
+      );
+    },
+  );
+
+  it('refuses a job resource that is another job than the one asked for', async () => {
+    const swapping = rewritten(async (request, response) => {
+      if (request.method !== 'GET' || !new URL(request.url).pathname.startsWith('/v1/jobs/'))
+        return response;
+      const job = (await response.json()) as Record<string, unknown>;
+      return Response.json({ ...job, jobId: 'job_someone_else' });
+    });
+    const outcome = await swapping.invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });
+    if (outcome.status !== 'accepted') throw new Error('expected accepted');
+    const error = await rejection(outcome.handle.get());
+    expect(error).toMatchObject({ kind: 'contract', rule: 'job-resource', status: 200 });
+    expect(error.message).toBe(
+      `GET job ${outcome.handle.jobId}: the gateway answered job job_someone_else (rule job-resource)`,
+    );
+  });
+
   it('stops waiting for a job when the signal aborts', async () => {
     const gatewayClient = client();
     const outcome = await gatewayClient.invoke(buildSummary, { topic: 'Q3 numbers', pages: 2 });

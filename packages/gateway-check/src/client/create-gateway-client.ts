@@ -15,6 +15,7 @@ import {
   refuseUnknownOptions,
   WHOLE_MS,
 } from '../errors/check-options-error.ts';
+import { GatewayClientError } from '../errors/gateway-client-error.ts';
 import { exchange, type FetchLike, hasCredentials, joinUrl, sameOrigin } from '../http/exchange.ts';
 import { randomId } from '../http/random-id.ts';
 import { expectAnswer } from './answers.ts';
@@ -226,13 +227,24 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const jobUrl = (jobId: string) => joinUrl(options.url, `/v1/jobs/${encodeURIComponent(jobId)}`);
 
   const job = (jobId: string): JobHandle => {
-    const get = async (signal?: AbortSignal): Promise<Job> =>
-      expectAnswer(
+    const get = async (signal?: AbortSignal): Promise<Job> => {
+      const answered = expectAnswer(
         await call('GET', jobUrl(jobId), undefined, signal),
         LooseJobSchema,
         'job-resource',
         `GET job ${jobId}`,
       );
+      // Another job than the one asked for would be followed as if it were this one.
+      if (answered.jobId !== jobId)
+        throw new GatewayClientError({
+          kind: 'contract',
+          status: 200,
+          rule: 'job-resource',
+          issues: ['jobId: expected the job asked for'],
+          message: `GET job ${jobId}: the gateway answered job ${answered.jobId} (rule job-resource)`,
+        });
+      return answered;
+    };
     return {
       jobId,
       get: async (opts) => {
