@@ -3,7 +3,7 @@ import { RULES } from '../contract/rules.ts';
 
 const escapeXml = (text: string): string =>
   text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD]/gu, '')
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
