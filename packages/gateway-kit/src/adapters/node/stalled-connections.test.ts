@@ -82,6 +82,8 @@ describe('answers a client does not take', () => {
     const slowStarted = performance.now();
     client.write(invoke(port, { wait: true }));
     const closed = once(client, 'close');
+    // The scenario itself, not a wait for an event: five times sendTimeoutMs pass with the action
+    // running and nothing written, and the connection must still be open.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(client.destroyed).toBe(false);
     expect(performance.now() - slowStarted).toBeGreaterThan(1_000);
