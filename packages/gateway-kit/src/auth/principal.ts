@@ -23,6 +23,6 @@ export const MAX_PRINCIPAL_ID_LENGTH = 512;
  * @example
  * isPrincipalId('hosted-service'); // true
  */
-export function isPrincipalId(id: unknown): id is string {
+export function isPrincipalId(id: unknown): boolean {
   return typeof id === 'string' && id.length > 0 && id.length <= MAX_PRINCIPAL_ID_LENGTH;
 }
