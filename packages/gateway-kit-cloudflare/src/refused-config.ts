@@ -76,7 +76,17 @@ export function checkAuth(auth: unknown): asserts auth is AuthConfig {
     }
     checkToken(entry.token, `${path}.token`);
     const principal = entry.principal;
-    if (!isObject(principal) || typeof principal.id !== 'string')
-      refuse(`${path}.principal`, principal, 'expected { id: string }.');
+    // The gateway's rule for principal ids (1 to 512 characters), with its message.
+    if (
+      !isObject(principal) ||
+      typeof principal.id !== 'string' ||
+      principal.id.length === 0 ||
+      principal.id.length > 512
+    )
+      refuse(
+        `${path}.principal`,
+        principal,
+        'expected { id: string } with an id of 1 to 512 characters.',
+      );
   }
 }

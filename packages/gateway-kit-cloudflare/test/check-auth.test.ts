@@ -16,6 +16,10 @@ const cases: Record<string, unknown> = {
   'an entry whose token is unset': { tokens: [{ token: undefined, principal: { id: 'a' } }] },
   'an entry without principal': { tokens: [{ token: 'secret-token' }] },
   'a principal without id': { tokens: [{ token: 'secret-token', principal: {} }] },
+  'a principal with an empty id': { tokens: [{ token: 'secret-token', principal: { id: '' } }] },
+  'a principal id over 512 characters': {
+    tokens: [{ token: 'secret-token', principal: { id: 'p'.repeat(513) } }],
+  },
   'tokens and verify': { tokens: ['secret-token'], verify: () => null },
   'verify not a function': { verify: 'secret-token' },
   neither: {},
