@@ -161,7 +161,7 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
         // A throwing `gateway(env)`, `shardKey` or namespace, or an object that failed: answer
         // the contract's envelope, never the runtime's text/plain stack.
         console.error('@svc/gateway-kit-cloudflare: request failed', error);
-        return refusedResponse();
+        return isObjectUnavailable(error) ? objectUnavailable() : refusedResponse();
       }
     },
     shardOfPrincipal: shardName,
@@ -228,6 +228,28 @@ function verifyTimedOut(): Response {
     {
       error: { code: 'unavailable', message: 'Authentication did not answer in time.', retryable },
     },
+    { status, headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+/**
+ * Whether `error` is Durable Objects' infrastructure failing, not the object's code: Cloudflare
+ * marks such errors `retryable` (the object was reset, moved or lost its connection) or
+ * `overloaded` (too many requests queued at one object), and errors thrown by the object's own
+ * code `remote`. The caller's request did not fail, the platform did for a while: it is the
+ * contract's `503 unavailable`, as a store outage is in the gateway.
+ */
+function isObjectUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { remote, retryable, overloaded } = error as Record<string, unknown>;
+  return remote !== true && (retryable === true || overloaded === true);
+}
+
+/** `503 unavailable` (retryable) in the contract's envelope, as the gateway answers an outage. */
+function objectUnavailable(): Response {
+  const { status, retryable, message } = GATEWAY_ERRORS.unavailable;
+  return Response.json(
+    { error: { code: 'unavailable', message, retryable } },
     { status, headers: { 'cache-control': 'no-store' } },
   );
 }
