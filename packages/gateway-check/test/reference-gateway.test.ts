@@ -45,7 +45,7 @@ describe('checkGateway against a correct gateway', () => {
     const passedRules = new Set(
       report.checks.filter((c) => c.status === 'passed').map((c) => c.rule),
     );
-    expect(passedRules.size).toBe(13);
+    expect(passedRules.size).toBe(14);
     expect(ids(report, 'passed')).toEqual(
       expect.arrayContaining([
         'invoke-response-shape:find-customer',

@@ -4,6 +4,7 @@ import { CheckRun } from './check-run.ts';
 import { type ActionPlan, checkAction } from './checks/actions.ts';
 import { checkAuth, checkUnknownJob } from './checks/auth.ts';
 import { checkCallbacks } from './checks/callbacks.ts';
+import { checkContentTypes } from './checks/content-type.ts';
 import { checkEnvelopes } from './checks/envelope.ts';
 import { checkInvokeRequests, type Probe } from './checks/invoke-request.ts';
 import { checkManifest } from './checks/manifest.ts';
@@ -122,4 +123,5 @@ async function runChecks(
   await checkUnknownJob(run);
   await checkCallbacks(run, manifest, plans, options.callbackHost);
   await checkEnvelopes(run);
+  await checkContentTypes(run);
 }

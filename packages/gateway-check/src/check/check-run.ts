@@ -3,6 +3,7 @@ import { describeIssues } from '../client/answers.ts';
 import type { RuleId } from '../contract/rules.ts';
 import { isGatewayClientError } from '../errors/gateway-client-error.ts';
 import { exchange, type FetchLike, type HttpAnswer, joinUrl } from '../http/exchange.ts';
+import { isJsonMediaType } from '../http/media-type.ts';
 import type { CheckResult } from './report.ts';
 import { isSelected } from './select.ts';
 
@@ -42,6 +43,17 @@ export function describeAnswer(answer: HttpAnswer): string {
   return `${answer.status}${code}${status}${redirect}`;
 }
 
+/** An answer with a JSON body whose `Content-Type` is not `application/json`, for messages. */
+export interface MislabelledAnswer {
+  readonly what: string;
+  readonly status: number;
+  /** The `Content-Type` the gateway sent, `null` when it sent none. */
+  readonly contentType: string | null;
+}
+
+/** The most mislabelled answers kept per route: the message names a few, the count says the rest. */
+const MAX_MISLABELLED_KEPT = 3;
+
 /** Settings of one run. */
 export interface RunSettings {
   readonly url: string;
@@ -79,6 +91,20 @@ export class CheckRun {
     job: [],
     cancel: [],
   };
+  /**
+   * Per route, how many answers had a JSON body, and the first of those not labelled
+   * `application/json` (with their count): for the media-type checks. Counts, not answers, so a
+   * long job poll keeps nothing.
+   */
+  readonly jsonAnswers: Record<
+    Route,
+    { seen: number; mislabelled: number; first: MislabelledAnswer[] }
+  > = {
+    manifest: { seen: 0, mislabelled: 0, first: [] },
+    invoke: { seen: 0, mislabelled: 0, first: [] },
+    job: { seen: 0, mislabelled: 0, first: [] },
+    cancel: { seen: 0, mislabelled: 0, first: [] },
+  };
 
   /**
    * Set, saying why, when the run cannot check the contract and stops after the manifest request:
@@ -113,7 +139,10 @@ export class CheckRun {
     return isSelected(id, this.settings.only);
   }
 
-  /** Sends a request; every non-2xx answer is kept for the error-envelope checks. */
+  /**
+   * Sends a request; every non-2xx answer is kept for the error-envelope checks, and every answer
+   * with a JSON body is tallied for the media-type checks.
+   */
   async request(request: GatewayRequest): Promise<HttpAnswer> {
     const { token, url } = this.settings;
     const headers: Record<string, string> = {};
@@ -131,6 +160,17 @@ export class CheckRun {
     });
     if (answer.status < 200 || answer.status > 299) {
       this.errorAnswers[request.route].push({ what: request.what, answer });
+    }
+    if (answer.json !== undefined) {
+      const tally = this.jsonAnswers[request.route];
+      tally.seen += 1;
+      const contentType = answer.headers.get('content-type');
+      if (!isJsonMediaType(contentType)) {
+        tally.mislabelled += 1;
+        if (tally.first.length < MAX_MISLABELLED_KEPT) {
+          tally.first.push({ what: request.what, status: answer.status, contentType });
+        }
+      }
     }
     return answer;
   }

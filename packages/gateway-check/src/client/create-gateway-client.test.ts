@@ -171,6 +171,33 @@ describe('createGatewayClient', () => {
     },
   );
 
+  it('rejects a body that is not JSON with a contract error naming the rule, never a SyntaxError', async () => {
+    const texting = rewritten(async (request, response) =>
+      new URL(request.url).pathname === '/v1/invoke'
+        ? new Response('{"status": "completed", <truncated>', {
+            status: response.status,
+            headers: { 'content-type': 'application/json' },
+          })
+        : new Response('Bad Gateway', { status: 502, headers: { 'content-type': 'text/html' } }),
+    );
+    const invoke = await rejection(texting.invoke(findCustomer, { customerId: 'cus_123' }));
+    expect(invoke).toMatchObject({ kind: 'contract', rule: 'invoke-response-shape', status: 200 });
+    expect(invoke.message).toBe(
+      'invoke find-customer: the answer breaks the contract (rule invoke-response-shape): the body is not JSON',
+    );
+    const manifest = await rejection(texting.manifest());
+    expect(manifest).toMatchObject({ kind: 'contract', rule: 'error-envelope', status: 502 });
+  });
+
+  it("reads a JSON body whatever its Content-Type (judging the label is the checker's job)", async () => {
+    const plain = rewritten(async (_, response) => {
+      const headers = new Headers(response.headers);
+      headers.set('content-type', 'text/plain');
+      return new Response(response.body, { status: response.status, headers });
+    });
+    expect((await plain.manifest()).actions).toHaveLength(3);
+  });
+
   it('refuses a job resource that is another job than the one asked for', async () => {
     const swapping = rewritten(async (request, response) => {
       if (request.method !== 'GET' || !new URL(request.url).pathname.startsWith('/v1/jobs/'))

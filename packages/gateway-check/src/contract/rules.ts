@@ -10,6 +10,7 @@ export type RuleId =
   | 'manifest-input-schema'
   | 'auth-bearer'
   | 'error-envelope'
+  | 'json-content-type'
   | 'invoke-request-strict'
   | 'invoke-request-required'
   | 'invoke-one-action'
@@ -70,6 +71,11 @@ export const RULES: Readonly<Record<RuleId, RuleInfo>> = /* @__PURE__ */ freezeT
     summary:
       'every error answer is the error envelope: { error: { code, message, retryable, details? } }',
     contract: 'Errors 1; Gateway error',
+  },
+  'json-content-type': {
+    summary:
+      'every answer with a JSON body (manifest, invoke outcomes, jobs, error envelopes) has Content-Type application/json',
+    contract: 'Endpoints A; Errors 1 (the media type: docs/decisions.md)',
   },
   'invoke-request-strict': {
     summary:
