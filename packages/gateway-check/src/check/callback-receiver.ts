@@ -20,12 +20,22 @@ export interface CallbackReceiver {
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_CALLBACKS = 100;
 
+/** The receiver could not listen (the port is in use, not allowed, …): a setup problem, said plainly. */
+export class CallbackListenError extends Error {}
+
+const LISTEN_HINTS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the port is in use',
+  EACCES: 'listening on this port is not allowed to this user',
+  EADDRNOTAVAIL: 'the address is not one of this machine',
+};
+
 /**
- * Starts a receiver on `host` (any free port; `0.0.0.0` binding for a non-loopback host) that
- * answers every POST with 204. Bodies are read up to 1 MiB and dropped: only arrival and the
- * `Authorization` header are checked, for at most 100 callbacks.
+ * Starts a receiver on `host` (`port`, default any free one; `0.0.0.0` binding for a
+ * non-loopback host) that answers every POST with 204. Bodies are read up to 1 MiB and dropped:
+ * only arrival and the `Authorization` header are checked, for at most 100 callbacks. Rejects
+ * with a {@link CallbackListenError} saying why when it cannot listen.
  */
-export async function startCallbackReceiver(host: string): Promise<CallbackReceiver> {
+export async function startCallbackReceiver(host: string, port = 0): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((req, res) => {
@@ -44,11 +54,21 @@ export async function startCallbackReceiver(host: string): Promise<CallbackRecei
   });
   server.requestTimeout = 10_000;
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
-  server.listen(0, loopback ? host.replace(/^\[|\]$/g, '') : '0.0.0.0');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const address = loopback ? host.replace(/^\[|\]$/g, '') : '0.0.0.0';
+  server.listen(port, address);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const why =
+      typeof code === 'string' ? `${LISTEN_HINTS[code] ?? 'it failed'} (${code})` : String(error);
+    throw new CallbackListenError(
+      `the callback receiver could not listen on ${address.includes(':') ? `[${address}]` : address}:${port}: ${why}`,
+    );
+  }
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${host}:${bound}`,
     next: (path, timeoutMs) =>
       new Promise((resolve) => {
         const find = () => received.find((r) => r.path === path);

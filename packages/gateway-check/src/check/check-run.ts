@@ -108,8 +108,9 @@ export class CheckRun {
 
   /**
    * Set, saying why, when the run cannot check the contract and stops after the manifest request:
-   * it got no answer at all, or the gateway refused the token given (401 with an error envelope).
-   * The report is then `incomplete` with this text (the CLI exits 2).
+   * it got no answer at all, or the gateway refused the token given (401 with an error envelope);
+   * or when a check could not be set up on this machine (the callback receiver could not listen),
+   * the other checks running on. The report is then `incomplete` with this text (the CLI exits 2).
    */
   couldNotRun: string | undefined;
   /** Every request and pause aborts on the caller's signal and on the deadline. */

@@ -41,8 +41,17 @@ export interface CheckGatewayOptions {
    * then skipped, with why.
    */
   readonly allowWrites?: boolean;
-  /** Host (name or IP) where the gateway can reach this machine; enables the callback checks. */
+  /**
+   * Host (name or IP, an IPv6 address in brackets; no port) where the gateway can reach this
+   * machine; enables the callback checks.
+   */
   readonly callbackHost?: string;
+  /**
+   * The port the callback receiver listens on (1 to 65535), and the port of the callback URL the
+   * gateway is given: for a gateway that reaches this machine through one forwarded or opened
+   * port. Needs `callbackHost`. Default: a free port picked at each run.
+   */
+  readonly callbackPort?: number;
   /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
   readonly fetch?: FetchLike;
   /** Deadline of each request. Default 10 s. */
@@ -89,6 +98,7 @@ const KNOWN_OPTIONS = /* @__PURE__ */ Object.keys({
   only: true,
   allowWrites: true,
   callbackHost: true,
+  callbackPort: true,
   fetch: true,
   timeoutMs: true,
   jobTimeoutMs: true,
@@ -98,6 +108,18 @@ const KNOWN_OPTIONS = /* @__PURE__ */ Object.keys({
   signal: true,
   onCheck: true,
 } satisfies { readonly [K in keyof CheckGatewayOptions]-?: true });
+
+/**
+ * Whether `value` is a host for the callback URL: a name or an IPv4 address, or an IPv6 address
+ * in brackets, without scheme, credentials, port or path. The empty string passes (no callbacks).
+ */
+function isCallbackHost(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  if (value === '') return true;
+  const ipv6 = /^\[[0-9A-Fa-f:.]+\]$/.test(value);
+  if (!ipv6 && /[\s:/?#@[\]\\]/.test(value)) return false;
+  return URL.canParse(`http://${value}/`);
+}
 
 /** What {@link validateCheckOptions} reads. */
 export interface CheckOptionsInput {
@@ -110,6 +132,7 @@ export interface CheckOptionsInput {
   readonly deadlineMs?: unknown;
   readonly maxActions?: unknown;
   readonly callbackHost?: unknown;
+  readonly callbackPort?: unknown;
   readonly allowWrites?: unknown;
   readonly fetch?: unknown;
   readonly signal?: unknown;
@@ -126,14 +149,18 @@ export interface CheckOptionsInput {
  * // throws CheckOptionsError: checkGateway: timeoutMs is the number 0: expected a whole number of milliseconds above 0.
  */
 export function validateCheckOptions(options: CheckOptionsInput, flags = false): void {
-  const name = (option: keyof typeof NUMBERS | 'url' | 'token' | 'only' | 'callbackHost') =>
+  const name = (
+    option: keyof typeof NUMBERS | 'url' | 'token' | 'only' | 'callbackHost' | 'callbackPort',
+  ) =>
     !flags
       ? option
       : option === 'callbackHost'
         ? '--callback-host'
-        : option in NUMBERS
-          ? NUMBERS[option as keyof typeof NUMBERS]
-          : `--${option}`;
+        : option === 'callbackPort'
+          ? '--callback-port'
+          : option in NUMBERS
+            ? NUMBERS[option as keyof typeof NUMBERS]
+            : `--${option}`;
   const who = flags ? 'svc-gateway-check' : 'checkGateway';
   // Annotated, so that TypeScript narrows after a call (a function that never returns).
   const refuse: (path: string, value: unknown, expected: string, fromEnv?: boolean) => never = (
@@ -177,8 +204,27 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
   ) {
     refuse(name('only'), only, 'expected a pattern or a list of patterns.');
   }
-  if (options.callbackHost !== undefined && typeof options.callbackHost !== 'string') {
-    refuse(name('callbackHost'), options.callbackHost, 'expected a host name or an IP address.');
+  const { callbackHost, callbackPort } = options;
+  if (callbackHost !== undefined && !isCallbackHost(callbackHost)) {
+    refuse(
+      name('callbackHost'),
+      callbackHost,
+      `expected a host name or an IP address (IPv6 in brackets), without a scheme, path or port (the port goes in ${name('callbackPort')}).`,
+    );
+  }
+  if (callbackPort !== undefined) {
+    if (
+      !Number.isSafeInteger(callbackPort) ||
+      (callbackPort as number) < 1 ||
+      (callbackPort as number) > 65_535
+    )
+      refuse(name('callbackPort'), callbackPort, 'expected a port number from 1 to 65535.');
+    if (callbackHost === undefined || callbackHost === '')
+      refuse(
+        name('callbackPort'),
+        callbackPort,
+        `expected ${name('callbackHost')} with it (the host the gateway reaches it on).`,
+      );
   }
   for (const option of Object.keys(NUMBERS) as (keyof typeof NUMBERS)[]) {
     const value = options[option];

@@ -27,7 +27,11 @@ Checks a gateway against Gateway Contract v1. Exit code:
   --json                print the report as JSON on stdout (nothing else)
   --junit FILE          also write the report as JUnit XML to FILE
   --allow-writes        also invoke actions whose sideEffectLevel is not "read"
-  --callback-host HOST  where the gateway can reach this machine; enables the callback checks
+  --callback-host HOST  where the gateway can reach this machine (a name or an IP, no port);
+                        enables the callback checks
+  --callback-port N     the port the callback receiver listens on, and the gateway is given
+                        (default: a free one): for a gateway that reaches this machine through
+                        one forwarded or opened port; needs --callback-host
   --timeout MS          deadline of each request (default 10000)
   --job-timeout MS      how long a job may take to finish (default 20000)
   --deadline MS         deadline of the whole run (default 120000)
@@ -90,6 +94,7 @@ function parse(argv: readonly string[], env: CliIo['env']) {
       junit: { type: 'string' },
       'allow-writes': { type: 'boolean' },
       'callback-host': { type: 'string' },
+      'callback-port': { type: 'string' },
       timeout: { type: 'string' },
       'job-timeout': { type: 'string' },
       deadline: { type: 'string' },
@@ -111,8 +116,10 @@ function parse(argv: readonly string[], env: CliIo['env']) {
     deadlineMs: numeric(values.deadline),
     maxActions: numeric(values['max-actions']),
   };
+  const callbackHost = values['callback-host'] || undefined;
+  const callbackPort = numeric(values['callback-port']);
   // The same checks, and messages, as checkGateway's, with the options named as flags.
-  validateCheckOptions({ url, token, only, ...numbers }, true);
+  validateCheckOptions({ url, token, only, callbackHost, callbackPort, ...numbers }, true);
   const { timeoutMs, jobTimeoutMs, deadlineMs, maxActions } = numbers as Record<
     keyof typeof numbers,
     number | undefined
@@ -122,7 +129,8 @@ function parse(argv: readonly string[], env: CliIo['env']) {
     token: token as string,
     only,
     allowWrites: values['allow-writes'] ?? false,
-    ...(values['callback-host'] ? { callbackHost: values['callback-host'] } : {}),
+    ...(callbackHost ? { callbackHost } : {}),
+    ...(callbackPort === undefined ? {} : { callbackPort: callbackPort as number }),
     ...(timeoutMs ? { timeoutMs } : {}),
     ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
     ...(deadlineMs ? { deadlineMs } : {}),

@@ -15,6 +15,7 @@ export async function checkCallbacks(
   manifest: Manifest | undefined,
   plans: readonly ActionPlan[],
   callbackHost: string | undefined,
+  callbackPort: number | undefined,
 ): Promise<void> {
   const jobId = 'callback-authorization:job-result';
   const jobTitle = 'the job-result callback arrives with callbacks.authorization verbatim';
@@ -30,8 +31,17 @@ export async function checkCallbacks(
       return {
         skip: 'no async action the checker may invoke (read actions only without --allow-writes)',
       };
-    const { startCallbackReceiver } = await import('../callback-receiver.ts');
-    const receiver = await startCallbackReceiver(callbackHost);
+    const { CallbackListenError, startCallbackReceiver } = await import('../callback-receiver.ts');
+    let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
+    try {
+      receiver = await startCallbackReceiver(callbackHost, callbackPort);
+    } catch (error) {
+      if (!(error instanceof CallbackListenError)) throw error;
+      // Not a finding about the gateway: the run could not check this rule (exit 2).
+      const why = `${error.message}${callbackPort === undefined ? '' : '; free it or choose another --callback-port (callbackPort)'}`;
+      run.couldNotRun = why;
+      return { skip: why };
+    }
     try {
       const path = `/${randomId('job-result')}`;
       const authorization = randomId('gateway-check');
