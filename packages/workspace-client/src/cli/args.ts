@@ -7,6 +7,7 @@ export class UsageError extends Error {}
  * `parseArgs` (strict) for the bins, with one-line messages naming the flag as typed
  * (`Unknown option --prot`, `Option -p needs a value`) thrown as `UsageError`, instead of
  * Node's `TypeError [ERR_PARSE_ARGS_…]`, whose texts are long and change between versions.
+ * `typed` maps each option given to the flag as first typed (`yes` → `-y`), for later messages.
  *
  * @example
  * parseFlags(['--prot', '1'], { port: { type: 'string' } }, false);
@@ -16,7 +17,9 @@ export function parseFlags<const T extends ParseArgsOptionsConfig>(
   args: string[],
   options: T,
   allowPositionals: boolean,
-): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: boolean }>> {
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: boolean }>> & {
+  typed: ReadonlyMap<string, string>;
+} {
   // A lenient pass lists what was typed; every case the strict pass refuses is named here.
   const { tokens } = parseArgs({
     args,
@@ -25,12 +28,14 @@ export function parseFlags<const T extends ParseArgsOptionsConfig>(
     strict: false,
     tokens: true,
   });
+  const typed = new Map<string, string>();
   for (const token of tokens) {
     if (token.kind === 'positional' && !allowPositionals)
       throw new UsageError(`Unexpected argument "${token.value}"`);
     if (token.kind !== 'option') continue;
     const flag = token.rawName;
     if (!Object.hasOwn(options, token.name)) throw new UsageError(`Unknown option ${flag}`);
+    if (!typed.has(token.name)) typed.set(token.name, flag);
     const takesValue = options[token.name]?.type === 'string';
     // A value like `--host` after `--port` is a forgotten value, as Node's strict mode reads it.
     if (
@@ -42,7 +47,7 @@ export function parseFlags<const T extends ParseArgsOptionsConfig>(
       throw new UsageError(`Option ${flag} takes no value`);
   }
   try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
+    return { ...parseArgs({ args, options, allowPositionals, strict: true }), typed };
   } catch (error) {
     // Not expected after the checks above; still a usage error, never a stack trace.
     throw new UsageError((error as Error).message);

@@ -19,20 +19,21 @@ Workspace as code: skills, agents and debriefs kept as files in DIR/skills, DIR/
 DIR/debriefs (one object per .json, .yaml or .yml file).
 
 Commands:
-  validate DIR              check every file; nothing is sent
-  plan DIR [--prune]        show what apply would create, update, keep or delete
-  apply DIR [--prune] [--yes]
+  validate DIR [--json]     check every file; nothing is sent
+  plan DIR [--prune] [--exit-code] [--json] [--base-url <url>]
+                            show what apply would create, update, keep or delete
+  apply DIR [--prune] [--yes] [--json] [--base-url <url>]
                             validate, plan, then carry the plan out
-  preview FILE              serve a debrief file (complete or a defineDebrief draft) on
+  preview FILE [--port <n>] serve a debrief file (complete or a defineDebrief draft) on
                             127.0.0.1 as it is presented, without publishing it
 
-Options:
-      --prune               also delete skills and agents that no file declares
+Options (each command takes only those shown with it; another is a usage error):
+      --prune               plan, apply: also delete skills and agents that no file declares
                             (debriefs are never deleted: the API has no debrief delete)
-  -y, --yes                 apply without asking (required when not interactive)
-      --json                print the result as JSON
+  -y, --yes                 apply: apply without asking (required when not interactive)
+      --json                validate, plan, apply: print the result as JSON
       --exit-code           plan: exit 3 when there are changes
-      --base-url <url>      service address (env SVC_WORKSPACE_URL)
+      --base-url <url>      plan, apply: service address (env SVC_WORKSPACE_URL)
       --port <n>            preview: port to serve on (default: a free one)
   -h, --help                show this help
 
@@ -53,8 +54,16 @@ type Values = {
   help?: boolean | undefined;
 };
 
+/** The options each command takes (`--help` goes with any). */
+const TAKES: Readonly<Record<string, readonly (keyof Values)[]>> = {
+  validate: ['json'],
+  plan: ['prune', 'exit-code', 'json', 'base-url'],
+  apply: ['prune', 'yes', 'json', 'base-url'],
+  preview: ['port'],
+};
+
 function parse(argv: string[]): { command: string; target: string; values: Values } {
-  const { values, positionals } = parseFlags(
+  const { values, positionals, typed } = parseFlags(
     argv,
     {
       prune: { type: 'boolean' },
@@ -70,8 +79,14 @@ function parse(argv: string[]): { command: string; target: string; values: Value
   if (values.help) return { command: 'help', target: '', values };
   const [command, target, ...extra] = positionals;
   if (command === undefined) throw new UsageError('A command is required');
-  if (!['validate', 'plan', 'apply', 'preview'].includes(command)) {
-    throw new UsageError(`Unknown command "${command}"`);
+  if (!Object.hasOwn(TAKES, command)) throw new UsageError(`Unknown command "${command}"`);
+  // A flag of another command would be silently ignored, yet whoever typed it expects an effect.
+  for (const [name, flag] of typed) {
+    const option = name as keyof Values;
+    if (option === 'help' || TAKES[command]?.includes(option)) continue;
+    const owners = Object.keys(TAKES).filter((other) => TAKES[other]?.includes(option));
+    const list = `${owners.slice(0, -1).join(', ')}${owners.length > 1 ? ' and ' : ''}${owners.at(-1)}`;
+    throw new UsageError(`Option ${flag} does not apply to ${command} (only to ${list})`);
   }
   if (target === undefined || extra.length > 0) {
     throw new UsageError(`${command} takes exactly one ${command === 'preview' ? 'FILE' : 'DIR'}`);

@@ -103,8 +103,9 @@ describe('svc-workspace validate', () => {
       'debriefs/broken.yaml',
       'externalId: b\ntitle: B\npages:\n  - title: P\n    html: ""\n',
     );
-    for (const command of ['validate', 'plan', 'apply']) {
-      const { code, stderr } = await cli([command, dir, '--yes', '--prune']);
+    for (const args of [['validate'], ['plan', '--prune'], ['apply', '--yes', '--prune']]) {
+      const [command = '', ...flags] = args;
+      const { code, stderr } = await cli([command, dir, ...flags]);
       expect(code).toBe(1);
       expect(stderr).toContain(
         'agents/bad.json: basePersonaId: Must be one of "svc-nova", "svc-classic"',
@@ -262,6 +263,75 @@ describe('svc-workspace plan / apply', () => {
     expect(stderr.split('\n')[0]).toBe(line);
     expect(stderr).toContain('Usage: svc-workspace');
     expect(stderr).not.toMatch(/ERR_PARSE_ARGS|'-- "|\n\s+at /);
+  });
+});
+
+describe('svc-workspace options of another command', () => {
+  // What each command does with each flag; a flag it does not take must not be ignored.
+  const takes: Record<string, string[]> = {
+    validate: ['--json'],
+    plan: ['--prune', '--exit-code', '--json', '--base-url'],
+    apply: ['--prune', '--yes', '--json', '--base-url'],
+    preview: ['--port'],
+  };
+  const value: Record<string, string[]> = { '--base-url': ['URL'], '--port': ['0'] };
+
+  it('the help lists exactly these commands and flags', async () => {
+    const { code, stdout } = await cli(['--help']);
+    expect(code).toBe(0);
+    const commands = [...stdout.matchAll(/^ {2}([a-z]+) (?:DIR|FILE)/gm)].map((m) => m[1]);
+    expect(commands).toEqual(Object.keys(takes));
+    const options = stdout.slice(stdout.indexOf('Options'));
+    const flags = [...options.matchAll(/^ {2}(?:-\w, )? {0,4}(--[a-z-]+)/gm)].map((m) => m[1]);
+    expect(new Set(flags)).toEqual(new Set([...Object.values(takes).flat(), '--help']));
+  });
+
+  const refused = Object.entries(takes).flatMap(([command, own]) =>
+    [...new Set(Object.values(takes).flat())]
+      .filter((flag) => !own.includes(flag))
+      .map((flag) => {
+        const owners = Object.keys(takes).filter((other) => takes[other]?.includes(flag));
+        const list = `${owners.slice(0, -1).join(', ')}${owners.length > 1 ? ' and ' : ''}${owners.at(-1)}`;
+        return [command, flag, `Option ${flag} does not apply to ${command} (only to ${list})`];
+      }),
+  );
+
+  it.each(refused)(
+    '%s refuses %s with exit 2 before reading or sending anything',
+    async (command, flag, line) => {
+      await sampleFolder();
+      const target = command === 'preview' ? join(dir, 'debriefs/weekly.yaml') : dir;
+      const args = [command, target, flag, ...(value[flag] ?? [])].map((arg) =>
+        arg === 'URL' ? running.url : arg,
+      );
+      const { code, stdout, stderr } = await cli(args);
+      expect(code).toBe(2);
+      expect(stderr.split('\n')[0]).toBe(line);
+      expect(stderr).toContain('Usage: svc-workspace');
+      expect(stdout).toBe('');
+      expect(running.emulator.requests).toEqual([]);
+    },
+  );
+
+  it('names a short flag as typed', async () => {
+    const { code, stderr } = await cli(['plan', dir, '-y']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe('Option -y does not apply to plan (only to apply)');
+  });
+
+  it.each(
+    Object.entries(takes)
+      .filter(([command]) => command !== 'preview')
+      .flatMap(([command, own]) => own.map((flag) => [command, flag])),
+  )('%s takes %s', async (command, flag) => {
+    await sampleFolder();
+    const args = [command, dir, flag, ...(value[flag] ?? [])].map((arg) =>
+      arg === 'URL' ? running.url : arg,
+    );
+    if (command === 'apply' && flag !== '--yes') args.push('--yes');
+    const { code, stderr } = await cli(args);
+    expect(stderr).toBe('');
+    expect([0, 3]).toContain(code);
   });
 });
 
