@@ -216,8 +216,8 @@ describe('emulator hardening', () => {
   });
 
   it('bounds the bytes stored over all workspaces, and frees them on delete', async () => {
-    const emulator = createWorkspaceEmulator({ maxStoredBytes: 2000 });
-    const big = (slug: string) => JSON.stringify({ ...skill, slug, instructions: 'x'.repeat(700) });
+    const emulator = createWorkspaceEmulator({ maxStoredBytes: 2400 });
+    const big = (slug: string) => JSON.stringify({ ...skill, slug, instructions: 'x'.repeat(600) });
     expect((await post(emulator, big('a'))).status).toBe(201);
     expect((await post(emulator, big('b'))).status).toBe(201);
     const full = await post(emulator, big('c'));
@@ -229,6 +229,37 @@ describe('emulator hardening', () => {
     expect((await post(emulator, big('c'))).status).toBe(201);
     emulator.reset();
     expect((await post(emulator, big('d'))).status).toBe(201);
+  });
+
+  // Measured on Node 24: tiny skills take about 470 bytes of heap each in the emulator (their
+  // JSON is 150), an array of one-letter strings 13 bytes per element, text its UTF-8 size or less.
+  it('counts many tiny objects against the byte budget as their memory would', async () => {
+    const emulator = createWorkspaceEmulator({ maxStoredBytes: 100_000 });
+    let stored = 0;
+    for (let i = 0; i < 1000; i += 1) {
+      const response = await post(emulator, JSON.stringify({ name: `s${i}`, instructions: 'x' }));
+      if (response.status === 409) break;
+      expect(response.status).toBe(201);
+      stored += 1;
+    }
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThanOrEqual(100_000 / 450);
+  });
+
+  it('counts the elements of a stored array against the byte budget', async () => {
+    const emulator = createWorkspaceEmulator({ maxStoredBytes: 200_000 });
+    const targets = Array.from({ length: 20_000 }, () => 'x');
+    const response = await post(emulator, JSON.stringify({ ...skill, targets }));
+    expect(response.status).toBe(409);
+    expect(await codeOf(response)).toBe('quota_exceeded');
+  });
+
+  it('counts text in UTF-8 bytes against the byte budget', async () => {
+    const emulator = createWorkspaceEmulator({ maxStoredBytes: 2400 });
+    const euros = (slug: string) =>
+      JSON.stringify({ ...skill, slug, instructions: '€'.repeat(600) });
+    expect((await post(emulator, euros('a'))).status).toBe(201);
+    expect((await post(emulator, euros('b'))).status).toBe(409);
   });
 
   it('keeps only the last 1000 recorded requests', async () => {
