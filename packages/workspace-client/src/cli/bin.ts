@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline/promises';
 import { createWorkspaceClient } from '../client/create-workspace-client.ts';
-import { apiRoot, KEY_PATTERN } from '../client/transport.ts';
+import { apiRoot, createTransport, KEY_PATTERN } from '../client/transport.ts';
 import { WorkspaceApiError } from '../errors/api-error.ts';
 import { WorkspaceConfigError } from '../errors/config-error.ts';
 import { redact } from '../errors/redact.ts';
@@ -12,6 +12,7 @@ import { formatIssues, formatPlan } from './format.ts';
 import { loadFolder } from './load.ts';
 import { plan, summarize } from './plan.ts';
 import { preview } from './preview.ts';
+import { readWorkspace } from './read-workspace.ts';
 
 const usage = `Usage: svc-workspace <command> [options]
 
@@ -112,7 +113,12 @@ function connect(values: Values) {
   if (!KEY_PATTERN.test(apiKey)) {
     throw new UsageError('SVC_WORKSPACE_KEY must be printable ASCII without spaces or line breaks');
   }
-  return createWorkspaceClient({ baseUrl, apiKey });
+  // Lists are read on a transport of their own, whose answers show whether a list is whole.
+  const options = { baseUrl, apiKey };
+  return {
+    client: createWorkspaceClient(options),
+    transport: createTransport(options, 'createWorkspaceClient'),
+  };
 }
 
 /** A secret-free description of a failed call. */
@@ -175,16 +181,11 @@ async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
 
-  const client = connect(values);
+  const { client, transport } = connect(values);
   const prune = values.prune === true;
   let changes: ReturnType<typeof plan>;
   try {
-    const [skills, agents, debriefs] = await Promise.all([
-      client.skills.list(),
-      client.agents.list(),
-      client.debriefs.list(),
-    ]);
-    changes = plan(state, { skills, agents, debriefs }, prune);
+    changes = plan(state, await readWorkspace(transport), prune);
   } catch (error) {
     const failure = describe(error);
     if (json) print(JSON.stringify({ ok: false, error: failure }, null, 2));

@@ -266,6 +266,79 @@ describe('svc-workspace plan / apply', () => {
   });
 });
 
+describe('svc-workspace reads whole lists', () => {
+  const stored = { name: 'Old', slug: 'old', instructions: 'x' };
+  const seed = async (count: number) => {
+    for (let i = 0; i < count; i += 1) {
+      const response = await running.emulator.handle(
+        new Request(`${running.url}/api/v1/org/skills`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...stored, slug: `old-${i}` }),
+        }),
+      );
+      expect(response.status).toBe(201);
+    }
+  };
+
+  it('plans every stored object, up to the emulator limit of 1000 per collection', async () => {
+    await seed(1000);
+    await mkdir(join(dir, 'skills'));
+    const { code, stdout } = await cli(['plan', dir, '--prune', '--json']);
+    expect(code).toBe(0);
+    const { summary } = JSON.parse(stdout) as { summary: { delete: number } };
+    expect(summary.delete).toBe(1000);
+  });
+
+  it.each([
+    ['nextCursor', { skills: [stored], nextCursor: 'c2' }, {}, 'nextCursor is set'],
+    ['hasMore', { data: [stored], hasMore: true }, {}, 'hasMore is set'],
+    [
+      'a total above the items',
+      { items: [stored], total: 1200 },
+      {},
+      'total is 1200 but it holds 1',
+    ],
+    [
+      'a Link header',
+      [stored],
+      { link: '</api/v1/org/skills?cursor=c2>; rel="next"' },
+      'its Link header has rel="next"',
+    ],
+  ])(
+    'refuses a list answer that holds part of the list (%s): exit 1, nothing planned or applied',
+    async (_, body, headers, why) => {
+      await sampleFolder();
+      for (const args of [
+        ['plan', dir, '--prune'],
+        ['apply', dir, '--prune', '--yes'],
+      ]) {
+        running.emulator.failNext({ status: 200, method: 'GET', path: '/skills', body, headers });
+        const { code, stdout, stderr } = await cli(args);
+        expect(code).toBe(1);
+        expect(stderr).toBe(
+          `Reading the workspace failed: GET /skills answered part of the list (${why}); svc-workspace compares whole lists only, so nothing was planned\n`,
+        );
+        expect(stdout).toBe('');
+      }
+      expect(running.emulator.requests.filter(({ method }) => method !== 'GET')).toEqual([]);
+    },
+  );
+
+  it('accepts an envelope that says the list is whole', async () => {
+    await mkdir(join(dir, 'skills'));
+    running.emulator.failNext({
+      status: 200,
+      method: 'GET',
+      path: '/skills',
+      body: { skills: [stored], nextCursor: null, hasMore: false, total: 1 },
+    });
+    const { code, stdout } = await cli(['plan', dir, '--prune']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('skills/old');
+  });
+});
+
 describe('svc-workspace options of another command', () => {
   // What each command does with each flag; a flag it does not take must not be ignored.
   const takes: Record<string, string[]> = {
