@@ -4,7 +4,11 @@
 // Usage (from a package's check:package script): node ../../scripts/run-packed-consumers.mjs test/consumers/*.{mjs,cjs}
 // A TypeScript fixture (.mts / .cts / .ts) is typechecked instead, with the workspace's tsc and
 // strict settings, skipLibCheck off, so the published declarations are checked as a user's tsc
-// would. `--omit <dependency>` leaves an (optional peer) dependency uninstalled.
+// would. A fixture named `*.node10.ts` is typechecked as an older CommonJS project is
+// (`module: commonjs`, `moduleResolution: node`, which ignores `exports`; esModuleInterop and
+// @types/node).
+// `--omit <dependency>` leaves an (optional peer) dependency uninstalled; `--skip-lib-check`
+// turns skipLibCheck on, for a dependency whose own declarations fail under node10 (msw).
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -25,6 +29,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 const packageDir = process.cwd();
 const args = process.argv.slice(2);
 const omitted = new Set();
+const skipLibCheck = args.includes('--skip-lib-check');
+if (skipLibCheck) args.splice(args.indexOf('--skip-lib-check'), 1);
 for (let index = args.indexOf('--omit'); index !== -1; index = args.indexOf('--omit')) {
   omitted.add(args[index + 1]);
   args.splice(index, 2);
@@ -73,17 +79,35 @@ try {
 
 /** Typechecks one fixture in the scratch project; tsc's diagnostics fail the run. */
 function typecheck(file) {
-  const tsc = createRequire(join(packageDir, 'package.json')).resolve('typescript/bin/tsc');
+  const require = createRequire(join(packageDir, 'package.json'));
+  const tsc = require.resolve('typescript/bin/tsc');
   const compilerOptions = {
     strict: true,
     noEmit: true,
-    skipLibCheck: false,
+    skipLibCheck,
     types: [],
     target: 'es2022',
     lib: ['es2023', 'dom'],
     module: 'nodenext',
     moduleResolution: 'nodenext',
   };
+  if (file.endsWith('.node10.ts')) {
+    const typesNode = join(dirname(file), 'node_modules', '@types', 'node');
+    if (!existsSync(typesNode)) {
+      mkdirSync(dirname(typesNode), { recursive: true });
+      symlinkSync(dirname(require.resolve('@types/node/package.json')), typesNode, 'dir');
+    }
+    // esModuleInterop as `tsc --init` sets it: the declarations of redis and zod need it.
+    Object.assign(compilerOptions, {
+      types: ['node'],
+      module: 'commonjs',
+      moduleResolution: 'node',
+      esModuleInterop: true,
+    });
+    // TypeScript 6 deprecates node10 resolution; users still on it silence the deprecation.
+    const major = Number(require('typescript/package.json').version.split('.')[0]);
+    if (major >= 6) compilerOptions.ignoreDeprecations = '6.0';
+  }
   const project = join(dirname(file), `${basename(file)}.tsconfig.json`);
   writeFileSync(project, JSON.stringify({ compilerOptions, files: [basename(file)] }));
   try {
