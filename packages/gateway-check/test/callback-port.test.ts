@@ -123,7 +123,7 @@ describe('the callback receiver port', () => {
     ],
     [
       ['--callback-port', '47150'],
-      '--callback-port is the number 47150: expected --callback-host with it (the host the gateway reaches it on).',
+      '--callback-port is the number 47150: expected --callback-host or --callback-url with it (the address the gateway reaches it on).',
     ],
     [
       ['--callback-host', '127.0.0.1:47150'],
@@ -157,7 +157,7 @@ describe('the callback receiver port', () => {
       ],
       [
         { callbackPort: 8080 },
-        'checkGateway: callbackPort is the number 8080: expected callbackHost with it (the host the gateway reaches it on).',
+        'checkGateway: callbackPort is the number 8080: expected callbackHost or callbackUrl with it (the address the gateway reaches it on).',
       ],
       [
         { callbackHost: '::1' },

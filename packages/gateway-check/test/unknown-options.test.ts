@@ -37,7 +37,7 @@ describe('checkGateway refuses unknown options before any request', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckOptionsError);
     expect((error as Error).message).toBe(
-      'checkGateway: unknown option "timeout" (known: url, token, only, allowWrites, callbackHost, callbackPort, fetch, timeoutMs, jobTimeoutMs, pollIntervalMs, deadlineMs, maxActions, signal, onCheck).',
+      'checkGateway: unknown option "timeout" (known: url, token, only, allowWrites, callbackHost, callbackPort, callbackUrl, fetch, timeoutMs, jobTimeoutMs, pollIntervalMs, deadlineMs, maxActions, signal, onCheck).',
     );
     expect(seen.requests).toBe(0);
   });

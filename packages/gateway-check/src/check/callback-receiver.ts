@@ -10,10 +10,13 @@ export interface ReceivedCallback {
 
 /** A local HTTP server that records the callbacks a gateway POSTs to it. */
 export interface CallbackReceiver {
-  /** `http://<host>:<port>`, as the gateway should reach it. */
+  /** `http://<host>:<port>`, as the gateway (or a proxy in front of the receiver) reaches it. */
   readonly url: string;
-  /** Resolves with the first callback to `path`, or `undefined` after `timeoutMs`. */
-  next(path: string, timeoutMs: number): Promise<ReceivedCallback | undefined>;
+  /**
+   * Resolves with the first callback to one of `paths` (a proxy in front of the receiver may keep
+   * or strip a prefix), or `undefined` after `timeoutMs`.
+   */
+  next(paths: readonly string[], timeoutMs: number): Promise<ReceivedCallback | undefined>;
   close(): Promise<void>;
 }
 
@@ -69,9 +72,9 @@ export async function startCallbackReceiver(host: string, port = 0): Promise<Cal
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${bound}`,
-    next: (path, timeoutMs) =>
+    next: (paths, timeoutMs) =>
       new Promise((resolve) => {
-        const find = () => received.find((r) => r.path === path);
+        const find = () => received.find((r) => paths.includes(r.path));
         const wake = (): void => {
           const hit = find();
           if (!hit) return;

@@ -121,7 +121,7 @@ async function runChecks(
   await checkInvokeRequests(run, probe, invocable, noProbe);
   for (const plan of plans) await checkAction(run, plan);
   await checkUnknownJob(run);
-  await checkCallbacks(run, manifest, plans, options.callbackHost, options.callbackPort);
+  await checkCallbacks(run, manifest, plans, options);
   await checkEnvelopes(run);
   await checkContentTypes(run);
 }

@@ -43,15 +43,28 @@ export interface CheckGatewayOptions {
   readonly allowWrites?: boolean;
   /**
    * Host (name or IP, an IPv6 address in brackets; no port) where the gateway can reach this
-   * machine; enables the callback checks.
+   * machine; enables the callback checks. With `callbackUrl`, only where the receiver listens
+   * (default there `127.0.0.1`).
    */
   readonly callbackHost?: string;
   /**
-   * The port the callback receiver listens on (1 to 65535), and the port of the callback URL the
-   * gateway is given: for a gateway that reaches this machine through one forwarded or opened
-   * port. Needs `callbackHost`. Default: a free port picked at each run.
+   * The port the callback receiver listens on (1 to 65535), and, without `callbackUrl`, the port
+   * of the callback URL the gateway is given: for a gateway that reaches this machine through one
+   * forwarded or opened port. Needs `callbackHost` or `callbackUrl`. Default: a free port picked
+   * at each run.
    */
   readonly callbackPort?: number;
+  /**
+   * The public base URL the gateway is told to call back, for a gateway that reaches this machine
+   * only through a tunnel or reverse proxy (`https://abc.tunnel.example/some/prefix`, forwarding
+   * to `127.0.0.1:<callbackPort>`); enables the callback checks. Each callback URL is a path under
+   * it (its prefix kept); the receiver accepts the forwarded request with the prefix kept or
+   * stripped. http(s) only (https expected: deployed gateways refuse plain http), no query,
+   * fragment or credentials; never printed past its origin (its path may hold a secret). Needs
+   * `callbackPort` (the port the proxy forwards to); the receiver listens on `callbackHost`, or
+   * `127.0.0.1` without it.
+   */
+  readonly callbackUrl?: string;
   /** A fetch implementation; default the global `fetch`. A gateway's own `fetch` works in-process. */
   readonly fetch?: FetchLike;
   /** Deadline of each request. Default 10 s. */
@@ -99,6 +112,7 @@ const KNOWN_OPTIONS = /* @__PURE__ */ Object.keys({
   allowWrites: true,
   callbackHost: true,
   callbackPort: true,
+  callbackUrl: true,
   fetch: true,
   timeoutMs: true,
   jobTimeoutMs: true,
@@ -121,6 +135,22 @@ function isCallbackHost(value: unknown): value is string {
   return URL.canParse(`http://${value}/`);
 }
 
+/**
+ * What keeps `value` from being a base for callback URLs (an absolute http(s) URL without
+ * credentials, query or fragment: a path under it is appended), or `undefined`. The empty string
+ * passes (no callbacks).
+ */
+function callbackUrlProblem(value: unknown): string | undefined {
+  if (value === '') return undefined;
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value) || !URL.canParse(value))
+    return 'expected an absolute http(s) URL, the public address that forwards to the callback receiver (https://abc.tunnel.example/prefix).';
+  if (hasCredentials(value))
+    return 'expected a URL without credentials (the gateway is given callbacks.authorization for that).';
+  if (/[?#]/.test(value))
+    return 'expected a URL without a query or fragment (each callback URL is a path under it).';
+  return undefined;
+}
+
 /** What {@link validateCheckOptions} reads. */
 export interface CheckOptionsInput {
   readonly url?: unknown;
@@ -133,6 +163,7 @@ export interface CheckOptionsInput {
   readonly maxActions?: unknown;
   readonly callbackHost?: unknown;
   readonly callbackPort?: unknown;
+  readonly callbackUrl?: unknown;
   readonly allowWrites?: unknown;
   readonly fetch?: unknown;
   readonly signal?: unknown;
@@ -150,17 +181,22 @@ export interface CheckOptionsInput {
  */
 export function validateCheckOptions(options: CheckOptionsInput, flags = false): void {
   const name = (
-    option: keyof typeof NUMBERS | 'url' | 'token' | 'only' | 'callbackHost' | 'callbackPort',
+    option:
+      | keyof typeof NUMBERS
+      | 'url'
+      | 'token'
+      | 'only'
+      | 'callbackHost'
+      | 'callbackPort'
+      | 'callbackUrl',
   ) =>
     !flags
       ? option
-      : option === 'callbackHost'
-        ? '--callback-host'
-        : option === 'callbackPort'
-          ? '--callback-port'
-          : option in NUMBERS
-            ? NUMBERS[option as keyof typeof NUMBERS]
-            : `--${option}`;
+      : option.startsWith('callback')
+        ? `--callback-${option.slice('callback'.length).toLowerCase()}`
+        : option in NUMBERS
+          ? NUMBERS[option as keyof typeof NUMBERS]
+          : `--${option}`;
   const who = flags ? 'svc-gateway-check' : 'checkGateway';
   // Annotated, so that TypeScript narrows after a call (a function that never returns).
   const refuse: (path: string, value: unknown, expected: string, fromEnv?: boolean) => never = (
@@ -204,7 +240,7 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
   ) {
     refuse(name('only'), only, 'expected a pattern or a list of patterns.');
   }
-  const { callbackHost, callbackPort } = options;
+  const { callbackHost, callbackPort, callbackUrl } = options;
   if (callbackHost !== undefined && !isCallbackHost(callbackHost)) {
     refuse(
       name('callbackHost'),
@@ -219,11 +255,26 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
       (callbackPort as number) > 65_535
     )
       refuse(name('callbackPort'), callbackPort, 'expected a port number from 1 to 65535.');
-    if (callbackHost === undefined || callbackHost === '')
+    if (
+      (callbackHost === undefined || callbackHost === '') &&
+      (callbackUrl === undefined || callbackUrl === '')
+    )
       refuse(
         name('callbackPort'),
         callbackPort,
-        `expected ${name('callbackHost')} with it (the host the gateway reaches it on).`,
+        `expected ${name('callbackHost')} or ${name('callbackUrl')} with it (the address the gateway reaches it on).`,
+      );
+  }
+  if (callbackUrl !== undefined) {
+    const problem = callbackUrlProblem(callbackUrl);
+    if (problem) refuse(name('callbackUrl'), callbackUrl, problem);
+    // A proxy or tunnel is set up to forward to one port: a port picked at each run would never
+    // get the callback, and the gateway would be blamed for it.
+    if (callbackUrl !== '' && callbackPort === undefined)
+      refuse(
+        name('callbackUrl'),
+        callbackUrl,
+        `expected ${name('callbackPort')} with it (the local port the proxy or tunnel forwards to).`,
       );
   }
   for (const option of Object.keys(NUMBERS) as (keyof typeof NUMBERS)[]) {

@@ -31,7 +31,13 @@ Checks a gateway against Gateway Contract v1. Exit code:
                         enables the callback checks
   --callback-port N     the port the callback receiver listens on, and the gateway is given
                         (default: a free one): for a gateway that reaches this machine through
-                        one forwarded or opened port; needs --callback-host
+                        one forwarded or opened port; needs --callback-host or --callback-url
+  --callback-url URL    the public base URL of a tunnel or reverse proxy forwarding to this
+                        machine, e.g. https://abc.tunnel.example/prefix: the gateway calls back
+                        under it (prefix kept), the receiver listens on 127.0.0.1 (or
+                        --callback-host) port --callback-port (needed) and takes the path with
+                        the prefix kept or stripped; enables the callback checks. https expected;
+                        no query, fragment or credentials; printed only as its origin
   --timeout MS          deadline of each request (default 10000)
   --job-timeout MS      how long a job may take to finish (default 20000)
   --deadline MS         deadline of the whole run (default 120000)
@@ -95,6 +101,7 @@ function parse(argv: readonly string[], env: CliIo['env']) {
       'allow-writes': { type: 'boolean' },
       'callback-host': { type: 'string' },
       'callback-port': { type: 'string' },
+      'callback-url': { type: 'string' },
       timeout: { type: 'string' },
       'job-timeout': { type: 'string' },
       deadline: { type: 'string' },
@@ -118,8 +125,12 @@ function parse(argv: readonly string[], env: CliIo['env']) {
   };
   const callbackHost = values['callback-host'] || undefined;
   const callbackPort = numeric(values['callback-port']);
+  const callbackUrl = values['callback-url'] || undefined;
   // The same checks, and messages, as checkGateway's, with the options named as flags.
-  validateCheckOptions({ url, token, only, callbackHost, callbackPort, ...numbers }, true);
+  validateCheckOptions(
+    { url, token, only, callbackHost, callbackPort, callbackUrl, ...numbers },
+    true,
+  );
   const { timeoutMs, jobTimeoutMs, deadlineMs, maxActions } = numbers as Record<
     keyof typeof numbers,
     number | undefined
@@ -131,6 +142,7 @@ function parse(argv: readonly string[], env: CliIo['env']) {
     allowWrites: values['allow-writes'] ?? false,
     ...(callbackHost ? { callbackHost } : {}),
     ...(callbackPort === undefined ? {} : { callbackPort: callbackPort as number }),
+    ...(callbackUrl ? { callbackUrl } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
     ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
     ...(deadlineMs ? { deadlineMs } : {}),
