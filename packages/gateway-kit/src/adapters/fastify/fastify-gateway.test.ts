@@ -191,6 +191,30 @@ describe('@svc/gateway-kit/fastify, registered with a prefix', () => {
     expect(await root.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('answers methods Fastify does not route, and QUERY without a Content-Type, as the gateway does', async () => {
+    // serve() answers both 405 with the route's Allow; Fastify would answer its own 404 and 400.
+    for (const method of ['PROPFIND', 'MKCOL', 'QUERY']) {
+      const answer = await rawRequest(origin, '/gateway/v1/manifest', {
+        method,
+        headers: { authorization: headers.authorization },
+      });
+      expect(answer.status, method).toBe(405);
+      expect(answer.headers.allow, method).toBe('GET');
+      expect(answer.headers['content-type'], method).toBe('application/json');
+      expect(JSON.parse(answer.text), method).toEqual({
+        error: {
+          code: 'method_not_allowed',
+          message: 'Method not allowed on this route.',
+          retryable: false,
+        },
+      });
+    }
+    // Outside the prefix the app's own not-found answer stays.
+    const outside = await rawRequest(origin, '/elsewhere', { method: 'PROPFIND' });
+    expect(outside.status).toBe(404);
+    expect(JSON.parse(outside.text)).toMatchObject({ error: 'Not Found', statusCode: 404 });
+  });
+
   it('keeps the connection of a request without a body that it answers at once', async () => {
     const token = { authorization: headers.authorization };
     for (const [path, status] of [

@@ -175,6 +175,12 @@ const FastifyGatewayOptionsSchema = /* @__PURE__ */ strictOptionsObject(
 
 const NOT_FOUND = errorReply('not_found');
 
+/** Fastify's refusals before routing to a handler that the gateway answers in its own terms. */
+const GATEWAYS_TO_ANSWER: ReadonlySet<string> = new Set([
+  'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+  'FST_ERR_ROUTE_MISSING_CONTENT_TYPE',
+]);
+
 /** The gateway's bodies are final: no serialisation, and no `; charset=utf-8` added to JSON. */
 const asIs = (payload: unknown): string => payload as string;
 
@@ -219,8 +225,8 @@ function passThrough(
 
 /**
  * A Fastify plugin serving a gateway under the prefix it is registered with (Fastify 5). Every
- * path below the prefix goes to the gateway, which answers in the contract's terms (its own 404,
- * 405 and error envelopes). Request bodies reach the gateway as the raw stream: the plugin's
+ * path below the prefix, with any method, goes to the gateway, which answers in the contract's
+ * terms (its own 404, 405 and error envelopes). Request bodies reach the gateway as the raw stream: the plugin's
  * content-type parser, scoped to the plugin, hands them over unparsed, so the gateway's limits and
  * JSON checks apply and the app's other routes keep their own parsers. URLs in answers (manifest,
  * `statusUrl`, `cancelUrl`) include the prefix and follow Fastify's `trustProxy`; do not also set
@@ -295,9 +301,10 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
   fastify.addContentTypeParser('application/json', passThrough);
   fastify.addContentTypeParser('*', passThrough);
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
-    // Fastify refuses a Content-Type header it cannot parse before any handler runs; the gateway
-    // answers that request itself (401 without a valid token, else its 415 envelope).
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    // Fastify refuses a Content-Type header it cannot parse, and a QUERY request without one,
+    // before any handler runs; the gateway answers those requests itself (401 without a valid
+    // token, else its 415 or 405 envelope).
+    if (GATEWAYS_TO_ANSWER.has(error.code)) {
       serve(request, reply);
       return;
     }
@@ -309,4 +316,7 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
   }
   fastify.all('/', serve);
   fastify.all('/*', serve);
+  // A method Fastify does not route (PROPFIND, MKCOL …) under the prefix is the gateway's too: its
+  // 405 envelope, not Fastify's 404. At the root the app's own not-found handler stays.
+  if (prefix !== '') fastify.setNotFoundHandler(serve);
 };
