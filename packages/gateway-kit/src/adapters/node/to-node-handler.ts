@@ -313,15 +313,17 @@ export const INTERNAL_ERROR: GatewayReply = {
 };
 
 /**
- * Turns a gateway into a `node:http` request listener. Also works as Express/Connect middleware
- * (a body already parsed by `express.json()` is used as is) and, through `reply.raw`, in Fastify.
+ * Turns a gateway into a `node:http` request listener. Also works as Express/Connect middleware:
+ * mount it before `express.json()`, so the gateway reads and judges every body itself (a body a
+ * parser already consumed is used as parsed, but the parser answers what it refuses).
  * Node's own objects are adapted directly, without building Web `Request`/`Response` objects.
  *
  * @example
  * import { createServer } from 'node:http';
  * // answerClientError: what Node refuses before the handler gets an error envelope too.
  * createServer(toNodeHandler(gateway)).on('clientError', answerClientError).listen(8787);
- * // Express: app.use('/gateway', toNodeHandler(gateway)) with gateway.url set.
+ * // Express, before any body parser (URLs get the mount path from req.baseUrl):
+ * // app.use('/gateway', toNodeHandler(gateway)); app.use(express.json());
  * // The operators' approvals API: toNodeHandler(createApprovalsHandler(gateway, options)).
  */
 export function toNodeHandler(
