@@ -1,5 +1,6 @@
 import { createDemoGateway, readDemoConfig, startupMessage } from '@svc/example-demo-actions';
 import { fastifyGateway, fastifyLogger } from '@svc/gateway-kit/fastify';
+import { answerClientError, closeStalledConnections } from '@svc/gateway-kit/node';
 import Fastify from 'fastify';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
@@ -7,7 +8,16 @@ import Fastify from 'fastify';
 const { port, hostname } = readDemoConfig(process.env);
 
 // An existing app: Fastify's logger, its JSON parser and routes of its own.
-const app = Fastify({ logger: { level: process.env.LOG_LEVEL?.trim() || 'info' } });
+// The server limits serve() sets (docs/examples.md, "Fastify"): a request must arrive whole within
+// 30 s (Fastify's default is no limit; Node enforces it only with a headers timeout no longer than
+// it), and what Node refuses before any route gets the contract's error envelope.
+const app = Fastify({
+  logger: { level: process.env.LOG_LEVEL?.trim() || 'info' },
+  requestTimeout: 30_000,
+  http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+  clientErrorHandler: answerClientError,
+});
+app.server.maxConnections = 512;
 app.get('/health', async () => ({ ok: true }));
 app.post('/api/notes', async (request, reply) => reply.code(201).send({ saved: request.body }));
 
@@ -19,6 +29,8 @@ const { gateway, config } = createDemoGateway(process.env, { logger: fastifyLogg
 await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
 
 const origin = await app.listen({ port, host: hostname });
+// A client that stops reading its answer does not keep the connection for ever.
+closeStalledConnections(app.server);
 console.log(startupMessage(config.url ?? `${origin}/gateway`, config));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,8 +1,12 @@
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
@@ -10,6 +14,7 @@ import { defineAction } from '../../actions/define-action.ts';
 import { createApprovalsHandler } from '../../gateway/approvals-handler.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { invokeBody } from '../../testing/index.ts';
+import { answerClientError } from '../node/client-errors.ts';
 import { fastifyGateway } from './fastify-gateway.ts';
 import { fastifyLogger } from './fastify-logger.ts';
 
@@ -542,6 +547,50 @@ describe('fastifyGateway and HTTP/1.1 pipelining', () => {
       expect(runs).toBe(17); // the one answered, and 16 queued behind it; before: all 200
       open();
       client.destroy();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('fastifyGateway with the server options docs/examples.md gives Fastify', () => {
+  it('answers a body trickled past requestTimeout with the 408 envelope and closes the connection', async () => {
+    // Fastify's default requestTimeout is 0: such a body held the connection for ever. Fastify sets
+    // requestTimeout after creating the server, where Node enforces it only with a headersTimeout
+    // no longer than it: hence `http.headersTimeout` (and a quicker check than Node's 30 s).
+    const gateway = fixtureGateway({ actions: [report] });
+    const serverOptions: FastifyHttpOptions<Server> = {
+      requestTimeout: 300,
+      http: { headersTimeout: 300, connectionsCheckingInterval: 50 },
+      clientErrorHandler: answerClientError,
+    };
+    const { app, origin } = await startApp(
+      (fastify) => fastify.register(fastifyGateway, { gateway, prefix: '/gateway' }),
+      serverOptions,
+    );
+    try {
+      const { port } = new URL(origin);
+      const client = connect(Number(port), '127.0.0.1');
+      client.on('error', () => {});
+      client.write(
+        `POST /gateway/v1/invoke HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+      );
+      // One byte every 20 ms: the connection is never idle, the body never complete.
+      const trickle = setInterval(() => client.write(' '), 20);
+      let answer = '';
+      client.setEncoding('utf8');
+      client.on('data', (chunk: string) => {
+        answer += chunk;
+      });
+      const started = Date.now();
+      await once(client, 'close');
+      clearInterval(trickle);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        error: { code: 'request_timeout', retryable: true },
+      });
     } finally {
       await app.close();
     }
