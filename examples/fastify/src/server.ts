@@ -26,14 +26,21 @@ app.post('/api/notes', async (request, reply) => reply.code(201).send({ saved: r
 // reach it unparsed; the app's own routes keep Fastify's parsers. Its log lines go to app.log.
 // Callbacks connect only to addresses the URL policy allows (the plugin's pinned connections).
 const { gateway, config } = createDemoGateway(process.env, { logger: fastifyLogger(app.log) });
-await app.register(fastifyGateway, { gateway, prefix: '/gateway' });
+// closeGateway: false: the signal handler below closes it once running jobs have ended.
+await app.register(fastifyGateway, { gateway, prefix: '/gateway', closeGateway: false });
 
 const origin = await app.listen({ port, host: hostname });
 // A client that stops reading its answer does not keep the connection for ever.
 closeStalledConnections(app.server);
 console.log(startupMessage(config.url ?? `${origin}/gateway`, config));
 
+// Ctrl-C or SIGTERM: stop taking requests (those in flight are answered), let async jobs still
+// running end and send their callbacks (25 s at most), then close the gateway and exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // app.close() stops the server and, through the plugin's onClose, the gateway.
-  process.once(signal, () => void app.close().then(() => process.exit(0)));
+  process.once(signal, async () => {
+    await app.close();
+    await Promise.race([gateway.idle(), new Promise((resolve) => setTimeout(resolve, 25_000))]);
+    await gateway.close();
+    process.exit(0);
+  });
 }

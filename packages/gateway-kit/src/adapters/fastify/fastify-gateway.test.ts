@@ -596,3 +596,49 @@ describe('fastifyGateway with the server options docs/examples.md gives Fastify'
     }
   });
 });
+
+describe('fastifyGateway shut down as docs/examples.md does', () => {
+  it('lets a job still running after app.close() end before the gateway closes', async () => {
+    let finish: () => void = () => {};
+    const release = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slowReport = defineAction({
+      id: 'slow-report',
+      input: v.object({}),
+      executionMode: 'async',
+      run: async () => {
+        started();
+        await release;
+        return { outputText: 'done' };
+      },
+    });
+    const states: string[] = [];
+    const gateway = fixtureGateway({
+      actions: [slowReport],
+      hooks: { onJobStateChanged: (event) => void states.push(event.status) },
+    });
+    const { app, origin } = await startApp((fastify) =>
+      fastify.register(fastifyGateway, { gateway, prefix: '/gateway', closeGateway: false }),
+    );
+    const accepted = await fetch(`${origin}/gateway/v1/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(invokeBody('slow-report')),
+    });
+    expect(await accepted.json()).toMatchObject({ status: 'accepted' });
+    await running;
+    // The SIGTERM handler of the docs: app.close(), gateway.idle() (bounded), gateway.close().
+    await app.close();
+    expect(states).toEqual(['queued', 'running']);
+    const idle = gateway.idle();
+    finish();
+    await idle;
+    await gateway.close();
+    expect(states).toEqual(['queued', 'running', 'completed']);
+  });
+});
