@@ -10,7 +10,7 @@ import { contractWalk } from '../src/contract-walk.ts';
 import { exampleDir, startExample } from '../src/example-process.ts';
 import { http } from '../src/http.ts';
 
-// examples/nextjs: the gateway in a Next.js App Router app (app/gateway/[...path]/route.ts),
+// examples/nextjs: the gateway in a Next.js App Router app (app/gateway/[[...path]]/route.ts),
 // built with `next build` and served by `next start`, as in production.
 const TOKEN = 'e2e-nextjs-gateway-token';
 const dir = exampleDir('nextjs');
@@ -94,6 +94,15 @@ contractWalk({
       });
       expect(outside.status).toBe(404);
       expect(outside.text).not.toContain('"actions"');
+    });
+
+    it('answers /gateway itself with the gateway 404 envelope, not the Next.js HTML page', async () => {
+      const root = await http(server().url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(root.status).toBe(404);
+      expect(root.headers.get('content-type')).toBe('application/json');
+      expect(root.body).toEqual({
+        error: { code: 'not_found', message: 'No such route.', retryable: false },
+      });
     });
 
     it('answers URLs with the host the caller addressed, not the one next start was given', async () => {

@@ -7,7 +7,7 @@ import { resolveHostWithNodeDns } from '@svc/gateway-kit/node';
 // reloading this module does not start a second one.
 const holder = globalThis as typeof globalThis & { demoGateway?: DemoGateway };
 
-/** The demo gateway, mounted at /gateway (app/gateway/[...path]/route.ts). */
+/** The demo gateway, mounted at /gateway (app/gateway/[[...path]]/route.ts). */
 export function demoGateway(): DemoGateway['gateway'] {
   holder.demoGateway ??= createDemoGateway(process.env, {
     // The route handler gets the whole path (/gateway/v1/...): basePath makes the gateway route

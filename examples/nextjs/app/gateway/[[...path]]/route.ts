@@ -1,7 +1,9 @@
 import { after } from 'next/server';
 import { asAddressed, demoGateway } from '../../../lib/gateway.ts';
 
-// Every request is the gateway's, answered per request on the Node.js runtime.
+// Every request under /gateway is the gateway's, /gateway itself included (the optional catch-all
+// [[...path]]: with [...path] Next answers /gateway with its own HTML 404 page), answered per
+// request on the Node.js runtime.
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
