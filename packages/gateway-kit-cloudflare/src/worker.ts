@@ -148,7 +148,7 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
     }
     // Authenticated first, whatever the shard key: an unknown token never reaches `shardKey`.
     const principal = await authenticate(config, request);
-    if (principal === TIMED_OUT) return verifyTimedOut();
+    if (principal === TIMED_OUT) return unavailable('Authentication did not answer in time.');
     if (principal === undefined) return stub(env, 'anonymous').fetch(withoutCredentials(request));
     return stub(env, await shardKey(request, env, principal)).fetch(request);
   };
@@ -161,7 +161,7 @@ export function createGatewayWorker<Env>(options: GatewayWorkerOptions<Env>): Ga
         // A throwing `gateway(env)`, `shardKey` or namespace, or an object that failed: answer
         // the contract's envelope, never the runtime's text/plain stack.
         console.error('@svc/gateway-kit-cloudflare: request failed', error);
-        return isObjectUnavailable(error) ? objectUnavailable() : refusedResponse();
+        return isObjectUnavailable(error) ? unavailable() : refusedResponse();
       }
     },
     shardOfPrincipal: shardName,
@@ -219,15 +219,14 @@ const VERIFY_TIMEOUT_MS = 10_000;
 const TIMED_OUT: unique symbol = Symbol('timed out');
 
 /**
- * The gateway's answer to a `verify` that did not answer in time, given by the Worker: `503
- * unavailable` (retryable) in the contract's envelope, as the object would answer it.
+ * `503 unavailable` (retryable) in the contract's envelope, as the object would answer it: for a
+ * `verify` that did not answer in time, and for an object the platform failed
+ * ({@link isObjectUnavailable}), with the catalogue's message unless told otherwise.
  */
-function verifyTimedOut(): Response {
+function unavailable(message: string = GATEWAY_ERRORS.unavailable.message): Response {
   const { status, retryable } = GATEWAY_ERRORS.unavailable;
   return Response.json(
-    {
-      error: { code: 'unavailable', message: 'Authentication did not answer in time.', retryable },
-    },
+    { error: { code: 'unavailable', message, retryable } },
     { status, headers: { 'cache-control': 'no-store' } },
   );
 }
@@ -243,15 +242,6 @@ function isObjectUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { remote, retryable, overloaded } = error as Record<string, unknown>;
   return remote !== true && (retryable === true || overloaded === true);
-}
-
-/** `503 unavailable` (retryable) in the contract's envelope, as the gateway answers an outage. */
-function objectUnavailable(): Response {
-  const { status, retryable, message } = GATEWAY_ERRORS.unavailable;
-  return Response.json(
-    { error: { code: 'unavailable', message, retryable } },
-    { status, headers: { 'cache-control': 'no-store' } },
-  );
 }
 
 /** `pending`, or {@link TIMED_OUT} once `ms` passed first (the timer is cleared either way). */
