@@ -2,8 +2,9 @@
 // @hono/node-server with its defaults and with a node:crypto hashFunction, (c)
 // @svc/gateway-kit/node, (d) Fastify with a route JSON Schema and with valibot in a preHandler,
 // (e) the gateway mounted in Fastify with @svc/gateway-kit/fastify, plus cold import time and per-invoke validation cost;
-// on request (BENCH_SERVERS=a,cf,t) also (cf) the gateway's Web entry `gateway.fetch` on @hono/node-server
-// and (t) a hand-tuned node:http server doing bare's work. Each server runs in its own process,
+// on request (BENCH_SERVERS=a,cf,t,s) also (cf) the gateway's Web entry `gateway.fetch` on
+// @hono/node-server, (t) a hand-tuned node:http server doing bare's work and (s) the same server
+// also doing what the kit must do beyond bare (servers/strict.mjs). Each server runs in its own process,
 // pinned to core 0 where `taskset` exists; the load generator (load.mjs: closed loop, latency of
 // every request in µs) runs pinned to core 1. The order of the servers rotates every round.
 // Server CPU per request is read from /proc around each run. Method and recorded figures:
@@ -15,7 +16,8 @@
 // the server keys, e.g. `a,c,dv`: only those run, cold import and the in-process figures are
 // skipped, and only the targets whose servers ran are judged; for quick development runs),
 // BENCH_HEAP=1 (adds each server's JavaScript heap bytes per request, see heap-meter.mjs).
-// `--smoke` shortens everything (~1 s runs).
+// `--smoke` shortens everything (~1 s runs) and runs the servers named only on request too, so
+// that every server's answers are checked.
 import { execFileSync, fork } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -54,6 +56,12 @@ const ALL_SERVERS = [
     optional: true,
   },
   { key: 't', label: 't  hand-tuned node:http', file: 'servers/tuned.mjs', optional: true },
+  {
+    key: 's',
+    label: "s  hand-tuned, the kit's rules",
+    file: 'servers/strict.mjs',
+    optional: true,
+  },
 ];
 const heapMeter = process.env.BENCH_HEAP === '1';
 const only = process.env.BENCH_SERVERS?.split(',').map((key) => key.trim());
@@ -62,7 +70,7 @@ if (unknownKey !== undefined) throw new Error(`BENCH_SERVERS: no server "${unkno
 // `a` is every ratio's baseline: it always runs.
 const SERVERS = only
   ? ALL_SERVERS.filter((server) => server.key === 'a' || only.includes(server.key))
-  : ALL_SERVERS.filter((server) => !server.optional);
+  : ALL_SERVERS.filter((server) => smoke || !server.optional);
 
 // --- pinning and CPU accounting -------------------------------------------------------------
 
