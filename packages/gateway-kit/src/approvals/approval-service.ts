@@ -87,9 +87,12 @@ function encodeCursor(entry: SetEntry): string {
 function decodeCursor(cursor: string): SetEntry {
   const dot = cursor.indexOf('.');
   const expiresAt = Number(cursor.slice(0, dot));
-  if (dot < 1 || !Number.isSafeInteger(expiresAt) || dot === cursor.length - 1)
+  const member = cursor.slice(dot + 1);
+  // The member goes to the store: one that is no approval id (a NUL, kilobytes) is refused here,
+  // as some stores would refuse it with an error of their own.
+  if (dot < 1 || !Number.isSafeInteger(expiresAt) || !couldBeIssued('apr', member))
     throw new RangeError('approvals.list: cursor is not a nextCursor this gateway returned.');
-  return { expiresAt, member: cursor.slice(dot + 1) };
+  return { expiresAt, member };
 }
 
 /**

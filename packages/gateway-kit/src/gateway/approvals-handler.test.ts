@@ -98,6 +98,18 @@ describe('createApprovalsHandler', () => {
     }
   });
 
+  it('refuses a cursor naming no approval id (a NUL, kilobytes) with 422', async () => {
+    await requestApproval('o1');
+    for (const cursor of ['1.x', '1.apr_\u0000', `1.apr_${'a'.repeat(3_000)}`]) {
+      const answer = await call(`/approvals?cursor=${encodeURIComponent(cursor)}`);
+      expect(answer.status).toBe(422);
+      expect(answer.body.error).toMatchObject({
+        code: 'invalid_request',
+        details: { issues: [{ path: 'cursor' }] },
+      });
+    }
+  });
+
   it('gets one approval; an unknown id is 404 approval_not_found', async () => {
     const approvalId = await requestApproval('o1');
     const found = await call(`/approvals/${approvalId}`);
