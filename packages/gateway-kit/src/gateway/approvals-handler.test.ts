@@ -2,9 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asyncGateway, TOKEN } from '../../test/async-fixture.ts';
+import { asyncGateway, probe, TOKEN } from '../../test/async-fixture.ts';
 import { toNodeHandler } from '../adapters/node/index.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { MemoryJobStore } from '../store/memory-job-store.ts';
 import { createTestClient, invokeBody } from '../testing/index.ts';
 import { type ApprovalsHandler, createApprovalsHandler } from './approvals-handler.ts';
 import type { Gateway } from './create-gateway.ts';
@@ -107,6 +108,46 @@ describe('createApprovalsHandler', () => {
         code: 'invalid_request',
         details: { issues: [{ path: 'cursor' }] },
       });
+    }
+  });
+
+  it('answers 503 unavailable (retryable) when approving finds the job store full; the approval stays pending', async () => {
+    const held = new MemoryJobStore({ maxJobs: 1 });
+    const full = asyncGateway({ jobStore: held });
+    const operators = createApprovalsHandler(full, {
+      auth: { tokens: [{ token: OPERATOR_TOKEN, principal: { id: 'ops@acme.example' } }] },
+    });
+    try {
+      const client = createTestClient(full, { token: TOKEN });
+      const running = await client.invoke(
+        invokeBody('generate-report', { topic: 't', mode: 'wait' }),
+      );
+      expect(running.body).toMatchObject({ status: 'accepted' });
+      const asked = await client.invoke(
+        invokeBody('issue-refund', { orderId: 'o1', amountCents: 100 }),
+      );
+      const { approvalId } = (asked.body as { approval: { approvalId: string } }).approval;
+      const headers = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+      const decided = await operators.fetch(
+        new Request(`https://ops.acme.example/approvals/${approvalId}/decision`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: '{"approved":true}',
+        }),
+      );
+      expect(decided.status).toBe(503);
+      expect(await decided.json()).toEqual({
+        error: { code: 'unavailable', message: expect.any(String), retryable: true },
+      });
+      const after = await operators.fetch(
+        new Request(`https://ops.acme.example/approvals/${approvalId}`, { headers }),
+      );
+      expect(((await after.json()) as { approval: { status: string } }).approval.status).toBe(
+        'pending',
+      );
+    } finally {
+      probe.release?.();
+      await full.close();
     }
   });
 

@@ -6,10 +6,12 @@ import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { envelopeReply, errorReply, jsonReply } from '../http/replies.ts';
 import { BASE_PATH } from '../http/routes.ts';
+import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { type Refuse, refusalFor } from '../runtime/config-refusal.ts';
 import { VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
+import { isJobStoreFullError } from '../store/job-store-full-error.ts';
 import { isStoreUnavailableError } from '../store/store-errors.ts';
 import type { GatewayApprovals } from './create-gateway.ts';
 import { HANDLE_CALL, WANTS_QUERY } from './handle-call.ts';
@@ -186,7 +188,14 @@ export function createApprovalsHandler(
     try {
       return await route(call);
     } catch (error) {
-      if (isStoreUnavailableError(error)) return errorReply('unavailable');
+      // A store at capacity or unreachable is temporary, as the gateway answers it: the approval
+      // stays pending and the same decision may be sent again.
+      if (
+        isJobStoreFullError(error) ||
+        isRecordStoreFullError(error) ||
+        isStoreUnavailableError(error)
+      )
+        return errorReply('unavailable');
       logger.error('approvals request failed', { path: call.path, error });
       return errorReply('internal_error', { message: 'The approvals API failed unexpectedly.' });
     }
