@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { fixtureGateway, TOKEN } from '../../test/fixture-gateway.ts';
 import { fromWebRequest } from './web-call.ts';
 
 const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
   new Request(url, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+
+/**
+ * A request as a runtime hands it over with the URL it built: Deno joins the `Host` header and the
+ * target as they came (`http://a b/v1/manifest`), Bun gives the bare target when `Host` makes no
+ * URL (`/v1/manifest`). Neither can be made with `new Request`, which parses its URL.
+ */
+const asServed = (url: string, headers: Record<string, string> = {}): Request =>
+  ({ url, method: 'GET', headers: new Headers(headers), body: null }) as unknown as Request;
 
 /** A stream body (no Content-Length of its own) sent in `chunks` pieces of `size` bytes. */
 function streamOf(chunks: number, size: number): ReadableStream<Uint8Array> {
@@ -92,5 +101,56 @@ describe('fromWebRequest', () => {
     expect(call.waitUntil).toBe(waitUntil);
     controller.abort();
     expect(call.signal?.aborted).toBe(true);
+  });
+
+  it('builds no URL from a Host that is not host[:port] (Deno, Bun)', () => {
+    for (const url of [
+      'http://a b/v1/manifest',
+      'http://user:pw@evil.example/v1/manifest',
+      'http://[::1/v1/manifest',
+      'http://x"y/v1/manifest',
+      'http://good.example:99999/v1/manifest',
+      'https://a\tb/v1/manifest',
+    ]) {
+      const call = fromWebRequest(asServed(url));
+      expect(call.path, url).toBe('/v1/manifest');
+      expect(call.requestBase, url).toBe(
+        url.startsWith('https') ? 'https://localhost' : 'http://localhost',
+      );
+    }
+    expect(fromWebRequest(asServed('http://gw.example:65535/v1/manifest')).requestBase).toBe(
+      'http://gw.example:65535',
+    );
+  });
+
+  it('reads a bare target (Bun, when Host makes no URL) without throwing', () => {
+    const call = fromWebRequest(asServed('/v1/approvals/apr_1?status=pending#f'), undefined, true);
+    expect(call.path).toBe('/v1/approvals/apr_1');
+    expect(call.query).toBe('status=pending');
+    expect(call.requestBase).toBe('http://localhost');
+  });
+
+  it('removes dot segments Deno leaves in the URL, as Node and Bun do', () => {
+    expect(fromWebRequest(asServed('http://h/v1/./manifest')).path).toBe('/v1/manifest');
+    expect(fromWebRequest(asServed('http://h/v1/jobs/../manifest?x')).path).toBe('/v1/manifest');
+    expect(fromWebRequest(asServed('http://h/v1/%2e/manifest')).path).toBe('/v1/manifest');
+  });
+
+  it('answers a forged Host through gateway.fetch with the envelope and localhost URLs', async () => {
+    // No gateway.url: the URLs in answers are derived from the request.
+    const gateway = fixtureGateway({ gateway: { id: 'acme', name: 'Acme back office' } });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const bare = await gateway.fetch(asServed('/v1/manifest', { ...auth, host: 'a b' }));
+    expect(bare.status).toBe(200);
+    expect(((await bare.json()) as { gateway: { url: string } }).gateway.url).toBe(
+      'http://localhost',
+    );
+    const forged = await gateway.fetch(asServed('http://user:pw@b/v1/manifest', auth));
+    expect(((await forged.json()) as { gateway: { url: string } }).gateway.url).toBe(
+      'http://localhost',
+    );
+    const refused = await gateway.fetch(asServed('/v1/manifest', { host: 'a b' }));
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
   });
 });

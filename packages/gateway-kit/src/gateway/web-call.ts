@@ -1,5 +1,6 @@
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../http/gateway-call.ts';
 import { readWebBody } from '../http/read-web-body.ts';
+import { isHostAndPort, pathOf, queryOf } from '../http/request-target.ts';
 
 /**
  * The core's {@link GatewayCall} over a Web `Request`. A class, with `header`, `readBody`,
@@ -14,7 +15,7 @@ class WebCall implements GatewayCall {
   readonly waitUntil: ((work: Promise<unknown>) => void) | undefined;
   readonly #request: Request;
   readonly #url: string;
-  /** Where the path starts in `#url` (after `scheme://host[:port]`). */
+  /** Where the path starts in `#url` (after `scheme://host[:port]`; 0 when there is none). */
   readonly #pathStart: number;
 
   constructor(
@@ -25,23 +26,28 @@ class WebCall implements GatewayCall {
     this.#request = request;
     this.waitUntil = waitUntil;
     this.method = request.method;
-    // `Request#url` is already parsed and serialized (absolute; undici keeps any fragment): for
-    // http(s) the path is what follows the authority, up to `?` or `#`, so no second URL parse.
+    // `Request#url` is absolute, but not always parsed and serialized: Deno joins the `Host` header
+    // and the target as they came (dot segments and any forged host kept), undici keeps a fragment,
+    // and Bun hands over the bare target when the `Host` makes no URL. For http(s) the path is
+    // what follows the authority, so no second URL parse in the common case.
     let url = request.url;
     let pathStart = authorityEnd(url);
     if (pathStart === -1) {
-      // Another scheme: let the URL parser tell where the path is.
-      const parsed = new URL(url);
-      url = parsed.origin + parsed.pathname + parsed.search;
-      pathStart = parsed.origin.length;
+      if (URL.canParse(url)) {
+        // Another scheme: let the URL parser tell where the path is.
+        const parsed = new URL(url);
+        url = parsed.origin + parsed.pathname + parsed.search;
+        pathStart = parsed.origin.length;
+      } else {
+        // Bun's bare target (`/v1/manifest`): there is no authority to build URLs from.
+        pathStart = 0;
+      }
     }
-    const hash = url.indexOf('#', pathStart);
-    if (hash !== -1) url = url.slice(0, hash);
     this.#url = url;
     this.#pathStart = pathStart;
-    const question = url.indexOf('?', pathStart);
-    this.path = question === -1 ? url.slice(pathStart) : url.slice(pathStart, question);
-    this.query = withQuery ? (question === -1 ? '' : url.slice(question + 1)) : undefined;
+    const target = url.slice(pathStart);
+    this.path = pathOf(target);
+    this.query = withQuery ? queryOf(target) : undefined;
   }
 
   header(name: string): string | undefined {
@@ -71,8 +77,12 @@ class WebCall implements GatewayCall {
     return this.#request.signal;
   }
 
+  /** `scheme://host[:port]` of the URL; `localhost` in place of a host that is not one. */
   get requestBase(): string {
-    return this.#url.slice(0, this.#pathStart);
+    const base = this.#url.slice(0, this.#pathStart);
+    const authority = base.indexOf('://') + 3;
+    if (authority > 2 && isHostAndPort(base.slice(authority))) return base;
+    return `${authority > 2 ? base.slice(0, authority) : 'http://'}localhost`;
   }
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply } from '../../http/replies.ts';
+import { isHostAndPort, pathOf, queryOf } from '../../http/request-target.ts';
 import {
   assertOptions,
   is,
@@ -39,11 +40,8 @@ import {
   DEFAULT_DRAIN_TIMEOUT_MS,
   type DrainLimits,
   drainBody,
-  HOST,
   headerOf,
   INTERNAL_ERROR,
-  pathOf,
-  queryOf,
   readNodeBody,
 } from '../node/to-node-handler.ts';
 
@@ -148,7 +146,7 @@ class FastifyCall implements GatewayCall {
     const request = this.#request;
     const host = request.host;
     const proto = request.protocol === 'https' ? 'https' : 'http';
-    return `${proto}://${host && HOST.test(host) ? host : 'localhost'}${this.#prefix}`;
+    return `${proto}://${host && isHostAndPort(host) ? host : 'localhost'}${this.#prefix}`;
   }
 }
 

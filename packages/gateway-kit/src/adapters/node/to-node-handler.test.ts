@@ -4,10 +4,11 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
 import { defineAction } from '../../actions/define-action.ts';
+import { pathOf, queryOf } from '../../http/request-target.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { invokeBody } from '../../testing/index.ts';
 import { type RunningServer, serve } from './serve.ts';
-import { pathOf, toNodeHandler } from './to-node-handler.ts';
+import { toNodeHandler } from './to-node-handler.ts';
 
 let aborted = 0;
 /** Resolves once the action is running (its abort listener registered): no sleep needed. */
@@ -211,8 +212,15 @@ describe('pathOf', () => {
       '/v1/jobs/a%20b',
       '/v1/jobs/.hidden',
       'http://example.test/v1/manifest?y',
+      '/v1/manifest#x',
+      '/v1/jobs/job_1#x?y',
     ];
     for (const target of targets)
       expect(pathOf(target), target).toBe(new URL(target, 'http://host.invalid').pathname);
+  });
+
+  it('leaves a fragment out of the path and the query, as Deno and Bun do', () => {
+    expect(queryOf('/v1/approvals?status=pending#top')).toBe('status=pending');
+    expect(queryOf('/v1/approvals#a?b')).toBe('');
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../../gateway/handle-call.ts';
 import type { BodyReadResult, GatewayCall, GatewayReply } from '../../http/gateway-call.ts';
 import { errorReply, JSON_HEADERS } from '../../http/replies.ts';
+import { isHostAndPort, pathOf, queryOf } from '../../http/request-target.ts';
 import { assertOptions, strictOptionsObject } from '../../runtime/option-schemas.ts';
 import { disconnectSignal } from './disconnect-signal.ts';
 import { createHostGuard } from './loopback-host.ts';
@@ -95,30 +96,6 @@ export function headerOf(req: IncomingMessage, name: string): string | undefined
   return firstHeader(req.headers[name]);
 }
 
-// A host (name or IP literal) with an optional port: anything else in Host/X-Forwarded-Host is
-// not used to build URLs, so a forged header cannot put a non-URL into the manifest or job URLs.
-export const HOST: RegExp = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/;
-
-/** The request path, normalised as `new URL` would for dot segments and absolute-form targets. */
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  const path = query === -1 ? url : url.slice(0, query);
-  // The common case needs no URL parse: an origin-form path without dot segments.
-  if (path.startsWith('/') && !path.includes('/.') && (!path.includes('%') || !/\/%2e/i.test(path)))
-    return path;
-  try {
-    return new URL(url, 'http://host.invalid').pathname;
-  } catch {
-    return path;
-  }
-}
-
-/** The query string of a request target, without `?`. */
-export function queryOf(url: string): string {
-  const question = url.indexOf('?');
-  return question === -1 ? '' : url.slice(question + 1);
-}
-
 /**
  * A `node:http` exchange seen as a {@link GatewayCall}. A class with methods, not an object
  * literal with getters nor fields holding closures: a literal's getters are new closures each
@@ -178,7 +155,7 @@ class NodeCall implements GatewayCall {
           : 'http';
     // Express strips its mount path from req.url and keeps it in req.baseUrl.
     const host = forwardedHost ?? req.headers.host;
-    return `${proto}://${host && HOST.test(host) ? host : 'localhost'}${req.baseUrl ?? ''}`;
+    return `${proto}://${host && isHostAndPort(host) ? host : 'localhost'}${req.baseUrl ?? ''}`;
   }
 }
 
