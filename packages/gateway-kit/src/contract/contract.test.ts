@@ -101,6 +101,23 @@ describe('InvokeRequestSchema', () => {
     expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k'.repeat(1025) })).toBe(false);
   });
 
+  it('rejects an array where the contract names an object', () => {
+    const request = {
+      invocationId: 'i',
+      meeting: { id: 'm', roomName: 'r' },
+      session: { id: 's', mode: 'passive' },
+      action: { id: 'a', input: {} },
+      context: {},
+      callbacks: {},
+    };
+    for (const place of ['meeting', 'session', 'action', 'context', 'callbacks'] as const) {
+      const result = v.safeParse(InvokeRequestSchema, { ...request, [place]: [] });
+      expect(result.success, place).toBe(false);
+      expect(result.issues?.[0]?.message, place).toBe('Expected Object');
+    }
+    expect(v.is(InvokeRequestSchema, [])).toBe(false);
+  });
+
   it('allows free-form properties in action.input and context', () => {
     const request = {
       invocationId: 'i',

@@ -104,8 +104,22 @@ const HeaderValue = v.pipe(
   v.regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'Expected a header-safe credential (no control characters)'),
 );
 
+/**
+ * valibot's `strictObject` accepts an array (an object without unknown keys): `callbacks: []`,
+ * whose keys are all optional, passed. A JSON array is not the object the contract names.
+ */
+function strictJsonObject<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  return v.pipe(
+    v.custom<v.InferInput<v.StrictObjectSchema<TEntries, undefined>>>(
+      (value) => !Array.isArray(value),
+      'Expected Object',
+    ),
+    v.strictObject(entries),
+  );
+}
+
 /** Schema of an invoke's `callbacks` (part of {@link InvokeRequestSchema}). */
-export const CallbacksSchema: v.GenericSchema<InvokeRequest['callbacks']> = v.strictObject({
+export const CallbacksSchema: v.GenericSchema<InvokeRequest['callbacks']> = strictJsonObject({
   jobResultUrl: v.exactOptional(Url),
   approvalUrl: v.exactOptional(Url),
   authorization: v.exactOptional(HeaderValue),
@@ -120,14 +134,17 @@ export const CallbacksSchema: v.GenericSchema<InvokeRequest['callbacks']> = v.st
  * const result = v.safeParse(InvokeRequestSchema, body);
  * if (!result.success) console.log(result.issues);
  */
-export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = v.strictObject({
+export const InvokeRequestSchema: v.GenericSchema<InvokeRequest> = strictJsonObject({
   invocationId: Identifier,
   idempotencyKey: v.exactOptional(IdempotencyKey),
   traceId: v.exactOptional(v.pipe(v.string(), v.maxLength(1024))),
   deadlineAt: v.exactOptional(DateTime),
-  meeting: v.strictObject({ id: Identifier, roomName: v.pipe(v.string(), v.maxLength(1024)) }),
-  session: v.strictObject({ id: Identifier, mode: v.picklist(['active', 'passive', 'listening']) }),
-  action: v.strictObject({
+  meeting: strictJsonObject({ id: Identifier, roomName: v.pipe(v.string(), v.maxLength(1024)) }),
+  session: strictJsonObject({
+    id: Identifier,
+    mode: v.picklist(['active', 'passive', 'listening']),
+  }),
+  action: strictJsonObject({
     input: JsonObjectSchema,
     id: v.exactOptional(Identifier),
     name: v.exactOptional(Identifier),

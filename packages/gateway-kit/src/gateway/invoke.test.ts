@@ -81,6 +81,7 @@ describe('POST /v1/invoke', () => {
     ['a non-URI callback URL', { callbacks: { jobResultUrl: 'not a url' } }],
     ['an array as action.input', { action: { id: 'lookup-account', input: [] } }],
     ['null context', { context: null }],
+    ['an array as callbacks', { callbacks: [] }],
     ['a missing invocationId', { invocationId: undefined }],
   ])('answers 422 invalid_request for %s', async (_, patch) => {
     const body = { ...invokeBody('lookup-account', { accountId: 'a' }), ...patch };
