@@ -1,7 +1,7 @@
 import { createDemoGateway, startupMessage } from '@svc/example-demo-actions';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
-const { gateway, config } = createDemoGateway(process.env);
+const { gateway, config } = createDemoGateway(process.env, { loopbackOnly: true });
 
 const server = Bun.serve({ port: config.port, hostname: config.hostname, fetch: gateway.fetch });
 console.log(startupMessage(server.url.origin, config));

@@ -126,6 +126,11 @@ export interface DemoGatewayOptions {
   readonly hooks?: GatewayOptions['hooks'];
   /** Where the gateway logs, e.g. the framework's logger (examples/fastify); the console by default. */
   readonly logger?: GatewayOptions['logger'];
+  /**
+   * `gateway.fetch` served by Deno, Bun or Hono: with `HOST` on loopback, answer only requests addressed
+   * to a loopback host (DNS rebinding; `serve()` and `toNodeHandler()` check this themselves).
+   */
+  readonly loopbackOnly?: boolean;
 }
 
 /** The demo gateway and the settings it was made with. */
@@ -139,7 +144,7 @@ export interface DemoGateway {
  * each runtime's example only has to serve `gateway.fetch`.
  *
  * @example
- * const { gateway, config } = createDemoGateway(process.env);
+ * const { gateway, config } = createDemoGateway(process.env, { loopbackOnly: true });
  * Bun.serve({ port: config.port, hostname: config.hostname, fetch: gateway.fetch });
  */
 export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}): DemoGateway {
@@ -168,6 +173,7 @@ export function createDemoGateway(env: DemoEnv, options: DemoGatewayOptions = {}
     ...(options.recordStore ? { recordStore: options.recordStore } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.loopbackOnly && isLoopbackHost(config.hostname) ? { loopbackOnly: true } : {}),
     // Callback URLs come from the caller: only an explicit opt-in lets them reach this machine.
     callbacks: {
       urlPolicy: { allowInsecureLoopback: config.allowLoopbackCallbacks },

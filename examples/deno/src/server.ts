@@ -1,7 +1,7 @@
 import { createDemoGateway, startupMessage } from '@svc/example-demo-actions';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
-const { gateway, config } = createDemoGateway(Deno.env.toObject());
+const { gateway, config } = createDemoGateway(Deno.env.toObject(), { loopbackOnly: true });
 
 const server = Deno.serve(
   {

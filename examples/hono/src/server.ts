@@ -4,7 +4,10 @@ import { Hono } from 'hono';
 
 // PORT, HOST, GATEWAY_TOKEN, GATEWAY_URL and ALLOW_LOOPBACK_CALLBACKS: see docs/examples.md.
 // The gateway sees the full path (/gateway/v1/...), so basePath makes its URLs right by itself.
-const { gateway, config } = createDemoGateway(process.env, { basePath: '/gateway' });
+const { gateway, config } = createDemoGateway(process.env, {
+  basePath: '/gateway',
+  loopbackOnly: true,
+});
 
 // An existing app with routes of its own...
 const app = new Hono();

@@ -10,6 +10,7 @@ import { attemptBudget } from '../callbacks/outbox-delivery.ts';
 import type { GatewayRuntime } from '../context/gateway-runtime.ts';
 import type { ApprovalDecision, ApprovalListOptions } from '../contract/approval.ts';
 import type { GatewayCall, GatewayReply } from '../http/gateway-call.ts';
+import { hostMatcher, namesAllowedHosts } from '../http/host-names.ts';
 import { errorReply, jsonReply } from '../http/replies.ts';
 import { matchRoute } from '../http/routes.ts';
 import { handleCancelJob, handleGetJob } from '../jobs/job-routes.ts';
@@ -169,6 +170,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   // A job an earlier instance left unfinished (a restarted Durable Object): run it, or fail it.
   const stopOrphaned = runtime.jobs.onOrphaned?.((job) => resumeJob(runtime, job));
 
+  // `loopbackOnly`: the host names a request may name (loopback ones, plus `allowedHosts`).
+  const loopbackOnly = options.loopbackOnly;
+  const hostAllowed = loopbackOnly
+    ? hostMatcher(loopbackOnly === true ? undefined : loopbackOnly.allowedHosts)
+    : undefined;
+
   const unauthorized = (): GatewayReply =>
     errorReply('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
 
@@ -178,6 +185,8 @@ export function createGateway(options: GatewayOptions): Gateway {
    * to every request. May throw; `handle` turns that into an answer.
    */
   function route(call: GatewayCall): GatewayReply | Promise<GatewayReply> {
+    if (hostAllowed && !namesAllowedHosts(hostOf(call), call.header('origin'), hostAllowed))
+      return errorReply('forbidden_host');
     let path = call.path;
     if (basePath) {
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return errorReply('not_found');
@@ -342,6 +351,13 @@ export function createGateway(options: GatewayOptions): Gateway {
 
 function refusal(reply: GatewayReply): Authentication {
   return { refusal: toWebResponse(reply) };
+}
+
+/** The host a call is addressed to: its `Host` header, else its URL's (HTTP/2 sends none). */
+function hostOf(call: GatewayCall): string | undefined {
+  const host = call.header('host');
+  if (host !== undefined) return host;
+  return URL.canParse(call.requestBase) ? new URL(call.requestBase).host : undefined;
 }
 
 /** The set entries of a partial options object, without the ones given as `undefined`. */

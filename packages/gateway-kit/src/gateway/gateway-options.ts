@@ -50,6 +50,22 @@ export interface GatewayOptions {
   /** Path prefix the gateway is mounted under, e.g. `/gateway`. Defaults to none. */
   readonly basePath?: string;
   /**
+   * DNS-rebinding protection for `gateway.fetch` served on a loopback address (`127.0.0.1`,
+   * `::1`) by Deno, Bun or another Fetch server: a web page whose name an attacker points at
+   * 127.0.0.1 is same-origin with the server and may send any request, with a token it knows
+   * (a demo's development token). With `true`, a request whose `Host` — or `Origin`, when sent —
+   * names another host than `localhost`, `*.localhost`, `127.x.x.x` or `[::1]` is answered `403
+   * forbidden_host`, before authentication; `{ allowedHosts }` also accepts the names a deliberate
+   * setup uses (exact names, or `.example.test` for a domain and its subdomains). Defaults to
+   * `false`: a `fetch` handler cannot see the address it is served on. `serve()` and
+   * `toNodeHandler()` (`@svc/gateway-kit/node`) check this by themselves on loopback.
+   *
+   * @example
+   * const gateway = createGateway({ ...options, loopbackOnly: true });
+   * Deno.serve({ hostname: '127.0.0.1', port: 8787 }, gateway.fetch);
+   */
+  readonly loopbackOnly?: boolean | { readonly allowedHosts: readonly string[] };
+  /**
    * Largest accepted request body in bytes. Defaults to 256 KiB: room for the largest record a
    * job or approval keeps (`limits.maxStoredBytes`) and the JSON around it. Raise it together
    * with `limits` when your actions take larger inputs.

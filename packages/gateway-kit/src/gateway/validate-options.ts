@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { CallbackOptionsSchema } from '../callbacks/callback-options-schema.ts';
+import { ALLOWED_HOST_EXPECTED, isAllowedHostEntry } from '../http/host-names.ts';
 import { BASE_PATH } from '../http/routes.ts';
 import { warnAboutUnpublishedChecks } from '../manifest/schema-lint.ts';
 import { HooksSchema } from '../observe/hooks-schema.ts';
@@ -130,6 +131,24 @@ const ENTRIES = {
     /* @__PURE__ */ is<string>(
       (s) => BASE_PATH.test(String(s)),
       'expected "/prefix" (no trailing slash).',
+    ),
+  ),
+  loopbackOnly: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.lazy((option) =>
+      typeof option === 'boolean'
+        ? /* @__PURE__ */ v.boolean()
+        : /* @__PURE__ */ strictOptionsObject(
+            {
+              allowedHosts: /* @__PURE__ */ v.pipe(
+                /* @__PURE__ */ is<unknown[]>(Array.isArray, 'expected a list of host names.'),
+                /* @__PURE__ */ v.array(
+                  /* @__PURE__ */ is<string>(isAllowedHostEntry, ALLOWED_HOST_EXPECTED),
+                ),
+              ),
+            },
+            'expected true, false or { allowedHosts: [...] }.',
+            'loopbackOnly',
+          ),
     ),
   ),
   idempotencyTtlMs: OptionalMs,

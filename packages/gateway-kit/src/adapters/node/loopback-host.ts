@@ -1,26 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayReply } from '../../http/gateway-call.ts';
+import { type AllowedHosts, hostMatcher, namesAllowedHosts } from '../../http/host-names.ts';
 import { errorReply } from '../../http/replies.ts';
-import { describeKind } from '../../runtime/config-refusal.ts';
-import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 
-/**
- * Host names a server bound to loopback answers besides the loopback ones: exact names
- * (`dev.example.test`), or a leading dot for a domain and its subdomains (`.example.test`);
- * `true` answers any host (no check).
- */
-export type AllowedHosts = readonly string[] | true;
-
-/** Loopback host names and addresses as they appear in `Host` and `Origin` (no port). */
-function isLoopbackName(hostname: string): boolean {
-  return (
-    hostname === 'localhost' ||
-    hostname.endsWith('.localhost') ||
-    hostname === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(hostname)
-  );
-}
+export type { AllowedHosts } from '../../http/host-names.ts';
+export { ALLOWED_HOST_EXPECTED, isAllowedHostEntry } from '../../http/host-names.ts';
 
 /** A bound or local socket address on loopback (`127.0.0.0/8`, `::1`, IPv4-mapped `127.x`). */
 export function isLoopbackAddress(address: string): boolean {
@@ -29,58 +14,6 @@ export function isLoopbackAddress(address: string): boolean {
     /^127(\.\d{1,3}){3}$/.test(address) ||
     /^::ffff:127(\.\d{1,3}){3}$/i.test(address)
   );
-}
-
-/** The host name of a `Host` header value (`name`, `name:port`, `[v6]:port`), lower-cased. */
-function hostnameOf(host: string): string | undefined {
-  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i.exec(host.trim());
-  return match ? match[1]!.toLowerCase().replace(/\.$/, '') : undefined;
-}
-
-/** The host name of an `Origin` header value, or `undefined` for `null` and anything else. */
-function originHostname(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    return url.protocol === 'http:' || url.protocol === 'https:'
-      ? url.hostname.toLowerCase()
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `entry` may be an `allowedHosts` entry: a host name, or `.domain`. */
-export const isAllowedHostEntry = (entry: unknown): boolean =>
-  typeof entry === 'string' && hostnameOf(entry.replace(/^\./, '')) !== undefined;
-
-/** The message of an `allowedHosts` entry that is not a host name. */
-export const ALLOWED_HOST_EXPECTED =
-  'expected a host name, e.g. "dev.example.test" or ".example.test" (no scheme, path or spaces).';
-
-/** Checks an `allowedHosts` option; returns the matcher for host names. */
-export function hostMatcher(allowed: AllowedHosts | undefined): (hostname: string) => boolean {
-  if (allowed === true) return () => true;
-  if (allowed !== undefined && !Array.isArray(allowed)) {
-    throw new GatewayConfigError(
-      `allowedHosts is ${describeKind(allowed)}: expected true or a list of host names.`,
-    );
-  }
-  const exact = new Set<string>();
-  const domains: string[] = [];
-  for (const [index, entry] of (allowed ?? []).entries()) {
-    if (!isAllowedHostEntry(entry)) {
-      throw new GatewayConfigError(
-        `allowedHosts[${index}] is ${describeKind(entry)}: ${ALLOWED_HOST_EXPECTED}`,
-      );
-    }
-    const name = (entry as string).toLowerCase();
-    if (name.startsWith('.')) domains.push(name);
-    else exact.add(name);
-  }
-  return (hostname) =>
-    isLoopbackName(hostname) ||
-    exact.has(hostname) ||
-    domains.some((domain) => hostname === domain.slice(1) || hostname.endsWith(domain));
 }
 
 type ServerSocket = IncomingMessage['socket'] & {
@@ -137,13 +70,9 @@ export function createHostGuard(
     )
       return undefined;
     if (!servedOnLoopback(req.socket as ServerSocket)) return undefined;
-    const hostname = host === undefined ? undefined : hostnameOf(host);
-    if (hostname === undefined || !allowed(hostname)) return FORBIDDEN_HOST;
-    if (origin !== undefined) {
-      const fromHost = originHostname(origin);
-      if (fromHost === undefined || !allowed(fromHost)) return FORBIDDEN_HOST;
-      if (acceptedOrigins.size < MAX_REMEMBERED_HOSTS) acceptedOrigins.add(origin);
-    }
+    if (!namesAllowedHosts(host, origin, allowed)) return FORBIDDEN_HOST;
+    if (origin !== undefined && acceptedOrigins.size < MAX_REMEMBERED_HOSTS)
+      acceptedOrigins.add(origin);
     if (acceptedHosts.size < MAX_REMEMBERED_HOSTS) acceptedHosts.add(host!);
     return undefined;
   };
