@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallbackReceiver, startCallbackReceiver } from './callback-receiver.ts';
 import type { RunningExample } from './example-process.ts';
 import { gatewayCheckTests } from './gateway-check-walk.ts';
-import { eventually, type HttpAnswer, http, valid } from './http.ts';
+import { eventually, type HttpAnswer, http, rawGet, valid } from './http.ts';
 
 /** One example server to walk. */
 export interface WalkTarget {
@@ -36,6 +36,11 @@ export interface WalkTarget {
    * `GET /v1/approvals/{id}` (nothing else can decide them from outside the process).
    */
   readonly operatorToken?: string;
+  /**
+   * The example listens on loopback and answers only requests addressed to a loopback name: a
+   * valid token under a foreign `Host` gets `403 forbidden_host` (DNS rebinding).
+   */
+  readonly loopbackGuard?: boolean;
   /** Extra checks of this example, run against the same server. */
   readonly more?: (server: () => WalkContext) => void;
 }
@@ -541,6 +546,30 @@ export function contractWalk(target: WalkTarget): void {
         expect(
           valid(ApprovalCallbackSchema, callback.body, 'approval callback').approval,
         ).not.toHaveProperty('job');
+      });
+    }
+
+    if (target.loopbackGuard) {
+      it('refuses a valid token under a foreign Host (DNS rebinding): 403 forbidden_host', async () => {
+        const auth = { authorization: `Bearer ${target.token}` };
+        for (const host of ['evil.example', 'evil.example:8787']) {
+          const refused = await rawGet(`${ctx().url}/v1/manifest`, { ...auth, host });
+          expect(refused.status).toBe(403);
+          expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden_host' } });
+        }
+        // A Host that is no host[:port]: refused by the gateway (403) or by the server (400).
+        const malformed = await rawGet(`${ctx().url}/v1/manifest`, {
+          ...auth,
+          host: 'evil.example/x?',
+        });
+        expect([400, 403]).toContain(malformed.status);
+        expect(malformed.body).not.toContain('"actions"');
+        const port = new URL(ctx().origin).port;
+        const allowed = await rawGet(`${ctx().url}/v1/manifest`, {
+          ...auth,
+          host: `localhost:${port}`,
+        });
+        expect(allowed.status).toBe(200);
       });
     }
 

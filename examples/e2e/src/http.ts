@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import * as v from 'valibot';
 
 /** A response, its body parsed as JSON when it is JSON. */
@@ -55,4 +56,23 @@ export async function eventually<T>(
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * A GET with exactly these headers, `Host` included (`fetch` cannot set `Host`; `node:http` can).
+ */
+export function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ readonly status: number; readonly body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
 }

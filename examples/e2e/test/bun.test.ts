@@ -7,6 +7,7 @@ const TOKEN = 'e2e-bun-gateway-token';
 contractWalk({
   title: 'examples/bun on Bun',
   token: TOKEN,
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'bun',

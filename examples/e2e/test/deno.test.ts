@@ -8,6 +8,7 @@ const TOKEN = 'e2e-deno-gateway-token';
 contractWalk({
   title: 'examples/deno on Deno',
   token: TOKEN,
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'deno',

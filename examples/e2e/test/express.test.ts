@@ -12,6 +12,7 @@ contractWalk({
   title: `examples/express (Express 5 app, gateway under /gateway) on Node ${process.versions.node}`,
   token: TOKEN,
   mountPath: '/gateway',
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'express',

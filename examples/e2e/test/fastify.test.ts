@@ -11,6 +11,7 @@ contractWalk({
   title: `examples/fastify (Fastify 5 app, gateway plugin under /gateway) on Node ${process.versions.node}`,
   token: TOKEN,
   mountPath: '/gateway',
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'fastify',

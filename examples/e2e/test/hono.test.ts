@@ -10,6 +10,7 @@ contractWalk({
   title: `examples/hono (Hono app, gateway under /gateway) on Node ${process.versions.node}`,
   token: TOKEN,
   mountPath: '/gateway',
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'hono',

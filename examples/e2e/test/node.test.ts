@@ -8,6 +8,7 @@ const OPERATOR_TOKEN = 'e2e-node-operator-token';
 contractWalk({
   title: `examples/node on Node ${process.versions.node}`,
   token: TOKEN,
+  loopbackGuard: true,
   operatorToken: OPERATOR_TOKEN,
   start: () =>
     startExample({

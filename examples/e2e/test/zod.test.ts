@@ -10,6 +10,7 @@ const TOKEN = 'e2e-zod-gateway-token';
 contractWalk({
   title: `examples/zod (inputs written with zod) on Node ${process.versions.node}`,
   token: TOKEN,
+  loopbackGuard: true,
   start: () =>
     startExample({
       example: 'zod',

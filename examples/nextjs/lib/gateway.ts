@@ -14,6 +14,8 @@ export function demoGateway(): DemoGateway['gateway'] {
     // it and put /gateway into every URL it answers.
     basePath: '/gateway',
     resolveHost: resolveHostWithNodeDns,
+    // On a loopback HOST (the default), only requests addressed to a loopback name: DNS rebinding.
+    loopbackOnly: true,
   });
   return holder.demoGateway.gateway;
 }
