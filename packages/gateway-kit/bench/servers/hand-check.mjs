@@ -1,6 +1,6 @@
 // The hand-written request check and answer of the hand-tuned servers (tuned.mjs, strict.mjs):
-// fixtures.mjs `InvokeRequest` written out as plain code, headers read from `rawHeaders`, and an
-// answer with a flat header list.
+// fixtures.mjs `InvokeRequest` written out as plain code, headers read from `rawHeaders`, the body
+// read with no array for the common single chunk, and an answer with a flat header list.
 import * as v from 'valibot';
 import { Timestamp, Url } from '../fixtures.mjs';
 
@@ -74,4 +74,25 @@ export function header(req, name) {
     if (raw[i] === name || raw[i].toLowerCase() === name) return raw[i + 1];
   }
   return undefined;
+}
+
+/**
+ * Reads a request body of at most `maxBytes`: `done` gets its bytes, or `undefined` when it was
+ * larger (nothing past the limit is kept).
+ */
+export function readBody(req, maxBytes, done) {
+  let first;
+  let rest;
+  let total = 0;
+  req.on('data', (chunk) => {
+    total += chunk.length;
+    if (total > maxBytes) return;
+    if (first === undefined) first = chunk;
+    else if (rest === undefined) rest = [first, chunk];
+    else rest.push(chunk);
+  });
+  req.on('end', () => {
+    if (total > maxBytes) done(undefined);
+    else done(rest === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(rest, total));
+  });
 }

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import * as v from 'valibot';
 import { authorized, envelope, LookupInput, runLookup } from '../fixtures.mjs';
 import { announce } from './announce.mjs';
-import { header, send, validRequest } from './hand-check.mjs';
+import { header, readBody, send, validRequest } from './hand-check.mjs';
 
 const MAX_BODY = 1024 * 1024;
 const MAX_DEPTH = 64;
@@ -106,26 +106,6 @@ function handle(res, bytes) {
   });
 }
 
-/** The request body, read whole unless it passes MAX_BODY (then `undefined`). */
-function readBody(req) {
-  return new Promise((resolve) => {
-    let first;
-    let rest;
-    let total = 0;
-    req.on('data', (chunk) => {
-      total += chunk.length;
-      if (total > MAX_BODY) return;
-      if (first === undefined) first = chunk;
-      else if (rest === undefined) rest = [first, chunk];
-      else rest.push(chunk);
-    });
-    req.on('end', () => {
-      if (total > MAX_BODY) resolve(undefined);
-      else resolve(rest === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(rest, total));
-    });
-  });
-}
-
 function isJson(contentType) {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
@@ -149,7 +129,8 @@ const server = createServer({ keepAliveTimeout: 65_000, requireHostHeader: false
   if (Number(req.headers['content-length']) > MAX_BODY) {
     return send(res, 413, envelope('payload_too_large', 'Too large.'));
   }
-  readBody(req).then((bytes) =>
+  // Through a promise, as the kit's body reader is.
+  new Promise((resolve) => readBody(req, MAX_BODY, resolve)).then((bytes) =>
     bytes === undefined
       ? send(res, 413, envelope('payload_too_large', 'Too large.'))
       : handle(res, bytes),

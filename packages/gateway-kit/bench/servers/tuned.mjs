@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import * as v from 'valibot';
 import { authorized, envelope, LookupInput, runLookup } from '../fixtures.mjs';
 import { announce } from './announce.mjs';
-import { header, send, validRequest } from './hand-check.mjs';
+import { header, readBody, send, validRequest } from './hand-check.mjs';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -45,20 +45,11 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   if (!header(req, 'content-type')?.startsWith('application/json')) {
     return send(res, 415, envelope('unsupported_media_type', 'Expected application/json.'));
   }
-  let first;
-  let rest;
-  let total = 0;
-  req.on('data', (chunk) => {
-    total += chunk.length;
-    if (total > MAX_BODY) return;
-    if (first === undefined) first = chunk;
-    else if (rest === undefined) rest = [first, chunk];
-    else rest.push(chunk);
-  });
-  req.on('end', () => {
-    if (total > MAX_BODY) return send(res, 413, envelope('payload_too_large', 'Too large.'));
-    handle(res, rest === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(rest, total));
-  });
+  readBody(req, MAX_BODY, (bytes) =>
+    bytes === undefined
+      ? send(res, 413, envelope('payload_too_large', 'Too large.'))
+      : handle(res, bytes),
+  );
 });
 
 announce(server);
