@@ -363,15 +363,37 @@ export class RedisConnection {
    * the cluster is up. Between attempts it waits as the reconnect strategy does (50 ms doubling
    * to about 1 s), never longer than `connectTimeoutMs` or `commandTimeoutMs`; `close()` ends the
    * wait at once. The first failure is reported (`error` event, see #watch), not every attempt.
+   *
+   * An attempt gets `connectTimeoutMs + commandTimeoutMs`: node-redis bounds only the TCP connect
+   * of a node, not what it asks the node then, so a node that accepts connections and answers
+   * nothing (paused, a stuck primary) would hold the attempt, and every slot with it, for as long
+   * as it does not answer, even once its replica was promoted. A late attempt is destroyed and
+   * the next one reads the topology afresh, from a seed node again.
    */
   async #connectUntilOpen(client: RedisClient): Promise<void> {
+    const attemptMs = this.#connectTimeoutMs + this.#commandTimeoutMs;
     for (let attempt = 0; !this.#closed; attempt++) {
-      try {
-        await client.connect();
-      } catch {
-        // Reported through the client's `error` events.
+      let settled = false;
+      const connecting = client.connect().then(
+        () => {
+          settled = true;
+        },
+        () => {
+          // Reported through the client's `error` events.
+          settled = true;
+        },
+      );
+      // Not cut short by close(): it destroys the client, which ends the attempt, and waits for it.
+      await settledWithin([connecting], attemptMs);
+      if (!settled && !this.#closed) {
+        destroyQuietly(client);
+        // The attempt ends within a few ms once its node connections are destroyed (waited for,
+        // so that it does not close the next one's session); one still reading a seed node's
+        // topology cannot be reached and is left behind (it ends when that node answers), so
+        // waiting longer would only delay the next attempt.
+        await settledWithin([connecting], Math.min(250, this.#commandTimeoutMs));
       }
-      if (this.#closed || client.isOpen) return;
+      if (this.#closed || (settled && client.isOpen)) return;
       await this.pause(
         Math.min(reconnectDelay(attempt), this.#connectTimeoutMs, this.#commandTimeoutMs),
       );

@@ -535,3 +535,70 @@ describe('failover of a primary', () => {
     }
   }, 90_000);
 });
+
+describe('a primary that stops answering (SIGSTOP)', () => {
+  it('every call meets the deadline, and once its replica is promoted every job is served again while it stays frozen', async () => {
+    const prefix = freshPrefix('frozen');
+    // The jobs reach the replicas before the freeze: a promotion must not lose them.
+    const store = jobStore({
+      prefix,
+      commandTimeoutMs: 1_000,
+      sweepIntervalMs: 0,
+      waitForReplicas: { replicas: 1, timeoutMs: 500 },
+      onError: quiet,
+    });
+    await store.ready();
+    const keys = new KeyLayout(prefix, DEFAULT_BUCKETS);
+    const { node: victim } = await cluster.primaryWithReplica();
+    // Jobs until one lives on the victim and one on another primary.
+    let onVictim: string | undefined;
+    let elsewhere: string | undefined;
+    while (!onVictim || !elsewhere) {
+      const jobId = `job_${randomUUID().replaceAll('-', '')}`;
+      await store.create({ ...newJob(jobId), ownerId: 'frozen' });
+      const primary = await cluster.primaryOf(slotOf(keys.job(jobId)));
+      if (primary === victim) onVictim ??= jobId;
+      else elsewhere ??= jobId;
+    }
+
+    cluster.pause(victim);
+    const frozenAt = Date.now();
+    try {
+      let promotedAt = 0;
+      const promoted = cluster.waitUntilOk(30_000).then(() => {
+        promotedAt = Date.now();
+      });
+      const slowest = { ms: 0 };
+      const read = async (jobId: string): Promise<boolean> => {
+        const started = Date.now();
+        const job = await store.get(jobId).catch((error: unknown) => {
+          expect(isStoreUnavailableError(error), String(error)).toBe(true);
+          return undefined;
+        });
+        slowest.ms = Math.max(slowest.ms, Date.now() - started);
+        return job?.jobId === jobId;
+      };
+      // Reads 50 ms apart (a client's pace) until both jobs are served after the promotion, or
+      // 15 s after it.
+      let servingAgainAt = 0;
+      while (!servingAgainAt && (!promotedAt || Date.now() - promotedAt < 15_000)) {
+        const served = await Promise.all([read(onVictim), read(elsewhere)]);
+        if (promotedAt && served.every(Boolean)) servingAgainAt = Date.now();
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await promoted;
+      console.info(
+        `frozen primary: promoted ${promotedAt - frozenAt} ms after SIGSTOP, serving again ${servingAgainAt ? servingAgainAt - promotedAt : 'never'} ms after; slowest call ${slowest.ms} ms`,
+      );
+      expect(slowest.ms).toBeLessThan(1_500);
+      expect(
+        servingAgainAt,
+        'both jobs served again, the old primary still frozen',
+      ).toBeGreaterThan(0);
+      expect(servingAgainAt - promotedAt).toBeLessThan(10_000);
+    } finally {
+      cluster.resume(victim);
+    }
+    await cluster.waitUntilOk(30_000);
+  }, 90_000);
+});

@@ -11,7 +11,7 @@ const run = promisify(execFile);
 export interface ClusterNode {
   readonly port: number;
   readonly url: string;
-  /** Whether the process runs (it was not killed). */
+  /** Whether the process runs (it was not killed) and is not paused (see `TestCluster.pause`). */
   alive(): boolean;
 }
 
@@ -26,6 +26,15 @@ export interface TestCluster {
   primaries(): Promise<{ node: ClusterNode; slots: [number, number][] }[]>;
   /** SIGKILLs a node and waits until the process is gone. */
   kill(node: ClusterNode): Promise<void>;
+  /**
+   * SIGSTOPs a node: it keeps its sockets open and answers nothing. It counts as not alive until
+   * {@link resume}d, so `primaries` and `waitUntilOk` ask the others.
+   */
+  pause(node: ClusterNode): void;
+  /** SIGCONTs a node {@link pause}d. */
+  resume(node: ClusterNode): void;
+  /** A primary with a replica in sync, and the first slot it serves: one that can fail over. */
+  primaryWithReplica(): Promise<{ node: ClusterNode; slot: number }>;
   /** Resolves once every slot is served by a live primary again (`cluster_state:ok` everywhere). */
   waitUntilOk(timeoutMs?: number): Promise<void>;
   /** Stops every node and removes the data directories. */
@@ -127,6 +136,7 @@ async function startClusterOnce(options: { nodeTimeoutMs?: number }): Promise<Te
       ports.push(port);
   }
   const children = new Map<number, ChildProcess>();
+  const paused = new Set<number>();
   const stopAll = async (): Promise<void> => {
     await Promise.all([...children.values()].map((child) => killChild(child)));
     children.clear();
@@ -161,7 +171,7 @@ async function startClusterOnce(options: { nodeTimeoutMs?: number }): Promise<Te
     url: `redis://127.0.0.1:${port}`,
     alive: () => {
       const child = children.get(port);
-      return !!child && child.exitCode === null && child.signalCode === null;
+      return !!child && child.exitCode === null && child.signalCode === null && !paused.has(port);
     },
   }));
   const byPort = new Map(nodes.map((node) => [node.port, node]));
@@ -245,6 +255,30 @@ async function startClusterOnce(options: { nodeTimeoutMs?: number }): Promise<Te
     kill: async (node) => {
       const child = children.get(node.port);
       if (child) await killChild(child);
+    },
+    pause: (node) => {
+      children.get(node.port)?.kill('SIGSTOP');
+      paused.add(node.port);
+    },
+    resume: (node) => {
+      children.get(node.port)?.kill('SIGCONT');
+      paused.delete(node.port);
+    },
+    primaryWithReplica: async () => {
+      const live = nodes.find((node) => node.alive());
+      if (!live) throw new Error('no live cluster node');
+      const lines = (await cli(live.port, 'CLUSTER', 'NODES')).trim().split('\n');
+      const idOf = (line: string) => line.split(' ')[0];
+      const portOf = (line: string) => Number(line.split(' ')[1]?.split('@')[0]?.split(':')[1]);
+      for (const { node, slots } of await primaries()) {
+        const id = idOf(lines.find((line) => portOf(line) === node.port) ?? '');
+        const replica = lines.find((line) => {
+          const [, , flags, master, , , , linkState] = line.split(' ');
+          return flags === 'slave' && master === id && linkState === 'connected';
+        });
+        if (replica && byPort.get(portOf(replica))?.alive()) return { node, slot: slots[0]![0] };
+      }
+      throw new Error('no primary has a live replica');
     },
     waitUntilOk,
     stop: stopAll,
