@@ -158,6 +158,7 @@ export class CheckRun {
       body: request.body,
       timeoutMs: this.settings.timeoutMs,
       signal: this.signal,
+      secret: token,
     });
     if (answer.status < 200 || answer.status > 299) {
       this.errorAnswers[request.route].push({ what: request.what, answer });

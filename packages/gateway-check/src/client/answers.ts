@@ -4,11 +4,28 @@ import type { RuleId } from '../contract/rules.ts';
 import { GatewayClientError } from '../errors/gateway-client-error.ts';
 import type { HttpAnswer } from '../http/exchange.ts';
 
-/** One line per issue: its path and what was expected (never the value received). */
+/**
+ * `issue.message` without the string received: valibot's default messages end in `…received
+ * "<the value>"`, which may be anything the gateway echoed (a token it was sent). The kind
+ * received (`undefined`, `Object`) and counts (`received 0`) stay.
+ */
+function withoutValue(issue: v.BaseIssue<unknown>): string {
+  const { message, received } = issue;
+  if (!received.startsWith('"') || !message.endsWith(`eceived ${received}`)) return message;
+  return `${message.slice(0, -received.length)}a string`;
+}
+
+/**
+ * One line per issue: its path and what was expected (never the value received).
+ *
+ * @example
+ * describeIssues(v.safeParse(v.object({ type: v.literal('bearer') }), { type: 'x' }).issues!);
+ * // ['type: Invalid type: Expected "bearer" but received a string']
+ */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string[] {
   return issues.slice(0, 10).map((issue) => {
     const path = v.getDotPath(issue);
-    return `${path ? `${path}: ` : ''}${issue.message}`;
+    return `${path ? `${path}: ` : ''}${withoutValue(issue)}`;
   });
 }
 

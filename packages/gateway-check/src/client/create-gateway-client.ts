@@ -221,6 +221,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       url,
       timeoutMs,
       signal,
+      secret: options.token,
       headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
       body,
     });

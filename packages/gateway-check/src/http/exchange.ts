@@ -1,4 +1,5 @@
 import { GatewayClientError, isGatewayClientError } from '../errors/gateway-client-error.ts';
+import { redact } from './redact.ts';
 
 /**
  * A `fetch`-compatible function (the global one, or a gateway's own `fetch` handler).
@@ -17,9 +18,14 @@ export interface ExchangeRequest {
   readonly body?: unknown;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** The token sent: replaced by `[redacted]` wherever the answer (body, headers) shows it. */
+  readonly secret?: string | undefined;
 }
 
-/** A gateway's answer, read whole (bounded) and parsed as JSON when it is JSON. */
+/**
+ * A gateway's answer, read whole (bounded) and parsed as JSON when it is JSON; the request's
+ * `secret` is `[redacted]` in all of it.
+ */
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Headers;
@@ -92,7 +98,15 @@ export async function exchange(fetchFn: FetchLike, request: ExchangeRequest): Pr
       ...(body === undefined ? {} : { body }),
     });
     const text = await readBounded(response);
-    return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+    const { secret } = request;
+    if (!secret) {
+      return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+    }
+    const shown = new Headers();
+    for (const [name, value] of response.headers) shown.append(name, redact(value, secret));
+    // Parsed before it is redacted: the token may appear escaped in the JSON text.
+    const json = redact(parseJson(text), secret);
+    return { status: response.status, headers: shown, text: redact(text, secret), json };
   } catch (error) {
     if (isGatewayClientError(error)) throw error;
     if (request.signal?.aborted) throw failure('aborted', 'the request was aborted');

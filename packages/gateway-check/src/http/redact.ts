@@ -1,0 +1,23 @@
+/** What replaces the token wherever a gateway's answer would show it. */
+export const REDACTED = '[redacted]';
+
+/**
+ * `value` with every occurrence of `secret` in any string (deeply) replaced by `[redacted]`: a
+ * gateway may echo the credential it was sent (in an error message, a header, any field), and
+ * what it answers ends up in reports, JUnit files and error messages.
+ *
+ * @example
+ * redact({ message: 'token abc refused' }, 'abc'); // { message: 'token [redacted] refused' }
+ */
+export function redact<T>(value: T, secret: string | undefined): T {
+  if (secret === undefined || secret === '') return value;
+  const walk = (input: unknown): unknown => {
+    if (typeof input === 'string') return input.split(secret).join(REDACTED);
+    if (Array.isArray(input)) return input.map(walk);
+    if (input !== null && typeof input === 'object') {
+      return Object.fromEntries(Object.entries(input).map(([key, inner]) => [key, walk(inner)]));
+    }
+    return input;
+  };
+  return walk(value) as T;
+}
