@@ -79,6 +79,16 @@ describe('createGatewayClient refuses unknown options', () => {
     );
   });
 
+  it('a token read as a number (unquoted in a YAML file) is not printed', async () => {
+    const token = 8675309123;
+    expect(() => createGatewayClient(js({ url: IN_PROCESS_URL, token }))).toThrow(
+      'createGatewayClient: token is a number: expected a non-empty string.',
+    );
+    await expect(checkGateway(js({ url: IN_PROCESS_URL, token }))).rejects.toThrow(
+      'checkGateway: token is a number: expected a non-empty string.',
+    );
+  });
+
   it('names at most five keys, each at most 64 characters', () => {
     const options: Record<string, unknown> = { url: IN_PROCESS_URL, token: TOKEN };
     for (const key of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'x'.repeat(100)]) options[key] = 1;

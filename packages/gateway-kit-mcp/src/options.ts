@@ -56,13 +56,17 @@ const CALL_DEFAULTS: CallSettings = {
 const MAX_WAIT_MS = 600_000;
 
 /**
- * What an option value is, for an error message: its kind, never its content. A documented copy
- * of `@svc/gateway-kit`'s internal `describeKind` (this package uses only gateway-kit's public
- * API), reduced to what MCP options can hold.
+ * What an option value is, for an error message: its kind, never its content; a number is shown
+ * unless `hidden` (the token, a URL: a number there may be the token). A documented copy of
+ * `@svc/gateway-kit`'s internal `describeKind` (this package uses only gateway-kit's public API),
+ * reduced to what MCP options can hold.
  */
-function kindOf(value: unknown): string {
+function kindOf(value: unknown, hidden: boolean): string {
   if (value === null || value === undefined) return String(value);
-  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    return hidden ? 'a number' : `the number ${value}`;
+  }
   if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
@@ -71,8 +75,8 @@ function kindOf(value: unknown): string {
 /**
  * Throws the `McpConfigError` `<factory>: <path> is <kind>: <what to do>`: the message style of
  * every factory of the SDK (`createGateway: auth.tokens[0] is undefined: …`). For a string option
- * (`fromEnv`), an undefined or empty value most likely comes from an unset environment variable:
- * says so, as the kit does.
+ * (`fromEnv`: the token, a URL), an undefined or empty value most likely comes from an unset
+ * environment variable: says so, as the kit does; and a number there is not shown.
  */
 export function refuse(
   factory: string,
@@ -85,7 +89,7 @@ export function refuse(
     fromEnv && (value === undefined || value === '')
       ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
       : expected;
-  throw new McpConfigError(`${factory}: ${path} is ${kindOf(value)}: ${hint}`);
+  throw new McpConfigError(`${factory}: ${path} is ${kindOf(value, fromEnv)}: ${hint}`);
 }
 
 /** Most unknown keys one message names: a whole `process.env` passed by mistake stays one line. */

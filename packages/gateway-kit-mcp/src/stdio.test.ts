@@ -17,6 +17,8 @@ it.each([
     'serveStdio: token is undefined: is an environment variable unset? (expected the gateway token)',
   ],
   [{ token: '  ' }, 'serveStdio: token is a string: expected the gateway token.'],
+  // A token read as a number (unquoted in a YAML file) is not printed.
+  [{ token: 8675309123 }, 'serveStdio: token is a number: expected the gateway token.'],
   [
     { token: 't0ken', url: 'localhost:8080' },
     'serveStdio: url is a string: expected an absolute http(s) URL.',

@@ -236,6 +236,12 @@ describe('a URL node-redis cannot use is refused naming the option, with nothing
     );
   });
 
+  it('a url given as a number is refused without printing it (a URL may hold a password)', () => {
+    expect(() => new RedisJobStore({ url: 8675309123 as unknown as string })).toThrow(
+      /^new RedisJobStore: url is a number: expected a Redis URL: /,
+    );
+  });
+
   it('an empty url is refused (it used to connect to redis://127.0.0.1:6379), with the unset-variable hint', () => {
     for (const create of [
       () => new RedisJobStore({ url: '' }),

@@ -19,13 +19,17 @@ export const MAX_TIMER_MS: number = 2_147_483_647;
 
 /**
  * What an option value is, for an error message: its kind, never its content (tokens pass through
- * here). A documented copy of `@svc/gateway-kit`'s `describeKind`: the checker depends on no
- * package of the gateways it checks.
+ * here); a number is shown unless `hidden` (a token or a URL, where a number may be the token). A
+ * documented copy of `@svc/gateway-kit`'s `describeKind`: the checker depends on no package of
+ * the gateways it checks.
  */
-function kindOf(value: unknown): string {
+function kindOf(value: unknown, hidden: boolean): string {
   const type = typeof value;
   if (value == null || type === 'boolean') return String(value);
-  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (type === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    return hidden ? 'a number' : `the number ${value}`;
+  }
   if (type === 'string')
     return value === ''
       ? 'an empty string'
@@ -35,8 +39,8 @@ function kindOf(value: unknown): string {
 
 /**
  * Throws the {@link CheckOptionsError} `<who>: <path> is <kind>: <expected>`, the SDK's one
- * message style; for an option an unset environment variable may leave empty (`fromEnv`), asks
- * whether one is unset.
+ * message style; for an option an unset environment variable may leave empty (`fromEnv`: the token,
+ * the URL), asks whether one is unset, and never shows a number given instead.
  *
  * @example
  * refuseOption('createGatewayClient', 'timeoutMs', 0, 'expected a whole number of milliseconds from 1 to 2147483647.');
@@ -52,7 +56,7 @@ export function refuseOption(
     fromEnv && (value === undefined || value === '')
       ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
       : expected;
-  throw new CheckOptionsError(`${who}: ${path} is ${kindOf(value)}: ${hint}`);
+  throw new CheckOptionsError(`${who}: ${path} is ${kindOf(value, fromEnv)}: ${hint}`);
 }
 
 /** The longest key named in full in an unknown-option message, and the most keys named. */

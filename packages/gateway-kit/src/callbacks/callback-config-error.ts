@@ -6,8 +6,8 @@ import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
  * invalid signing secret, a body that is not JSON-serialisable, an out-of-range retry option, an
  * unparseable `allowHosts` entry). Delivery failures are never thrown; they are results.
  * Messages read `<option> is <kind>: expected …`, as every option error of the package does: they
- * name the option and the kind of value (`a string`, `the number 0`), never a string's content, so
- * they are safe to log.
+ * name the option and the kind of value (`a string`, `the number 0`), never a string's content (nor
+ * a signing secret's number), so they are safe to log.
  *
  * @example
  * try {
@@ -30,12 +30,17 @@ export class CallbackConfigError extends GatewayConfigError {
 
 /**
  * Throws the {@link CallbackConfigError} `<option> is <kind>: <expected>` (see `describeKind`:
- * the kind of value, never a string's content).
+ * the kind of value, never a string's content; nor a number, when `hidden`: the signing secret).
  *
  * @example
  * refuseCallbackOption('maxAttempts', 0, 'expected a positive integer.');
  * // CallbackConfigError: maxAttempts is the number 0: expected a positive integer.
  */
-export function refuseCallbackOption(option: string, value: unknown, expected: string): never {
-  throw new CallbackConfigError(option, `is ${describeKind(value)}: ${expected}`);
+export function refuseCallbackOption(
+  option: string,
+  value: unknown,
+  expected: string,
+  hidden = false,
+): never {
+  throw new CallbackConfigError(option, `is ${describeKind(value, hidden)}: ${expected}`);
 }

@@ -611,6 +611,8 @@ describe('deliverCallback: configuration errors and secrecy', () => {
       "is a string: expected 'whsec_' and base64.",
     ],
     ['signingSecret', { signingSecret: '' }, 'is an empty string: expected'],
+    // A secret read as a number is not printed either.
+    ['signingSecret', { signingSecret: 8675309123 }, "is a number: expected 'whsec_' and base64."],
     ['body', { body: { size: 10n } }, 'is an object: expected a value JSON can hold.'],
     ['webhookId', { webhookId: '' }, 'is an empty string: expected 1-256 printable ASCII'],
     ['webhookId', { webhookId: 'has space' }, 'is a string: expected 1-256 printable ASCII'],

@@ -275,7 +275,7 @@ function numberOption(name: string, value: number | undefined, fallback: number,
 function signerOf(signingSecret: string): WebhookSigner {
   const signer = typeof signingSecret === 'string' ? webhookSigner(signingSecret) : undefined;
   if (signer === undefined)
-    refuseCallbackOption('signingSecret', signingSecret, "expected 'whsec_' and base64.");
+    refuseCallbackOption('signingSecret', signingSecret, "expected 'whsec_' and base64.", true);
   return signer;
 }
 

@@ -4,18 +4,22 @@ import { MAX_TIMER_MS } from './limits.ts';
 /**
  * What a configuration value is, for an error message: its kind, never its content (tokens and
  * secrets pass through here). `undefined`, `an empty string`, `a CallbackDispatcher instance`…
+ * A number is shown (`the number 0`), unless `hidden`: an option holding a token, a secret or a
+ * URL, where a number is a secret read as one (`token: 8675309123` in a YAML file).
  *
  * @example
  * describeKind(process.env.UNSET); // 'undefined'
+ * describeKind(8675309123, true); // 'a number'
  */
-export function describeKind(value: unknown): string {
+export function describeKind(value: unknown, hidden = false): string {
   if (value === null || value === undefined) return String(value);
   switch (typeof value) {
     case 'string':
       if (value === '') return 'an empty string';
       return value.trim() === value ? 'a string' : 'a string with surrounding spaces';
     case 'number':
-      return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+      if (Number.isNaN(value)) return 'NaN';
+      return hidden ? 'a number' : `the number ${value}`;
     case 'boolean':
       return String(value);
     case 'function':
@@ -33,8 +37,8 @@ export function describeKind(value: unknown): string {
 
 /**
  * Throws the `GatewayConfigError` `<factory>: <path> is <kind>: <what to do>`. For a string option
- * (`fromEnv`), an undefined or empty value most likely comes from an unset environment variable:
- * says so.
+ * (`fromEnv`: a token, a secret, a URL), an undefined or empty value most likely comes from an
+ * unset environment variable: says so; and a number there is not shown (it may be the secret).
  */
 export type Refuse = (path: string, value: unknown, expected: string, fromEnv?: boolean) => never;
 
@@ -54,7 +58,7 @@ export function refusalFor(factory: string): Refuse {
       fromEnv && unset
         ? `is an environment variable unset? (${expected.replace(/\.$/, '')})`
         : expected;
-    throw new GatewayConfigError(`${factory}: ${path} is ${describeKind(value)}: ${hint}`);
+    throw new GatewayConfigError(`${factory}: ${path} is ${describeKind(value, fromEnv)}: ${hint}`);
   };
 }
 

@@ -324,6 +324,11 @@ describe('configuration', () => {
       /^createWorkspaceClient: timeout is a string: expected false or a whole number of ms/,
     ],
     [{ baseUrl: BASE, apiKey: KEY, timeout: -5 }, /timeout is the number -5: expected false or/],
+    // A key read as a number (unquoted in a YAML file) is not printed.
+    [
+      { baseUrl: BASE, apiKey: 8675309123 },
+      /^createWorkspaceClient: apiKey is a number: expected a key or a function returning a token\.$/,
+    ],
     [{ baseUrl: BASE, apiKey: KEY, timeout: 0 }, /timeout is the number 0: expected false or/],
     [{ baseUrl: BASE, apiKey: KEY, totalTimeout: Number.NaN }, /totalTimeout is NaN: expected/],
     [

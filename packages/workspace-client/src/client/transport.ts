@@ -207,10 +207,11 @@ export function createTransport(options: WorkspaceClientOptions, factory: string
       options.baseUrl,
       'expected an absolute http(s) URL without credentials.',
       factory,
+      true,
     );
   const { apiKey } = options;
   if (typeof apiKey === 'string' ? apiKey.trim() === '' : typeof apiKey !== 'function') {
-    refuse('apiKey', apiKey, 'expected a key or a function returning a token.', factory);
+    refuse('apiKey', apiKey, 'expected a key or a function returning a token.', factory, true);
   }
   if (typeof apiKey === 'string' && !KEY_PATTERN.test(apiKey)) {
     refuse('apiKey', apiKey, INVALID_KEY, factory);
@@ -246,7 +247,7 @@ export function createTransport(options: WorkspaceClientOptions, factory: string
       throw new WorkspaceError('The apiKey function failed', { cause: error });
     }
     if (typeof key !== 'string' || !KEY_PATTERN.test(key))
-      refuse('its result', key, INVALID_KEY, 'apiKey()');
+      refuse('its result', key, INVALID_KEY, 'apiKey()', true);
     return key;
   };
 

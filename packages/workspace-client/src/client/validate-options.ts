@@ -5,27 +5,38 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * What an option value is, for an error message: its kind, never its content (keys pass through
- * here). A documented copy of `@svc/gateway-kit`'s `describeKind`, shortened (this package depends
- * on no other of the SDK, and counts its bytes).
+ * here); a number is shown unless `hidden` (a key, where a number may be the key). A documented
+ * copy of `@svc/gateway-kit`'s `describeKind`, shortened (this package depends on no other of the
+ * SDK, and counts its bytes).
  */
-function kindOf(value: unknown): string {
+function kindOf(value: unknown, hidden: boolean): string {
   const type = typeof value;
   if (value == null || type === 'boolean') return String(value);
-  if (type === 'number') return Number.isNaN(value) ? 'NaN' : `the number ${value}`;
+  if (type === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    return hidden ? 'a number' : `the number ${value}`;
+  }
   if (type === 'string') return value === '' ? 'an empty string' : 'a string';
   return Array.isArray(value) ? 'an array' : `a${type === 'object' ? 'n' : ''} ${type}`;
 }
 
 /**
  * Throws the `WorkspaceConfigError` `<factory>: <path> is <kind>: <what to do>`, the one message
- * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`).
+ * style of the SDK's option errors (`createGateway: auth.tokens[0] is undefined: …`). `hidden`
+ * for the key and the base URL: a number given there is not shown.
  *
  * @example
  * refuse('baseUrl', 'ftp://x', 'expected an absolute http(s) URL.', 'createWorkspaceClient');
  * // WorkspaceConfigError: createWorkspaceClient: baseUrl is a string: expected an absolute http(s) URL.
  */
-export function refuse(path: string, value: unknown, expected: string, factory: string): never {
-  throw new WorkspaceConfigError(`${factory}: ${path} is ${kindOf(value)}: ${expected}`);
+export function refuse(
+  path: string,
+  value: unknown,
+  expected: string,
+  factory: string,
+  hidden = false,
+): never {
+  throw new WorkspaceConfigError(`${factory}: ${path} is ${kindOf(value, hidden)}: ${expected}`);
 }
 
 /**
