@@ -238,6 +238,11 @@ describe('checkGateway options', () => {
       { url: 'http://user:GwSecret-123@x', token: TOKEN },
       'checkGateway: url is a string: expected a URL without credentials (the token goes in token).',
     ],
+    // Sent to /base?key=…/v1/manifest, and the key printed in the report.
+    [
+      { url: 'https://gw.example/base?key=GwSecret-123', token: TOKEN },
+      'checkGateway: url is a string: expected a URL without a query or fragment (routes are paths under it).',
+    ],
     [
       { url: 'http://x', token: '' },
       'checkGateway: token is an empty string: is an environment variable unset? (expected a non-empty string)',

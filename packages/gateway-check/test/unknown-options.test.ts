@@ -79,6 +79,14 @@ describe('createGatewayClient refuses unknown options', () => {
     );
   });
 
+  it('a url with a query (its routes would go under the query) is refused, without printing it', () => {
+    expect(() =>
+      createGatewayClient({ url: 'https://gw.example/base?key=k3y', token: TOKEN }),
+    ).toThrow(
+      'createGatewayClient: url is a string: expected a URL without a query or fragment (routes are paths under it).',
+    );
+  });
+
   it('a token read as a number (unquoted in a YAML file) is not printed', async () => {
     const token = 8675309123;
     expect(() => createGatewayClient(js({ url: IN_PROCESS_URL, token }))).toThrow(

@@ -221,6 +221,15 @@ export function validateCheckOptions(options: CheckOptionsInput, flags = false):
       `expected a URL without credentials (the token goes in ${flags ? '--token' : 'token'}).`,
     );
   }
+  // Every route is a path under it, and the report prints it: a query would swallow the path
+  // (`/base?key=…/v1/manifest`) and a key held there would be printed.
+  if (/[?#]/.test(url)) {
+    refuse(
+      name('url'),
+      url,
+      'expected a URL without a query or fragment (routes are paths under it).',
+    );
+  }
   if (typeof token !== 'string' || token === '') {
     refuse(
       name('token'),

@@ -115,6 +115,10 @@ describe('svc-gateway-check', () => {
       'svc-gateway-check: --url is a string: expected a URL without credentials (the token goes in --token).',
     ],
     [
+      ['--url', 'https://gw.example/base?key=GwSecret-123', '--token', 't'],
+      'svc-gateway-check: --url is a string: expected a URL without a query or fragment (routes are paths under it).',
+    ],
+    [
       ['--url', 'http://x'],
       'svc-gateway-check: --token is undefined: is an environment variable unset? (expected --token or SVC_GATEWAY_TOKEN)',
     ],

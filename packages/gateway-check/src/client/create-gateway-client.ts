@@ -204,6 +204,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       options.url,
       'expected a URL without credentials (the token goes in token).',
     );
+  // Every route is a path under it: a query would swallow the path (`/base?key=…/v1/manifest`).
+  if (/[?#]/.test(options.url))
+    refuseOption(
+      who,
+      'url',
+      options.url,
+      'expected a URL without a query or fragment (routes are paths under it).',
+    );
   if (typeof options.token !== 'string' || options.token === '')
     refuseOption(who, 'token', options.token, 'expected a non-empty string.', true);
   if (options.fetch !== undefined && typeof options.fetch !== 'function')
