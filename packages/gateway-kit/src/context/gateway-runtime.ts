@@ -5,6 +5,7 @@ import type { CallbackUrlPolicy } from '../callbacks/callback-url-guard.ts';
 import type { InvokeRequest } from '../contract/invoke-request.ts';
 import type { Observer } from '../observe/observer.ts';
 import type { RecordStore } from '../records/record-store.ts';
+import type { InvokesInFlight } from '../runtime/invokes-in-flight.ts';
 import type { GatewayLimits, Quotas } from '../runtime/limits.ts';
 import type { GatewayLogger } from '../runtime/logger.ts';
 import type { JobStore } from '../store/job-store.ts';
@@ -50,6 +51,8 @@ export interface GatewayRuntime {
   readonly limits: GatewayLimits;
   /** Per-principal budgets. */
   readonly quotas: Quotas;
+  /** Each principal's invokes being answered now (`quotas.concurrentInvokes`). */
+  readonly invokesInFlight: InvokesInFlight;
   /** How long decided and expired approvals stay readable. */
   readonly approvalRetentionMs: number;
   readonly logger: GatewayLogger;

@@ -21,6 +21,7 @@ import { createObserver } from '../observe/observer.ts';
 import { MemoryRecordStore } from '../records/memory-record-store.ts';
 import { isRecordStoreFullError } from '../records/record-store-full-error.ts';
 import { GatewayConfigError } from '../runtime/gateway-config-error.ts';
+import { InvokesInFlight } from '../runtime/invokes-in-flight.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUOTAS, VERIFY_TIMEOUT_MS } from '../runtime/limits.ts';
 import { consoleLogger, type GatewayLogger, logWarning } from '../runtime/logger.ts';
 import { TIMED_OUT, withinBudget } from '../runtime/time-budget.ts';
@@ -119,6 +120,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       : jobs.callbackOutbox
     : undefined;
   warnOnShortLease(callbackOutbox?.leaseMs, callbackSettings.attemptTimeoutMs, logger);
+  const quotas = { ...DEFAULT_QUOTAS, ...definedOnly(options.quotas) };
   const runtime: GatewayRuntime = {
     closing: closing.signal,
     actionsById: new Map(actions.map((action) => [action.id, action])),
@@ -150,7 +152,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     idempotencyTtlMs: options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000,
     maxBodyBytes: options.maxBodyBytes ?? 256 * 1024,
     limits: { ...DEFAULT_LIMITS, ...definedOnly(options.limits) },
-    quotas: { ...DEFAULT_QUOTAS, ...definedOnly(options.quotas) },
+    quotas,
+    invokesInFlight: new InvokesInFlight(quotas.concurrentInvokes),
     approvalRetentionMs: options.approvals?.retentionMs ?? 24 * 60 * 60 * 1000,
     logger,
     observer,

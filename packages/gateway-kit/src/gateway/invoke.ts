@@ -198,9 +198,21 @@ export function handleInvoke(
 ): GatewayReply | Promise<GatewayReply> {
   const refusedBody = refuseJsonHeaders(call, runtime.maxBodyBytes);
   if (refusedBody) return refusedBody;
-  return call
-    .readBody(runtime.maxBodyBytes)
-    .then((read) => invokeWithBody(call, principal, runtime, approvals, read));
+  // Before the body is read: what an invoke holds until it is answered is counted per principal.
+  const { invokesInFlight } = runtime;
+  if (!invokesInFlight.enter(principal.id)) return quotaExceeded(runtime, 'concurrentInvokes');
+  const leave = () => invokesInFlight.leave(principal.id);
+  let answer: Promise<GatewayReply>;
+  try {
+    answer = call
+      .readBody(runtime.maxBodyBytes)
+      .then((read) => invokeWithBody(call, principal, runtime, approvals, read));
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  answer.then(leave, leave);
+  return answer;
 }
 
 /** {@link handleInvoke} once the body is read: the request and the action, then its input. */

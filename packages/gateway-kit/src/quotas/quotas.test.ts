@@ -40,6 +40,32 @@ const lookup = defineAction({
     return { outputText: `found ${id}`, data: { blob: 'x'.repeat(size) } };
   },
 });
+/** Sync runs of `hold` started (each waits for `gate`), and a wake-up when they reach a count. */
+let holding = 0;
+let holdingReached: { count: number; resolve: () => void } | undefined;
+const hold = defineAction({
+  id: 'hold',
+  timeoutMs: 60_000,
+  input: v.strictObject({}),
+  run: async () => {
+    holding += 1;
+    if (holdingReached && holding >= holdingReached.count) holdingReached.resolve();
+    await gate;
+    return { outputText: 'held' };
+  },
+});
+const crash = defineAction({
+  id: 'crash',
+  input: v.strictObject({}),
+  run: () => {
+    throw new Error('boom');
+  },
+});
+const holdersRunning = (count: number): Promise<void> =>
+  new Promise((resolve) => {
+    holdingReached = { count, resolve };
+    if (holding >= count) resolve();
+  });
 const bigResult = defineAction({
   id: 'big-result',
   executionMode: 'async',
@@ -54,12 +80,14 @@ afterEach(async () => {
   gate = new Promise<void>((resolve) => {
     letGo = resolve;
   });
+  holding = 0;
+  holdingReached = undefined;
 });
 
 function start(overrides: Partial<GatewayOptions> = {}) {
   gateway = createGateway({
     gateway: { id: 'acme', name: 'Acme', url: 'https://gateway.acme.example' },
-    actions: [slowExport, refund, lookup, bigResult],
+    actions: [slowExport, refund, lookup, bigResult, hold, crash],
     auth: {
       tokens: [
         { token: A, principal: { id: 'principal-a' } },
@@ -160,8 +188,50 @@ describe('per-principal quotas (defaults)', () => {
     ).toBe(200);
   });
 
+  it('A with 64 sync invokes in progress gets 429 for the next; B is still answered; answers free the slots', async () => {
+    const { a, b } = start();
+    const held = Array.from({ length: 64 }, () => a.invoke(invokeBody('hold')));
+    await holdersRunning(64);
+    expectQuotaExceeded(await a.invoke(invokeBody('hold')), 'concurrentInvokes', 64);
+    expectQuotaExceeded(
+      await a.invoke(invokeBody('slow-export', { n: 1 })),
+      'concurrentInvokes',
+      64,
+    );
+    expect(holding).toBe(64);
+
+    expect((await b.invoke(invokeBody('lookup', { id: 'x' }))).body).toMatchObject({
+      status: 'completed',
+    });
+
+    letGo();
+    for (const response of await Promise.all(held))
+      expect(response.body).toEqual({ status: 'completed', outputText: 'held' });
+    expect((await a.invoke(invokeBody('lookup', { id: 'x' }))).body).toMatchObject({
+      status: 'completed',
+    });
+  });
+
+  it('every way an invoke ends gives its concurrentInvokes slot back', async () => {
+    const { a } = start({ quotas: { concurrentInvokes: 1 } });
+    const answers = [];
+    for (let n = 0; n < 5; n++) {
+      answers.push((await a.invoke(invokeBody('no-such-action'))).status);
+      answers.push((await a.invoke(invokeBody('lookup', { id: 7 }))).status);
+      answers.push((await a.invoke({ invocationId: 'x' })).status);
+      answers.push((await a.invoke(invokeBody('crash'))).status);
+      answers.push((await a.invoke(invokeBody('refund', { orderId: `o${n}` }))).status);
+      answers.push((await a.invoke(invokeBody('slow-export', { n }))).status);
+    }
+    expect(new Set(answers)).toEqual(new Set([422, 500, 200]));
+    expect((await a.invoke(invokeBody('lookup', { id: 'x' }))).body).toMatchObject({
+      status: 'completed',
+    });
+  });
+
   it('quotas are options, and a wrong one fails at createGateway', () => {
     expect(() => start({ quotas: { activeJobs: 0 } })).toThrow(/quotas\.activeJobs/);
+    expect(() => start({ quotas: { concurrentInvokes: 0 } })).toThrow(/quotas\.concurrentInvokes/);
     expect(() => start({ quotas: { activeJob: 3 } as never })).toThrow(/activeJob is not a known/);
     expect(() => start({ limits: { maxContextBytes: -1 } })).toThrow(/limits\.maxContextBytes/);
   });

@@ -14,6 +14,7 @@ const RETRY_AFTER_SECONDS: Readonly<Record<QuotaName, number>> = {
   idempotencyKeys: 60,
   heldBytes: 5,
   replayBytes: 60,
+  concurrentInvokes: 1,
 };
 
 const setOf = (name: QuotaName, principalId: string): string => `quota:${name}:${principalId}`;
@@ -82,6 +83,7 @@ const QUOTA_NOUNS: Readonly<Record<QuotaName, string>> = {
   idempotencyKeys: 'idempotency keys in use',
   heldBytes: 'bytes held for queued or running jobs',
   replayBytes: 'bytes of answers kept for replay',
+  concurrentInvokes: 'invokes in progress',
 };
 
 /** The unit `heldBytes` is counted in: each unit is one member of the principal's set. */

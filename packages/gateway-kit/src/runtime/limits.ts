@@ -69,6 +69,14 @@ export interface Quotas {
    * so one principal's records hold at most about 24 MiB (1 000 keys × 16 KiB + 8 MiB).
    */
   readonly replayBytes: number;
+  /**
+   * Invokes of one principal being answered at once by one process, from the moment the body is
+   * about to be read until the answer (for a sync invoke, until its action settles). Each holds
+   * its body and what parsing it built, up to about 1.4 MiB of heap for the densest 256 KiB body
+   * the other budgets allow. One more gets `429 quota_exceeded` before its body is read. Default
+   * 64.
+   */
+  readonly concurrentInvokes: number;
 }
 
 /** The names of the per-principal budgets. */
@@ -86,6 +94,7 @@ export const DEFAULT_QUOTAS: Quotas = Object.freeze({
   idempotencyKeys: 1_000,
   heldBytes: 8 * 1024 * 1024,
   replayBytes: 8 * 1024 * 1024,
+  concurrentInvokes: 64,
 });
 
 /** The longest delay `setTimeout` keeps (2³¹ − 1 ms, about 24.8 days); longer ones fire at once. */
