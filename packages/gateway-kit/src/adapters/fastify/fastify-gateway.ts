@@ -33,9 +33,10 @@ import {
   OptionalBoolean,
 } from '../node/node-options-schema.ts';
 import { createPinnedFetch } from '../node/pinned-fetch.ts';
-import { pipelinedTooFar } from '../node/pipelining.ts';
+import { pipelinedTooFar, queuedAnswerTooLarge } from '../node/pipelining.ts';
 import { resolveHostWithNodeDns } from '../node/resolve-host.ts';
 import {
+  bodyLength,
   DEFAULT_DRAIN_MAX_BYTES,
   DEFAULT_DRAIN_TIMEOUT_MS,
   type DrainLimits,
@@ -184,6 +185,7 @@ const asIs = (payload: unknown): string => payload as string;
 
 function send(reply: FastifyReply, gatewayReply: GatewayReply, close: boolean): void {
   if (reply.sent || reply.raw.destroyed) return;
+  if (queuedAnswerTooLarge(reply.raw.req, reply.raw, bodyLength(gatewayReply.body) ?? 0)) return;
   reply.code(gatewayReply.status).headers(gatewayReply.headers).serializer(asIs);
   if (close) reply.header('connection', 'close');
   reply.send(gatewayReply.body ?? undefined);

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect } from 'node:net';
 import * as v from 'valibot';
@@ -7,7 +7,12 @@ import { TOKEN } from '../../../test/fixture-gateway.ts';
 import { defineAction } from '../../actions/define-action.ts';
 import { createGateway } from '../../gateway/create-gateway.ts';
 import { invokeBody } from '../../testing/index.ts';
-import { MAX_QUEUED_ANSWERS } from './pipelining.ts';
+import {
+  MAX_QUEUED_ANSWER_BYTES,
+  MAX_QUEUED_ANSWERS,
+  queuedAnswerBytesNow,
+  queuedAnswerTooLarge,
+} from './pipelining.ts';
 import { type RunningServer, serve } from './serve.ts';
 
 /** A gateway whose action holds every run until the test opens the gate. */
@@ -36,11 +41,11 @@ function gatedGateway() {
   return { gateway, runs, open: () => open() };
 }
 
-/** `count` invokes of `echo` (n = 0, 1, …) as one stream of HTTP/1.1 requests, sent at once. */
-function pipelined(port: number, count: number): string {
+/** `count` invokes of `action` (n = 0, 1, …) as one stream of HTTP/1.1 requests, sent at once. */
+function pipelined(port: number, count: number, action = 'echo'): string {
   let requests = '';
   for (let n = 0; n < count; n++) {
-    const body = JSON.stringify(invokeBody('echo', { n }));
+    const body = JSON.stringify(invokeBody(action, { n }));
     requests +=
       `POST /v1/invoke HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
@@ -103,5 +108,63 @@ describe('HTTP/1.1 pipelining', () => {
     );
     expect(client.destroyed).toBe(false);
     client.destroy();
+  });
+});
+
+/** A connection sending another answer than `res`, as Node's is while `res` waits its turn. */
+function busyConnection() {
+  const socket = Object.assign(new EventEmitter(), {
+    _httpMessage: {},
+    destroyed: false,
+    destroy() {
+      socket.destroyed = true;
+      socket.emit('close');
+    },
+  });
+  const answer = () => ({ req: { socket } as never, res: new EventEmitter() as never });
+  return { socket, answer };
+}
+
+describe('answers queued behind others, all connections together', () => {
+  it(`closes a connection whose queued answer would bring the bytes waiting past ${MAX_QUEUED_ANSWER_BYTES}, and counts answers until they go out`, () => {
+    const answerBytes = 256 * 1024;
+    const fitting = MAX_QUEUED_ANSWER_BYTES / answerBytes;
+    // 16 queued answers of 256 KiB (a job's result) on each of 512 connections, never read: before,
+    // Node kept them all (2 GiB); 510 such connections ran a 256 MiB heap out of memory.
+    const connections = Array.from({ length: fitting / 16 + 1 }, busyConnection);
+    const queued: { res: EventEmitter }[] = [];
+    let refused = 0;
+    for (const { answer } of connections) {
+      for (let n = 0; n < 16; n++) {
+        const { req, res } = answer();
+        if (queuedAnswerTooLarge(req, res, answerBytes)) refused += 1;
+        else queued.push({ res });
+      }
+    }
+    expect(queued).toHaveLength(fitting);
+    expect(queuedAnswerBytesNow()).toBe(MAX_QUEUED_ANSWER_BYTES);
+    // The last connection passed the budget: it is closed, the rest of its answers with it.
+    expect(refused).toBe(16);
+    expect(connections.at(-1)!.socket.destroyed).toBe(true);
+    expect(connections.slice(0, -1).every(({ socket }) => !socket.destroyed)).toBe(true);
+
+    // An answer that went out gives its bytes back; a closed connection gives back the rest.
+    queued[0]!.res.emit('finish');
+    expect(queuedAnswerBytesNow()).toBe(MAX_QUEUED_ANSWER_BYTES - answerBytes);
+    connections[0]!.socket.destroy();
+    queued[0]!.res.emit('finish');
+    expect(queuedAnswerBytesNow()).toBe(MAX_QUEUED_ANSWER_BYTES - 16 * answerBytes);
+    for (const { socket } of connections) socket.destroy();
+    expect(queuedAnswerBytesNow()).toBe(0);
+  });
+
+  it('an answer sent in turn is not counted, however large', () => {
+    const { socket } = busyConnection();
+    const res = new EventEmitter();
+    socket._httpMessage = res;
+    expect(
+      queuedAnswerTooLarge({ socket } as never, res as never, 2 * MAX_QUEUED_ANSWER_BYTES),
+    ).toBe(false);
+    expect(queuedAnswerBytesNow()).toBe(0);
   });
 });

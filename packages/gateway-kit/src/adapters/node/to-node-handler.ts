@@ -16,7 +16,7 @@ import { createHostGuard } from './loopback-host.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES } from './node-options-schema.ts';
 import { createPinnedFetch } from './pinned-fetch.ts';
-import { pipelinedTooFar } from './pipelining.ts';
+import { pipelinedTooFar, queuedAnswerTooLarge } from './pipelining.ts';
 import { resolveHostWithNodeDns } from './resolve-host.ts';
 
 export const DEFAULT_DRAIN_MAX_BYTES: number = 16 * 1024 * 1024;
@@ -162,15 +162,17 @@ class NodeCall implements GatewayCall {
 /** {@link JSON_HEADERS} as a flat list of names and values. */
 const JSON_HEAD: readonly string[] = Object.entries(JSON_HEADERS).flat();
 
+/** Bytes of a reply's body, `undefined` without one. */
+export function bodyLength(body: GatewayReply['body']): number | undefined {
+  if (body === null) return undefined;
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
 function writeReply(res: ServerResponse, reply: GatewayReply, close: boolean): void {
   if (res.headersSent || res.destroyed) return;
   const { body } = reply;
-  const length =
-    body === null
-      ? undefined
-      : typeof body === 'string'
-        ? Buffer.byteLength(body)
-        : body.byteLength;
+  const length = bodyLength(body);
+  if (queuedAnswerTooLarge(res.req, res, length ?? 0)) return;
   // Headers as one flat list (which writeHead takes as it is): no copy of the reply's headers, and
   // the common JSON reply's list is written out whole.
   let head: (string | number)[];
