@@ -199,19 +199,18 @@ export function handleInvoke(
   const refusedBody = refuseJsonHeaders(call, runtime.maxBodyBytes);
   if (refusedBody) return refusedBody;
   // Before the body is read: what an invoke holds until it is answered is counted per principal.
-  const { invokesInFlight } = runtime;
-  if (!invokesInFlight.enter(principal.id)) return quotaExceeded(runtime, 'concurrentInvokes');
-  const leave = () => invokesInFlight.leave(principal.id);
+  const slots = runtime.invokesInFlight.enter(principal.id);
+  if (slots === undefined) return quotaExceeded(runtime, 'concurrentInvokes');
   let answer: Promise<GatewayReply>;
   try {
     answer = call
       .readBody(runtime.maxBodyBytes)
       .then((read) => invokeWithBody(call, principal, runtime, approvals, read));
   } catch (error) {
-    leave();
+    slots.release();
     throw error;
   }
-  answer.then(leave, leave);
+  answer.then(slots.release, slots.release);
   return answer;
 }
 

@@ -8,35 +8,55 @@
  *
  * @example
  * const inFlight = new InvokesInFlight(64);
- * if (!inFlight.enter('hosted-service')) return quotaExceeded(runtime, 'concurrentInvokes');
- * // … answer the invoke, then:
- * inFlight.leave('hosted-service');
+ * const slots = inFlight.enter('hosted-service');
+ * if (slots === undefined) return quotaExceeded(runtime, 'concurrentInvokes');
+ * answer.then(slots.release, slots.release); // once the invoke is answered
  */
 export class InvokesInFlight {
-  readonly #counts = new Map<string, number>();
+  readonly #slots = new Map<string, PrincipalSlots>();
   readonly #max: number;
 
   constructor(max: number) {
     this.#max = max;
   }
 
-  /** Takes one of `principalId`'s slots; `false`, having taken nothing, when all are in use. */
-  enter(principalId: string): boolean {
-    const count = this.#counts.get(principalId) ?? 0;
-    if (count >= this.#max) return false;
-    this.#counts.set(principalId, count + 1);
-    return true;
-  }
-
-  /** Gives back a slot {@link enter} took. A principal with none left is forgotten. */
-  leave(principalId: string): void {
-    const count = (this.#counts.get(principalId) ?? 1) - 1;
-    if (count > 0) this.#counts.set(principalId, count);
-    else this.#counts.delete(principalId);
+  /**
+   * Takes one of `principalId`'s slots and returns its principal's {@link PrincipalSlots}, whose
+   * `release` gives it back; `undefined`, having taken nothing, when all are in use.
+   */
+  enter(principalId: string): PrincipalSlots | undefined {
+    let slots = this.#slots.get(principalId);
+    if (slots === undefined) {
+      slots = new PrincipalSlots(this.#slots, principalId);
+      this.#slots.set(principalId, slots);
+    } else if (slots.count >= this.#max) return undefined;
+    slots.count += 1;
+    return slots;
   }
 
   /** Invokes of `principalId` being answered now. */
   count(principalId: string): number {
-    return this.#counts.get(principalId) ?? 0;
+    return this.#slots.get(principalId)?.count ?? 0;
   }
+}
+
+/**
+ * One principal's invokes in progress. Kept while it has any, so that a busy principal's invokes
+ * allocate nothing to be counted: `release` is made once per principal, not per invoke.
+ */
+class PrincipalSlots {
+  count = 0;
+  readonly #all: Map<string, PrincipalSlots>;
+  readonly #principalId: string;
+
+  constructor(all: Map<string, PrincipalSlots>, principalId: string) {
+    this.#all = all;
+    this.#principalId = principalId;
+  }
+
+  /** Gives back one slot; the principal is forgotten with its last. */
+  readonly release = (): void => {
+    this.count -= 1;
+    if (this.count === 0) this.#all.delete(this.#principalId);
+  };
 }
