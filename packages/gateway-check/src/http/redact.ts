@@ -4,7 +4,8 @@ export const REDACTED = '[redacted]';
 /**
  * `value` with every occurrence of `secret` in any string (deeply) replaced by `[redacted]`: a
  * gateway may echo the credential it was sent (in an error message, a header, any field), and
- * what it answers ends up in reports, JUnit files and error messages.
+ * what it answers ends up in reports, JUnit files and error messages. A copy of
+ * `@svc/workspace-client`'s `redact`: the checker depends on no other package of this repository.
  *
  * @example
  * redact({ message: 'token abc refused' }, 'abc'); // { message: 'token [redacted] refused' }

@@ -40,6 +40,16 @@ const validRequest = fc.record(
 );
 
 describe('InvokeRequestSchema', () => {
+  /** The smallest request the contract allows. */
+  const request = {
+    invocationId: 'i',
+    meeting: { id: 'm', roomName: 'r' },
+    session: { id: 's', mode: 'passive' },
+    action: { id: 'a', input: {} },
+    context: {},
+    callbacks: {},
+  };
+
   it('accepts every request the contract allows (property)', () => {
     fc.assert(
       fc.property(validRequest, (request) => {
@@ -87,14 +97,6 @@ describe('InvokeRequestSchema', () => {
   });
 
   it('accepts an idempotencyKey of 1 to 1024 characters only', () => {
-    const request = {
-      invocationId: 'i',
-      meeting: { id: 'm', roomName: 'r' },
-      session: { id: 's', mode: 'passive' },
-      action: { id: 'a', input: {} },
-      context: {},
-      callbacks: {},
-    };
     expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k' })).toBe(true);
     expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: 'k'.repeat(1024) })).toBe(true);
     expect(v.is(InvokeRequestSchema, { ...request, idempotencyKey: '' })).toBe(false);
@@ -102,14 +104,6 @@ describe('InvokeRequestSchema', () => {
   });
 
   it('rejects an array where the contract names an object', () => {
-    const request = {
-      invocationId: 'i',
-      meeting: { id: 'm', roomName: 'r' },
-      session: { id: 's', mode: 'passive' },
-      action: { id: 'a', input: {} },
-      context: {},
-      callbacks: {},
-    };
     for (const place of ['meeting', 'session', 'action', 'context', 'callbacks'] as const) {
       const result = v.safeParse(InvokeRequestSchema, { ...request, [place]: [] });
       expect(result.success, place).toBe(false);
@@ -119,15 +113,12 @@ describe('InvokeRequestSchema', () => {
   });
 
   it('allows free-form properties in action.input and context', () => {
-    const request = {
-      invocationId: 'i',
-      meeting: { id: 'm', roomName: 'r' },
-      session: { id: 's', mode: 'passive' },
+    const freeForm = {
+      ...request,
       action: { id: 'a', input: { anything: { nested: [1, 2] } } },
       context: { locale: 'de-DE', extra: true },
-      callbacks: {},
     };
-    expect(v.is(InvokeRequestSchema, request)).toBe(true);
+    expect(v.is(InvokeRequestSchema, freeForm)).toBe(true);
   });
 });
 
