@@ -269,7 +269,11 @@ export const fastifyGateway: FastifyPluginAsync<FastifyGatewayOptions> = async (
 
   const serve = (request: FastifyRequest, reply: FastifyReply): void => {
     if (pipelinedTooFar(request.raw, reply.raw)) return;
-    const refused = refuseForeignHost(request.raw);
+    const refused = refuseForeignHost(
+      request.raw.headers.host,
+      request.raw.headers.origin,
+      request.raw.socket,
+    );
     if (refused) {
       sendReply(request, reply, refused, limits);
       return;

@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayReply } from '../../http/gateway-call.ts';
 import { type AllowedHosts, hostMatcher, namesAllowedHosts } from '../../http/host-names.ts';
 import { errorReply } from '../../http/replies.ts';
@@ -16,7 +15,7 @@ export function isLoopbackAddress(address: string): boolean {
   );
 }
 
-type ServerSocket = IncomingMessage['socket'] & {
+type ServerSocket = Socket & {
   server?: { address?: () => AddressInfo | string | null };
 };
 
@@ -36,7 +35,11 @@ const MAX_REMEMBERED_HOSTS = 32;
  */
 export function createHostGuard(
   allowedHosts: AllowedHosts | undefined,
-): (req: IncomingMessage) => GatewayReply | undefined {
+): (
+  host: string | undefined,
+  origin: string | undefined,
+  socket: Socket,
+) => GatewayReply | undefined {
   const allowed = hostMatcher(allowedHosts);
   if (allowedHosts === true) return () => undefined;
   const loopbackServers = new WeakMap<object, boolean>();
@@ -60,16 +63,14 @@ export function createHostGuard(
     return isLoopbackAddress(socket.localAddress ?? '');
   }
 
-  return (req) => {
-    const host = req.headers.host;
-    const origin = req.headers.origin;
+  return (host, origin, socket) => {
     if (
       host !== undefined &&
       acceptedHosts.has(host) &&
       (origin === undefined || acceptedOrigins.has(origin))
     )
       return undefined;
-    if (!servedOnLoopback(req.socket as ServerSocket)) return undefined;
+    if (!servedOnLoopback(socket as ServerSocket)) return undefined;
     if (!namesAllowedHosts(host, origin, allowed)) return FORBIDDEN_HOST;
     if (origin !== undefined && acceptedOrigins.size < MAX_REMEMBERED_HOSTS)
       acceptedOrigins.add(origin);

@@ -265,7 +265,7 @@ function sendReply(
 }
 
 /** The answer to an HTTP/1.1 request without `Host`, which RFC 9112 §3.2 requires a 400 for. */
-const MISSING_HOST: GatewayReply = /* @__PURE__ */ errorReply('malformed_request', {
+export const MISSING_HOST: GatewayReply = /* @__PURE__ */ errorReply('malformed_request', {
   message: 'An HTTP/1.1 request must carry a Host header.',
 });
 
@@ -291,6 +291,45 @@ export const INTERNAL_ERROR: GatewayReply = {
   body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
 };
 
+/** What both Node servers (`toNodeHandler`'s and `serve()`'s own) make of a gateway and options. */
+export interface NodeGateway {
+  readonly handle: ReturnType<typeof handlerOf>;
+  readonly respond: ReturnType<typeof responderOf>;
+  readonly trustProxy: boolean;
+  readonly limits: DrainLimits;
+  /** Whether the handler reads the query string (the approvals API). */
+  readonly wantsQuery: boolean;
+  readonly refuseForeignHost: ReturnType<typeof createHostGuard>;
+}
+
+/**
+ * The gateway's handler and the options' limits, read once; callbacks from Node connect only to
+ * the addresses the URL policy allows, checked when the connection is made (no DNS rebinding),
+ * unless the gateway's options chose a fetch. Options are checked by the caller.
+ */
+export function prepareNodeGateway(
+  gateway: Gateway | ApprovalsHandler,
+  options: NodeHandlerOptions,
+): NodeGateway {
+  if (options.pinCallbackAddresses !== false) {
+    supplyCallbackDefaults(gateway, (urlPolicy) => ({
+      fetch: createPinnedFetch({ urlPolicy }),
+      resolveHost: resolveHostWithNodeDns,
+    }));
+  }
+  return {
+    handle: handlerOf(gateway),
+    respond: responderOf(gateway),
+    trustProxy: options.trustProxy ?? false,
+    limits: {
+      maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
+      timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    },
+    wantsQuery: WANTS_QUERY in gateway,
+    refuseForeignHost: createHostGuard(options.allowedHosts),
+  };
+}
+
 /**
  * Turns a gateway into a `node:http` request listener. Also works as Express/Connect middleware:
  * mount it before `express.json()`, so the gateway reads and judges every body itself (a body a
@@ -310,26 +349,15 @@ export function toNodeHandler(
   options: NodeHandlerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   assertOptions(NodeHandlerOptionsSchema, options, 'toNodeHandler');
-  const handle = handlerOf(gateway);
-  const respond = responderOf(gateway);
-  const trustProxy = options.trustProxy ?? false;
-  const limits: DrainLimits = {
-    maxBytes: options.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES,
-    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-  };
-  // Callbacks from Node connect only to the addresses the URL policy allows, checked when the
-  // connection is made (no DNS rebinding), unless the gateway's options chose a fetch.
-  if (options.pinCallbackAddresses !== false) {
-    supplyCallbackDefaults(gateway, (urlPolicy) => ({
-      fetch: createPinnedFetch({ urlPolicy }),
-      resolveHost: resolveHostWithNodeDns,
-    }));
-  }
-  const wantsQuery = WANTS_QUERY in gateway;
-  const refuseForeignHost = createHostGuard(options.allowedHosts);
+  const { handle, respond, trustProxy, limits, wantsQuery, refuseForeignHost } = prepareNodeGateway(
+    gateway,
+    options,
+  );
   return (req, res) => {
     if (pipelinedTooFar(req, res)) return;
-    const refused = lacksHost(req) ? MISSING_HOST : refuseForeignHost(req);
+    const refused = lacksHost(req)
+      ? MISSING_HOST
+      : refuseForeignHost(req.headers.host, req.headers.origin, req.socket);
     if (refused) {
       sendReply(req, res, refused, limits);
       return;
