@@ -27,13 +27,24 @@ const ANSWERS: ReadonlyMap<GatewayErrorCode, Buffer> = /* @__PURE__ */ new Map(
   [...CODES.values(), OTHERWISE].map((code) => [code, answerBytes(code)]),
 );
 
+/**
+ * The bytes of the answer to a request refused before any handler ran (`400`, `408`, `413` or
+ * `431`), with `Connection: close`; made once at start-up.
+ */
+export function clientErrorAnswer(
+  code: 'malformed_request' | 'headers_too_large' | 'payload_too_large' | 'request_timeout',
+): Buffer {
+  return ANSWERS.get(code)!;
+}
+
 /** A socket of a `node:http` server, with the exchange in flight on it (Node's own field). */
 type ServerSocket = Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } | null };
 
 /**
- * The `clientError` listener of `serve()`: what Node does for a request it cannot serve (headers
- * over its 16 KiB limit, a request or headers timeout, bytes that are not HTTP/1.1), with the
- * contract's error envelope instead of Node's empty answer: `431 headers_too_large`,
+ * The `clientError` listener for a `node:http` server of your own, answering as `serve()` does
+ * what Node refuses for a request it cannot serve (headers over its 16 KiB limit, a request or
+ * headers timeout, bytes that are not HTTP/1.1), with the contract's error envelope instead of
+ * Node's empty answer: `431 headers_too_large`,
  * `408 request_timeout`, `413 payload_too_large` (chunk extensions over Node's limit) or
  * `400 malformed_request`. As Node does, it answers only when no answer has started on the
  * connection, then destroys the socket at once (nothing is kept for a client that does not read).

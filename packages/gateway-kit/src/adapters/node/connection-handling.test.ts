@@ -5,7 +5,7 @@ import {
   type IncomingHttpHeaders,
   type Server,
 } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Server as NetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
 import { invokeBody } from '../../testing/index.ts';
@@ -90,7 +90,7 @@ function startProxy(targetPort: number): Promise<Server> {
   return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(proxy)));
 }
 
-const portOf = (server: Server): number => (server.address() as { port: number }).port;
+const portOf = (server: NetServer): number => (server.address() as { port: number }).port;
 
 function expectEnvelope(outcome: Outcome, status: number, code: string): void {
   expect(outcome).toMatchObject({ status });

@@ -1,19 +1,21 @@
 import { EventEmitter, once } from 'node:events';
-import type { Socket } from 'node:net';
-import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOKEN } from '../../../test/fixture-gateway.ts';
 import { defineAction } from '../../actions/define-action.ts';
-import { createGateway } from '../../gateway/create-gateway.ts';
+import { createGateway, type Gateway } from '../../gateway/create-gateway.ts';
 import { invokeBody } from '../../testing/index.ts';
+import type { GatewayServer } from './http1/gateway-server.ts';
 import {
   MAX_QUEUED_ANSWER_BYTES,
   MAX_QUEUED_ANSWERS,
   queuedAnswerBytesNow,
   queuedAnswerTooLarge,
 } from './pipelining.ts';
-import { type RunningServer, serve } from './serve.ts';
+import { serve } from './serve.ts';
+import { toNodeHandler } from './to-node-handler.ts';
 
 /** A gateway whose action holds every run until the test opens the gate. */
 function gatedGateway() {
@@ -53,27 +55,49 @@ function pipelined(port: number, count: number, action = 'echo'): string {
   return requests;
 }
 
-let running: RunningServer | undefined;
+let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
-  await running?.close();
-  running = undefined;
+  await close?.();
+  close = undefined;
 });
 
-/** Serves `gateway` and resolves the server's side of the next connection with it. */
-async function serveAndConnect(gateway: ReturnType<typeof gatedGateway>['gateway']) {
-  running = await serve(gateway, { port: 0 });
-  const { port } = new URL(running.url);
-  const accepted = once(running.server, 'connection') as Promise<[Socket]>;
-  const client = connect(Number(port), '127.0.0.1');
+/** Resolves the server's side of a new connection to `server`, already listening. */
+async function connectTo(server: Server | GatewayServer) {
+  const { port } = server.address() as AddressInfo;
+  const accepted = once(server, 'connection') as Promise<[Socket]>;
+  const client = connect(port, '127.0.0.1');
   client.on('error', () => {});
   const [serverSide] = await accepted;
-  return { port: Number(port), client, serverSide };
+  return { port, client, serverSide, url: `http://127.0.0.1:${port}` };
 }
 
-describe('HTTP/1.1 pipelining', () => {
+/** A `node:http` server of your own with the gateway (Node runs every request it has read). */
+async function nodeServer(gateway: Gateway) {
+  const server = createServer(toNodeHandler(gateway));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return connectTo(server);
+}
+
+/** `serve()`'s own server. */
+async function served(gateway: Gateway) {
+  const running = await serve(gateway, { port: 0 });
+  close = () => {
+    running.server.closeAllConnections();
+    return running.close();
+  };
+  return connectTo(running.server);
+}
+
+describe('HTTP/1.1 pipelining on a node:http server of your own (toNodeHandler)', () => {
   it(`closes a connection that pipelines more than ${MAX_QUEUED_ANSWERS} requests ahead of its answers, having run no more of them`, async () => {
     const { gateway, runs, open } = gatedGateway();
-    const { port, client, serverSide } = await serveAndConnect(gateway);
+    const { port, client, serverSide, url } = await nodeServer(gateway);
     // 500 invokes in one go, none of the answers read: before, all 500 actions ran at once.
     client.write(pipelined(port, 500));
     client.pause();
@@ -83,7 +107,7 @@ describe('HTTP/1.1 pipelining', () => {
     open();
     client.destroy();
     // Other callers are served as before.
-    const manifest = await fetch(`${running!.url}/v1/manifest`, {
+    const manifest = await fetch(`${url}/v1/manifest`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(manifest.status).toBe(200);
@@ -91,7 +115,7 @@ describe('HTTP/1.1 pipelining', () => {
 
   it(`answers ${MAX_QUEUED_ANSWERS + 1} pipelined requests in order, on one connection, to a client that reads them`, async () => {
     const { gateway, runs, open } = gatedGateway();
-    const { port, client } = await serveAndConnect(gateway);
+    const { port, client } = await nodeServer(gateway);
     let received = '';
     client.setEncoding('utf8');
     client.on('data', (chunk: string) => {
@@ -109,6 +133,35 @@ describe('HTTP/1.1 pipelining', () => {
     expect(client.destroyed).toBe(false);
     client.destroy();
   });
+});
+
+describe('HTTP/1.1 pipelining on serve()', () => {
+  it('runs pipelined requests one at a time, and reads no more than 64 KiB ahead of the one it answers', async () => {
+    const { gateway, runs, open } = gatedGateway();
+    const { port, client, serverSide, url } = await served(gateway);
+    // 5 000 invokes in one go (about 1.5 MiB), none of the answers read yet.
+    const requests = pipelined(port, 5_000);
+    client.write(requests);
+    await vi.waitFor(() => expect(runs).toEqual(['0']));
+    // The rest wait in the sockets' buffers, not in the server: it stopped reading.
+    await vi.waitFor(() => expect(serverSide.isPaused()).toBe(true));
+    expect(serverSide.bytesRead).toBeLessThan(1024 * 1024);
+    // Other callers are served meanwhile.
+    const manifest = await fetch(`${url}/v1/manifest`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(manifest.status).toBe(200);
+    let received = '';
+    client.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    const answers = () => received.match(/HTTP\/1\.1 200 OK\r\n/g)?.length ?? 0;
+    open();
+    await vi.waitFor(() => expect(answers()).toBe(5_000), { timeout: 20_000, interval: 200 });
+    expect(runs).toEqual(Array.from({ length: 5_000 }, (_, n) => String(n)));
+    expect(client.destroyed).toBe(false);
+    client.destroy();
+  }, 30_000);
 });
 
 /** A connection sending another answer than `res`, as Node's is while `res` waits its turn. */

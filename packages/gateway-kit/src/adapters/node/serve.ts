@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import * as v from 'valibot';
 import type { Gateway } from '../../gateway/create-gateway.ts';
@@ -12,11 +11,11 @@ import {
   onlyKeys,
   optionsObject,
 } from '../../runtime/option-schemas.ts';
-import { answerClientError } from './client-errors.ts';
+import { GatewayServer } from './http1/gateway-server.ts';
 import type { NodeHandlerOptions } from './node-handler-options.ts';
 import { NODE_HANDLER_ENTRIES, OptionalWholeMsOrZero } from './node-options-schema.ts';
-import { closeStalledConnections, DEFAULT_SEND_TIMEOUT_MS } from './stalled-connections.ts';
-import { toNodeHandler } from './to-node-handler.ts';
+import { DEFAULT_SEND_TIMEOUT_MS } from './stalled-connections.ts';
+import { prepareNodeGateway } from './to-node-handler.ts';
 
 /**
  * Options of {@link serve}. The limits bound what one caller can make the server keep: Node's own
@@ -128,7 +127,7 @@ function checkServeOptions(options: ServeOptions): void {
   assertOptions(ServeOptionsSchema, options, 'serve');
   const { headersTimeoutMs } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  // Node's own rule, named in the adapter's terms (`0` turns either off); against the default
+  // Node's rule, kept by the kit's server and named in the adapter's terms (`0` turns either off); against the default
   // request timeout too when only the headers timeout is given.
   if (requestTimeoutMs > 0 && headersTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs)
     refusalFor('serve')(
@@ -140,19 +139,25 @@ function checkServeOptions(options: ServeOptions): void {
 
 /** A running gateway server. */
 export interface RunningServer {
-  /** The underlying `node:http` server, already listening. */
-  readonly server: Server;
+  /** The underlying server (a `node:net` server that speaks HTTP/1.1), already listening. */
+  readonly server: GatewayServer;
   /** `http://host:port`, with the port actually bound. */
   readonly url: string;
-  /** Stops accepting connections and closes idle ones; resolves when the server is closed. */
+  /**
+   * Stops accepting connections and closes idle ones; the others close once their request under
+   * way is answered. Resolves when the server is closed.
+   */
   close(): Promise<void>;
 }
 
 /**
- * Serves a gateway on `node:http`, with the limits of {@link ServeOptions}. Resolves once the
- * server listens; rejects when it cannot: with a `GatewayConfigError` naming the option for a
- * wrong option (checked before anything listens, e.g. a `headersTimeoutMs` above
- * `requestTimeoutMs`), or with Node's error (port in use).
+ * Serves a gateway over HTTP/1.1, with the limits of {@link ServeOptions}: on a `node:net`
+ * server that reads requests with the kit's own strict reader (no `node:http`: faster, and what a
+ * proxy in front could read differently is refused; see `docs/decisions.md`). Requests a client
+ * pipelines are answered one at a time. Resolves once the server listens; rejects when it cannot:
+ * with a `GatewayConfigError` naming the option for a wrong option (checked before anything
+ * listens, e.g. a `headersTimeoutMs` above `requestTimeoutMs`), or with Node's error (port in
+ * use).
  *
  * @example
  * const { url } = await serve(gateway, { port: 8787 });
@@ -193,33 +198,20 @@ const HANDLER_KEYS = /* @__PURE__ */ Object.keys(
   NODE_HANDLER_ENTRIES,
 ) as (keyof NodeHandlerOptions)[];
 
-function createNodeServer(gateway: Gateway, options: ServeOptions): Server {
+function createNodeServer(gateway: Gateway, options: ServeOptions): GatewayServer {
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  // A lower requestTimeoutMs alone lowers the headers timeout with it (Node requires <=).
+  // A lower requestTimeoutMs alone lowers the headers timeout with it (it may not be longer).
   const headersTimeout =
     options.headersTimeoutMs ??
     (requestTimeout === 0
       ? DEFAULT_HEADERS_TIMEOUT_MS
       : Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout));
-  const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-      // Node enforces the two timeouts above on this tick (default 30 s, which would add up to
-      // 30 s to each of them).
-      connectionsCheckingInterval: 1_000,
-      // An HTTP/1.1 request without Host gets the 400 envelope from the handler, not Node's
-      // empty 400.
-      requireHostHeader: false,
-    },
-    toNodeHandler(gateway, handlerOptions(options)),
-  );
+  const server = new GatewayServer(prepareNodeGateway(gateway, handlerOptions(options)), {
+    requestTimeout,
+    headersTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    sendTimeout: options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+  });
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  // What Node refuses itself (headers over 16 KiB, a timeout, bytes that are not HTTP) is answered
-  // with an error envelope too, not Node's empty answer.
-  server.on('clientError', answerClientError);
-  const sendTimeout = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-  if (sendTimeout > 0) closeStalledConnections(server, sendTimeout);
   return server;
 }

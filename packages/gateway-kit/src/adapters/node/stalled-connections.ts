@@ -13,8 +13,8 @@ export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
  * requests and never reads the answers). Node keeps such a connection, its answers and its place
  * within `maxConnections` for ever: none of its timeouts covers sending.
  * Checked once a second (or every `sendTimeoutMs`, when shorter); stops when the server closes.
- * `serve()` calls it; call it on a server of your own (`createServer(toNodeHandler(gateway))`,
- * Express's, Fastify's `app.server`).
+ * `serve()`'s own server does the same; call it on a server of your own
+ * (`createServer(toNodeHandler(gateway))`, Express's, Fastify's `app.server`).
  *
  * @param sendTimeoutMs - Whole milliseconds, from 1 to 2 147 483 647. Default 30 000.
  * @throws {GatewayConfigError} when `sendTimeoutMs` is not such a number.
