@@ -1,28 +1,20 @@
-// Preloaded into each server by run.mjs when BENCH_HEAP=1 (`node --import`): counts the requests
-// the server starts (diagnostics channel `http.server.request.start`) and, between a
-// `heap-meter-start` and a `heap-meter-stop` message from the runner, the bytes the JavaScript heap
-// grew by between garbage collections (v8.GCProfiler). Heap bytes per request depend on the code,
+// Preloaded into each server by run.mjs when BENCH_HEAP=1 (`node --import`): between a
+// `heap-meter-start` and a `heap-meter-stop` message from the runner (which brings the count of
+// answers the load generator took), the bytes the JavaScript heap grew by between garbage
+// collections (v8.GCProfiler). Heap bytes per request depend on the code,
 // not on how busy the machine is: a steadier development figure than CPU time on a shared machine.
 // Also the bytes per request that young-generation collections moved to the old generation:
 // objects still reachable at two scavenges. A server whose requests end has next to none; a
 // figure in the hundreds means finished requests are kept alive until a full GC (the gateway had
 // this, through a closure stored on each request's adapter object), and every scavenge copies them.
-import { subscribe } from 'node:diagnostics_channel';
 import { GCProfiler } from 'node:v8';
 
-let requests = 0;
-subscribe('http.server.request.start', () => {
-  requests += 1;
-});
-
 let profiler;
-let startedAt = 0;
 process.on('message', (message) => {
   if (message === 'heap-meter-start') {
     profiler = new GCProfiler();
     profiler.start();
-    startedAt = requests;
-  } else if (message === 'heap-meter-stop' && profiler) {
+  } else if (message?.heapMeterStop !== undefined && profiler) {
     const { statistics } = profiler.stop();
     profiler = undefined;
     let grown = 0;
@@ -37,7 +29,8 @@ process.on('message', (message) => {
     }
     // Bytes between the first and the last collection, over the requests of that stretch
     // (estimated as an even share of the run's requests).
-    const served = requests - startedAt;
+    // Counted by the load generator: `serve()`'s own server publishes no `http.server.*` events.
+    const served = message.heapMeterStop;
     const share = statistics.length > 1 ? (statistics.length - 1) / statistics.length : 0;
     process.send?.({
       heapBytesPerRequest: share > 0 ? grown / (served * share) : Number.NaN,
