@@ -1,28 +1,11 @@
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../test/fixture-gateway.ts';
+import { openSocket, untilClosed } from '../../../test/raw-socket.ts';
 import { GatewayConfigError } from '../../runtime/gateway-config-error.ts';
 import { type ServeOptions, serve } from './serve.ts';
 
 const gateway = fixtureGateway();
-
-function open(url: string): Socket {
-  const { port } = new URL(url);
-  const socket = connect(Number(port), '127.0.0.1');
-  socket.on('error', () => undefined);
-  return socket;
-}
-
-/** Everything the server sends until it closes the connection. */
-async function untilClosed(socket: Socket): Promise<string> {
-  let received = '';
-  socket.on('data', (chunk: Buffer) => {
-    received += chunk.toString('latin1');
-  });
-  await once(socket, 'close');
-  return received;
-}
 
 /** The status and JSON body of a raw HTTP/1.1 answer that ends with its connection. */
 function envelopeOf(received: string): { status: number; error: unknown } {
@@ -90,7 +73,7 @@ describe('serve: connection limits', () => {
     });
     try {
       const started = Date.now();
-      const socket = open(running.url);
+      const socket = openSocket(running.url);
       socket.write(
         `GET /v1/manifest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n`,
       );
@@ -145,7 +128,7 @@ describe('serve: connection limits', () => {
   ])('answers %s with an error envelope and closes', async (_case, request, status, error) => {
     const running = await serve(gateway, { port: 0 });
     try {
-      const socket = open(running.url);
+      const socket = openSocket(running.url);
       socket.write(request);
       expect(envelopeOf(await untilClosed(socket))).toEqual({ status, error });
       // Nothing is kept for the connection, and the server goes on serving.
@@ -173,7 +156,7 @@ describe('serve: connection limits', () => {
     async (_case, options) => {
       const running = await serve(gateway, { port: 0, ...options });
       try {
-        const hostless = open(running.url);
+        const hostless = openSocket(running.url);
         hostless.write(
           `GET /v1/manifest HTTP/1.1\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`,
         );
@@ -195,10 +178,10 @@ describe('serve: connection limits', () => {
     const running = await serve(gateway, { port: 0, maxConnections: 1 });
     try {
       const accepted = once(running.server, 'connection');
-      const first = open(running.url);
+      const first = openSocket(running.url);
       await accepted;
       const dropped = once(running.server, 'drop');
-      const second = open(running.url);
+      const second = openSocket(running.url);
       const received = await untilClosed(second);
       await dropped;
       expect(received).toBe('');

@@ -1,9 +1,10 @@
 // serve()'s own HTTP/1.1 server as a client on the wire sees it: raw bytes in, raw bytes out.
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureGateway, TOKEN } from '../../../../test/fixture-gateway.ts';
+import { openSocket, untilClosed } from '../../../../test/raw-socket.ts';
 import { defineAction } from '../../../actions/define-action.ts';
 import { createGateway } from '../../../gateway/create-gateway.ts';
 import { invokeBody } from '../../../testing/index.ts';
@@ -17,21 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => running.close());
 
-function open(to = port): Socket {
-  const socket = connect(to, '127.0.0.1');
-  socket.on('error', () => undefined);
-  return socket;
-}
-
-/** Everything the server sends until it closes the connection. */
-async function untilClosed(socket: Socket): Promise<string> {
-  let received = '';
-  socket.on('data', (chunk: Buffer) => {
-    received += chunk.toString('latin1');
-  });
-  if (!socket.destroyed) await once(socket, 'close');
-  return received;
-}
+const open = (to = port): Socket => openSocket(`http://127.0.0.1:${to}`);
 
 /** Reads whole answers (head and `content-length` body) off a connection as they come. */
 function answers(socket: Socket) {
