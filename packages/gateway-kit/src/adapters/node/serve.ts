@@ -127,8 +127,8 @@ function checkServeOptions(options: ServeOptions): void {
   assertOptions(ServeOptionsSchema, options, 'serve');
   const { headersTimeoutMs } = options;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  // Node's rule, kept by the kit's server and named in the adapter's terms (`0` turns either off); against the default
-  // request timeout too when only the headers timeout is given.
+  // Node's rule, kept by the kit's server and named in the adapter's terms (`0` turns either
+  // off); against the default request timeout too when only the headers timeout is given.
   if (requestTimeoutMs > 0 && headersTimeoutMs !== undefined && headersTimeoutMs > requestTimeoutMs)
     refusalFor('serve')(
       'headersTimeoutMs',

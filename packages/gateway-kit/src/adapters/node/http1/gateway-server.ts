@@ -22,8 +22,8 @@ export interface GatewayServerLimits {
 
 /**
  * The server `serve()` listens with: a `node:net` server that speaks HTTP/1.1 to the gateway. Its
- * timeouts are read on every check (once a second, or more often for a shorter one), so changing
- * one applies to open connections too.
+ * timeouts are read on every check, so changing one applies to open connections too; checks run
+ * once a second, or at a quarter of the shortest timeout it had when it started listening.
  *
  * @example
  * const { server } = await serve(gateway, { port: 0 });
