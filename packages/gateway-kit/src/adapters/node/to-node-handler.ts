@@ -140,23 +140,39 @@ class NodeCall implements GatewayCall {
 
   get requestBase(): string {
     const req = this.#req;
-    const forwardedProto = this.#trustProxy
-      ? firstHeader(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim()
-      : undefined;
-    const forwardedHost = this.#trustProxy
-      ? firstHeader(req.headers['x-forwarded-host'])?.split(',')[0]?.trim()
-      : undefined;
-    const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-    const proto =
-      forwardedProto === 'https' || forwardedProto === 'http'
-        ? forwardedProto
-        : encrypted
-          ? 'https'
-          : 'http';
-    // Express strips its mount path from req.url and keeps it in req.baseUrl.
-    const host = forwardedHost ?? req.headers.host;
-    return `${proto}://${host && isHostAndPort(host) ? host : 'localhost'}${req.baseUrl ?? ''}`;
+    return requestBaseOf(
+      this.#trustProxy,
+      (name) => firstHeader(req.headers[name]),
+      (req.socket as { encrypted?: boolean }).encrypted === true,
+      // Express strips its mount path from req.url and keeps it in req.baseUrl.
+      req.baseUrl ?? '',
+    );
   }
+}
+
+/**
+ * `scheme://host[:port]` plus `prefix`, as a Node server's request was addressed: the forwarded
+ * scheme and host when the proxy is trusted, else the connection's and `Host`; `localhost` for a
+ * host that cannot start a URL.
+ */
+export function requestBaseOf(
+  trustProxy: boolean,
+  header: (name: string) => string | undefined,
+  encrypted: boolean,
+  prefix: string,
+): string {
+  const forwardedProto = trustProxy
+    ? header('x-forwarded-proto')?.split(',')[0]?.trim()
+    : undefined;
+  const forwardedHost = trustProxy ? header('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  const proto =
+    forwardedProto === 'https' || forwardedProto === 'http'
+      ? forwardedProto
+      : encrypted
+        ? 'https'
+        : 'http';
+  const host = forwardedHost ?? header('host');
+  return `${proto}://${host && isHostAndPort(host) ? host : 'localhost'}${prefix}`;
 }
 
 /** {@link JSON_HEADERS} as a flat list of names and values. */

@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import type { GatewayReply } from '../../../http/gateway-call.ts';
 import { JSON_HEADERS } from '../../../http/replies.ts';
 import { clientErrorAnswer } from '../client-errors.ts';
-import type { DrainLimits } from '../to-node-handler.ts';
+import { type DrainLimits, INTERNAL_ERROR } from '../to-node-handler.ts';
 import { ChunkedBody } from './chunked-body.ts';
 import { Exchange, type ExchangeHost } from './exchange.ts';
 import { readRequestHead } from './request-head.ts';
@@ -453,9 +453,3 @@ export class Connection implements ExchangeHost {
     this.#owner.forget(this);
   }
 }
-
-const INTERNAL_ERROR: GatewayReply = {
-  status: 500,
-  headers: JSON_HEADERS,
-  body: '{"error":{"code":"internal_error","message":"The gateway failed unexpectedly.","retryable":false}}',
-};

@@ -1,7 +1,8 @@
 // One request on a connection of `serve()`'s server, seen by the gateway as a GatewayCall.
 
 import type { BodyReadResult, GatewayCall } from '../../../http/gateway-call.ts';
-import { isHostAndPort, pathOf, queryOf } from '../../../http/request-target.ts';
+import { pathOf, queryOf } from '../../../http/request-target.ts';
+import { requestBaseOf } from '../to-node-handler.ts';
 import type { RequestHead } from './request-head.ts';
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -158,15 +159,7 @@ export class Exchange implements GatewayCall {
   }
 
   get requestBase(): string {
-    const forwardedProto = this.#host.trustProxy
-      ? this.header('x-forwarded-proto')?.split(',')[0]?.trim()
-      : undefined;
-    const forwardedHost = this.#host.trustProxy
-      ? this.header('x-forwarded-host')?.split(',')[0]?.trim()
-      : undefined;
-    const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : 'http';
-    const host = forwardedHost ?? this.header('host');
-    return `${proto}://${host && isHostAndPort(host) ? host : 'localhost'}`;
+    return requestBaseOf(this.#host.trustProxy, (name) => this.header(name), false, '');
   }
 
   #tooLarge(): void {
